@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Set up, build, serve, test and lint the Positional Encoding Explorer.
+#
+#   ./build.sh setup        .venv with the project and its test tools; Debian chromium for the browser tests
+#   ./build.sh build [DIR]  static site (Pyodide in a Web Worker) into DIR, default dist/
+#   ./build.sh serve        build, then serve dist/ on http://localhost:$PORT (default 8000)
+#   ./build.sh dev          panel serve app.py --autoreload, for work on the Python side
+#   ./build.sh test [ARGS]  setup, build, then pytest ARGS
+#   ./build.sh lint         ruff check and ruff format --check
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+ROOT=$PWD
+VENV=$ROOT/.venv
+PY=$VENV/bin/python
+# What the worker installs with micropip besides Panel and Bokeh (which Panel adds itself, from
+# cdn.holoviz.org). Listed explicitly: Panel's import scanner misses plotly and would look for a
+# PyPI package called `components`. The project's own wheel is added by scripts/postprocess_site.py.
+# Keep plotly's pin equal to pyproject.toml's; numpy comes from Pyodide's own build.
+SITE_REQUIREMENTS=(numpy "plotly==7.1.0")
+# The offline Pyodide test harness shared next to this repository (used by tests/test_pyodide_site.py).
+SHARED_OFFLINE=$ROOT/../shared/pyodide-offline
+
+log() { printf '==> %s\n' "$*" >&2; }
+die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
+
+apt_install() {
+    command -v apt-get >/dev/null || die "please install: $*"
+    local sudo=()
+    [[ $EUID -eq 0 ]] || sudo=(sudo)
+    log "apt-get install $*"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@"
+}
+
+# .venv with the project (editable) and its test extra. pip runs only when pyproject.toml changed
+# since the last install, or the install is missing, so repeated calls take well under a second.
+ensure_python_env() {
+    if [[ ! -x $PY ]]; then
+        python3 -c 'import ensurepip' 2>/dev/null || apt_install python3-venv
+        log "creating $VENV"
+        python3 -m venv "$VENV"
+    fi
+    local stamp=$VENV/.pe-explorer-installed want
+    want=$(sha256sum pyproject.toml | cut -d' ' -f1)
+    if [[ -f $stamp && $(<"$stamp") == "$want" ]] &&
+        "$PY" -c 'import importlib.metadata as m; m.version("pe-explorer")' 2>/dev/null; then
+        return
+    fi
+    log "pip install -e .[test]"
+    "$PY" -m pip install --quiet --disable-pip-version-check -e ".[test]"
+    echo "$want" >"$stamp"
+}
+
+# Debian's chromium for the Playwright tests (never `playwright install`), and openssl for the
+# offline Pyodide harness's certificate.
+ensure_system_packages() {
+    local missing=()
+    command -v chromium >/dev/null || [[ -n ${CHROMIUM:-} ]] || missing+=(chromium)
+    command -v openssl >/dev/null || missing+=(openssl)
+    if ((${#missing[@]})); then
+        apt_install "${missing[@]}"
+    fi
+}
+
+cmd_setup() {
+    ensure_python_env
+    ensure_system_packages
+}
+
+cmd_build() {
+    local out=${1:-dist}
+    ensure_python_env
+    [[ -f app.py ]] || die "no app.py in $ROOT"
+    # The output folder is deleted first; refuse to delete anything this build did not write.
+    if [[ -d $out && -n $(ls -A "$out") && ! -f $out/app.js ]]; then
+        die "$out exists and does not look like a site built by build.sh; not deleting it"
+    fi
+    rm -rf "$out"
+    mkdir -p "$out/wheels"
+
+    # The sdist-then-wheel build runs in a temporary copy, so stale files in ./build/ can never
+    # end up in the wheel.
+    local wheel_tmp
+    wheel_tmp=$(mktemp -d)
+    log "building the project wheel"
+    "$PY" -m build --outdir "$wheel_tmp" . >"$wheel_tmp/build.log" 2>&1 ||
+        { cat "$wheel_tmp/build.log" >&2; rm -rf "$wheel_tmp"; die "wheel build failed"; }
+    cp "$wheel_tmp"/*.whl "$out/wheels/"
+    rm -rf "$wheel_tmp"
+    local wheels=("$out"/wheels/*.whl)
+    ((${#wheels[@]} == 1)) || die "expected one wheel, got: ${wheels[*]}"
+
+    log "panel convert app.py --to pyodide-worker --out $out"
+    "$VENV/bin/panel" convert app.py --to pyodide-worker --out "$out" \
+        --requirements "${SITE_REQUIREMENTS[@]}"
+    # panel convert reports a failed conversion but still exits 0.
+    [[ -f $out/app.html && -f $out/app.js ]] || die "panel convert did not write $out/app.html"
+
+    cp -R static "$out/static"
+    "$PY" scripts/postprocess_site.py "$out" --wheel "wheels/$(basename "${wheels[0]}")" --root "$ROOT"
+    log "site written to $out/ (open it through a web server: ./build.sh serve)"
+}
+
+cmd_serve() {
+    local port=${PORT:-8000} host=${HOST:-127.0.0.1}
+    cmd_build dist
+    log "serving dist/ on http://localhost:$port/ (Ctrl+C to stop)"
+    exec "$PY" -m http.server --directory dist --bind "$host" "$port"
+}
+
+cmd_dev() {
+    local port=${PORT:-5006} show=()
+    ensure_python_env
+    # Open a browser only where there is a display to open it on.
+    if [[ -n ${DISPLAY:-}${WAYLAND_DISPLAY:-} ]]; then
+        show=(--show)
+    fi
+    log "serving app.py on http://localhost:$port/app with autoreload"
+    exec "$VENV/bin/panel" serve app.py --autoreload --port "$port" "${show[@]}"
+}
+
+cmd_test() {
+    cmd_setup
+    cmd_build dist
+    # tests/conftest.py tests this build instead of building the site again.
+    export PE_SITE_DIR=$ROOT/dist
+    if [[ -d $SHARED_OFFLINE ]]; then
+        PYTHONPATH=$(cd "$SHARED_OFFLINE" && pwd)${PYTHONPATH:+:$PYTHONPATH}
+        export PYTHONPATH
+    fi
+    # The offline harness's default mirror location; without a mirror the Pyodide test skips.
+    if [[ -z ${PYODIDE_MIRROR:-} && -d $HOME/.cache/pyodide-mirror ]]; then
+        export PYODIDE_MIRROR=$HOME/.cache/pyodide-mirror
+    fi
+    "$PY" -m pytest "$@"
+}
+
+cmd_lint() {
+    ensure_python_env
+    "$VENV/bin/ruff" check .
+    "$VENV/bin/ruff" format --check .
+}
+
+usage() {
+    sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    exit 2
+}
+
+command=${1:-}
+[[ $# -gt 0 ]] && shift
+case $command in
+    setup) cmd_setup ;;
+    build) cmd_build "$@" ;;
+    serve) cmd_serve ;;
+    dev) cmd_dev ;;
+    test) cmd_test "$@" ;;
+    lint) cmd_lint ;;
+    *) usage ;;
+esac

@@ -1,0 +1,175 @@
+"""Comparison of PE(pos) and PE(pos + k): both vectors, and how they relate."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import panel as pn
+
+from . import encoding, theme
+from .state import ExplorerState
+from .view import PlotView
+
+# Starting positions of the other pairs at the same offset (the text's 7 → 8 and 22 → 23).
+OTHER_STARTS = (0, 22, 100, 1000)
+OTHER_PAIRS = 3
+
+READOUT_STYLE = """
+table.pe-readouts { border-collapse: collapse; font-variant-numeric: tabular-nums; width: 100%; }
+.pe-readouts th, .pe-readouts td { padding: 0.25em 0.6em; text-align: right;
+                                   border-bottom: 1px solid var(--pe-grid, #e5e7eb); }
+.pe-readouts th:first-child, .pe-readouts td:first-child { text-align: left; }
+.pe-readouts tr.pe-current { font-weight: 600; }
+.pe-readouts caption { text-align: left; padding-bottom: 0.3em; }
+p.pe-note { margin: 0.4em 0 0; }
+"""
+
+
+@dataclass(frozen=True)
+class PairReadout:
+    """The comparison numbers of positions first and second = first + k."""
+
+    first: int
+    second: int
+    comparison: encoding.Comparison
+
+
+def vectors(state: ExplorerState) -> np.ndarray:
+    """PE(pos) and PE(pos + k), shape (2, d_model); works beyond the shown length."""
+    return encoding.encode_positions(
+        [state.pos, state.second_pos], state.d_model, state.base, layout=state.layout
+    )
+
+
+def other_starts(pos: int, offset: int) -> list[int]:
+    """A few starting positions other than pos whose pair at the same offset is valid."""
+    starts = []
+    for start in OTHER_STARTS:
+        start = max(start, -offset)
+        if start != pos and start not in starts:
+            starts.append(start)
+    return starts[:OTHER_PAIRS]
+
+
+def readouts(state: ExplorerState) -> list[PairReadout]:
+    """The current pair first, then other pairs at the same offset k."""
+    starts = [state.pos, *other_starts(state.pos, state.offset)]
+    positions = [p for start in starts for p in (start, start + state.offset)]
+    rows = encoding.encode_positions(positions, state.d_model, state.base, layout=state.layout)
+    return [
+        PairReadout(start, start + state.offset, encoding.compare(rows[2 * n], rows[2 * n + 1]))
+        for n, start in enumerate(starts)
+    ]
+
+
+def closed_form(state: ExplorerState) -> encoding.Comparison:
+    """The same three numbers from k alone: D(k), 2D(k)/d_model and √(d_model − 2D(k))."""
+    k, d = state.offset, state.d_model
+    return encoding.Comparison(
+        dot=encoding.offset_dot(k, d, state.base),
+        cosine=encoding.offset_cosine(k, d, state.base),
+        distance=encoding.offset_distance(k, d, state.base),
+    )
+
+
+def _number(value: float) -> str:
+    # Adding 0.0 turns -0.0 into 0.0, so an exact zero never shows a sign.
+    return f"{value + 0.0:.9f}"
+
+
+def readouts_html(state: ExplorerState) -> str:
+    """The readout table (numbers only; nothing a visitor typed is ever put in it)."""
+    pairs = readouts(state)
+    exact = closed_form(state)
+    current = pairs[0]
+    lines = [
+        '<table class="pe-readouts">',
+        f'<caption class="pe-pos-readout">pos = {state.pos} · pos + k = {state.second_pos} '
+        f"· k = {state.offset}</caption>",
+        "<thead><tr><th>positions</th><th>dot product</th><th>cosine similarity</th>"
+        "<th>Euclidean distance</th></tr></thead><tbody>",
+        f'<tr class="pe-current"><td>PE({current.first}) · PE({current.second})</td>'
+        f'<td class="pe-readout-dot">{_number(current.comparison.dot)}</td>'
+        f'<td class="pe-readout-cosine">{_number(current.comparison.cosine)}</td>'
+        f'<td class="pe-readout-distance">{_number(current.comparison.distance)}</td></tr>',
+    ]
+    for pair in pairs[1:]:
+        lines.append(
+            f'<tr class="pe-other"><td>PE({pair.first}) · PE({pair.second})</td>'
+            f"<td>{_number(pair.comparison.dot)}</td><td>{_number(pair.comparison.cosine)}</td>"
+            f"<td>{_number(pair.comparison.distance)}</td></tr>"
+        )
+    lines.append(
+        f'<tr class="pe-closed-form"><td>from k alone: D(k) = Σ cos(k·ω<sub>i</sub>)</td>'
+        f"<td>{_number(exact.dot)}</td><td>{_number(exact.cosine)}</td>"
+        f"<td>{_number(exact.distance)}</td></tr></tbody></table>"
+    )
+    lines.append(
+        '<p class="pe-note">Every pair k positions apart gives the same three numbers: '
+        "PE(pos + k) is PE(pos) rotated by angles k·ω<sub>i</sub> that do not depend on pos.</p>"
+    )
+    return "".join(lines)
+
+
+def figure(state: ExplorerState) -> dict:
+    """PE(pos) and PE(pos + k) as bars over the dimensions, one above the other."""
+    first, second = vectors(state)
+    dimension = np.arange(state.d_model)
+    palette = theme.colours(state.theme)
+    traces = []
+    for values, position, axis_name, colour in (
+        (first, state.pos, "y", theme.PAIR_COLOURS[0]),
+        (second, state.second_pos, "y2", theme.PAIR_COLOURS[1]),
+    ):
+        traces.append(
+            {
+                "type": "bar",
+                "x": dimension,
+                "y": values,
+                "yaxis": axis_name,
+                "marker": {"color": colour, "line": {"width": 0}},
+                "name": f"PE({position})",
+                "hovertemplate": f"PE({position})<br>dim %{{x}}<br>%{{y:.6f}}<extra></extra>",
+            }
+        )
+    layout = theme.base_layout(state.theme, uirevision=f"compare-{state.d_model}", height=420)
+    layout.update(
+        title={
+            "text": f"PE({state.pos}) and PE({state.second_pos}) over the {state.d_model} "
+            "dimensions",
+            "x": 0,
+            "font": {"size": 15},
+        },
+        bargap=0.05,
+        xaxis=theme.axis(state.theme, title={"text": "dimension"}, anchor="y2"),
+        yaxis=theme.axis(
+            state.theme, domain=[0.55, 1.0], range=[-1.05, 1.05],
+            title={"text": f"PE({state.pos})", "font": {"color": palette["text"]}},
+        ),
+        yaxis2=theme.axis(
+            state.theme, domain=[0.0, 0.45], range=[-1.05, 1.05],
+            title={"text": f"PE({state.second_pos})"},
+        ),
+    )
+    layout["legend"] = {"orientation": "h", "y": -0.2, "x": 0}
+    layout["margin"] = {"l": 72, "r": 24, "t": 48, "b": 80}
+    return {"data": traces, "layout": layout}
+
+
+class CompareView(PlotView):
+    """Both vectors, and the readouts for them and for other pairs at the same offset."""
+
+    figure = staticmethod(figure)
+    watches = ("pos", "offset", "d_model", "base", "layout", "theme")
+    file_stem = "compare"
+    height = 420
+
+    def extra_panes(self):
+        self._readouts = pn.pane.HTML(
+            "", sizing_mode="stretch_width", stylesheets=[READOUT_STYLE], margin=(4, 8)
+        )
+        return [self._readouts]
+
+    def update_extras(self):
+        self._readouts.object = readouts_html(self.state)

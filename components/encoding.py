@@ -1,0 +1,244 @@
+"""The sinusoidal positional encoding of "Attention Is All You Need", in plain NumPy.
+
+    PE(pos, 2i)   = sin(pos * omega_i)        omega_i = base ** (-2i / d_model)
+    PE(pos, 2i+1) = cos(pos * omega_i)        lambda_i = 2 * pi / omega_i
+
+Every number the explorer shows comes from a function in this module. Arguments
+are validated here, and a bad one raises ``ValueError`` naming the argument, the
+rule and the value received, so the page can show that message as it is.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+
+DEFAULT_BASE = 10000.0
+MAX_D_MODEL = 2048
+MAX_N_POSITIONS = 2048
+# Upper bound on any position index: pos * omega stays exact to ~1e-9 rad in float64.
+MAX_POSITION = 10_000_000
+# Upper bound on rows x columns of one encode_positions call (128 MiB of float64).
+MAX_ENCODE_CELLS = 1 << 24
+LAYOUTS = ("interleaved", "concatenated")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How two encoding vectors relate: dot product, cosine similarity, Euclidean distance."""
+
+    dot: float
+    cosine: float
+    distance: float
+
+
+def check_d_model(d_model: object) -> int:
+    """Return d_model as an int, or raise ValueError if it is not an even integer in range."""
+    if isinstance(d_model, bool) or not isinstance(d_model, Integral):
+        raise ValueError(
+            f"d_model must be an even integer between 2 and {MAX_D_MODEL}, got {d_model!r}"
+        )
+    d_model = int(d_model)
+    if d_model < 2 or d_model > MAX_D_MODEL or d_model % 2:
+        raise ValueError(
+            f"d_model must be an even integer between 2 and {MAX_D_MODEL}, got {d_model}"
+        )
+    return d_model
+
+
+def check_base(base: object) -> float:
+    """Return base as a float, or raise ValueError unless it is finite and greater than 1."""
+    if isinstance(base, bool) or not isinstance(base, Real) or not math.isfinite(base):
+        raise ValueError(f"base must be a finite number greater than 1, got {base!r}")
+    if base <= 1:
+        raise ValueError(f"base must be a finite number greater than 1, got {base!r}")
+    return float(base)
+
+
+def check_n_positions(n_positions: object) -> int:
+    """Return n_positions as an int, or raise ValueError unless it is in 1 … MAX_N_POSITIONS."""
+    if isinstance(n_positions, bool) or not isinstance(n_positions, Integral):
+        raise ValueError(
+            f"n_positions must be an integer between 1 and {MAX_N_POSITIONS}, "
+            f"got {n_positions!r}"
+        )
+    if not 1 <= n_positions <= MAX_N_POSITIONS:
+        raise ValueError(
+            f"n_positions must be an integer between 1 and {MAX_N_POSITIONS}, got {n_positions}"
+        )
+    return int(n_positions)
+
+
+def check_layout(layout: object) -> str:
+    """Return layout, or raise ValueError unless it is 'interleaved' or 'concatenated'."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}, got {layout!r}")
+    return str(layout)
+
+
+def check_positions(positions: object) -> np.ndarray:
+    """Return positions as a 1-D float64 array, or raise ValueError for bad values."""
+    try:
+        array = np.asarray(positions, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"positions must be numbers between 0 and {MAX_POSITION}, got {positions!r}"
+        ) from None
+    array = np.atleast_1d(array)
+    if array.ndim != 1:
+        raise ValueError(f"positions must be a 1-D sequence, got an array of shape {array.shape}")
+    bad = ~np.isfinite(array) | (array < 0) | (array > MAX_POSITION)
+    if bad.any():
+        raise ValueError(
+            f"positions must be numbers between 0 and {MAX_POSITION}, got {array[bad][0]!r}"
+        )
+    return array
+
+
+def angular_frequencies(d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """omega_i = base ** (-2i / d_model) for the pairs i = 0 … d_model/2 - 1."""
+    d_model = check_d_model(d_model)
+    base = check_base(base)
+    return np.power(base, -np.arange(0, d_model, 2, dtype=np.float64) / d_model)
+
+
+def wavelengths(d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """lambda_i = 2 * pi / omega_i = 2 * pi * base ** (2i / d_model), in positions."""
+    return 2.0 * np.pi / angular_frequencies(d_model, base)
+
+
+def _interleave(angles: np.ndarray, layout: str, dtype: np.dtype) -> np.ndarray:
+    """Lay out sin(angles) and cos(angles) as encoding columns in the given layout."""
+    rows, pairs = angles.shape
+    encoding = np.empty((rows, 2 * pairs), dtype=dtype)
+    if layout == "interleaved":
+        encoding[:, 0::2] = np.sin(angles)
+        encoding[:, 1::2] = np.cos(angles)
+    else:
+        encoding[:, :pairs] = np.sin(angles)
+        encoding[:, pairs:] = np.cos(angles)
+    return encoding
+
+
+def encode_positions(
+    positions,
+    d_model: int,
+    base: float = DEFAULT_BASE,
+    layout: str = "interleaved",
+    dtype=np.float64,
+) -> np.ndarray:
+    """Encoding rows for arbitrary positions (integers or not), shape (len(positions), d_model)."""
+    positions = check_positions(positions)
+    d_model = check_d_model(d_model)
+    layout = check_layout(layout)
+    if positions.size * d_model > MAX_ENCODE_CELLS:
+        raise ValueError(
+            f"positions times d_model must be at most {MAX_ENCODE_CELLS} cells, "
+            f"got {positions.size} x {d_model}"
+        )
+    angles = positions[:, None] * angular_frequencies(d_model, base)[None, :]
+    return _interleave(angles, layout, np.dtype(dtype))
+
+
+def positional_encoding(
+    n_positions: int,
+    d_model: int,
+    base: float = DEFAULT_BASE,
+    dtype=np.float64,
+    layout: str = "interleaved",
+) -> np.ndarray:
+    """The PE matrix for positions 0 … n_positions-1, shape (n_positions, d_model).
+
+    With ``layout="interleaved"`` (the paper, the PyTorch tutorial) column 2i is
+    sin(pos * omega_i) and column 2i+1 is cos(pos * omega_i); with
+    ``layout="concatenated"`` (tensor2tensor, the TensorFlow tutorial) the first
+    d_model/2 columns are the sines and the last d_model/2 the cosines.
+    """
+    n_positions = check_n_positions(n_positions)
+    return encode_positions(np.arange(n_positions), d_model, base, layout=layout, dtype=dtype)
+
+
+def rotation_blocks(offset: float, d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """The 2x2 blocks R_i(k) = [[cos k.omega_i, sin k.omega_i], [-sin k.omega_i, cos k.omega_i]].
+
+    Each block maps (sin(pos.omega_i), cos(pos.omega_i)) to the same pair at pos + k,
+    whatever pos is. Shape (d_model/2, 2, 2).
+    """
+    if isinstance(offset, bool) or not isinstance(offset, Real) or not math.isfinite(offset):
+        raise ValueError(f"offset must be a finite number, got {offset!r}")
+    if abs(offset) > MAX_POSITION:
+        raise ValueError(f"offset must be between -{MAX_POSITION} and {MAX_POSITION}, got {offset}")
+    angle = float(offset) * angular_frequencies(d_model, base)
+    cos, sin = np.cos(angle), np.sin(angle)
+    return np.stack([np.stack([cos, sin], axis=-1), np.stack([-sin, cos], axis=-1)], axis=-2)
+
+
+def rotation_matrix(
+    offset: float, d_model: int, base: float = DEFAULT_BASE, layout: str = "interleaved"
+) -> np.ndarray:
+    """The block-diagonal matrix R(k) with PE(pos + k) = R(k) @ PE(pos) for every pos."""
+    blocks = rotation_blocks(offset, d_model, base)
+    layout = check_layout(layout)
+    pairs = d_model // 2
+    matrix = np.zeros((d_model, d_model))
+    i = np.arange(pairs)
+    sin_col, cos_col = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + pairs)
+    matrix[sin_col, sin_col] = blocks[:, 0, 0]
+    matrix[sin_col, cos_col] = blocks[:, 0, 1]
+    matrix[cos_col, sin_col] = blocks[:, 1, 0]
+    matrix[cos_col, cos_col] = blocks[:, 1, 1]
+    return matrix
+
+
+def compare(u, v) -> Comparison:
+    """Dot product, cosine similarity and Euclidean distance of two vectors of equal length."""
+    u = np.asarray(u, dtype=np.float64)
+    v = np.asarray(v, dtype=np.float64)
+    if u.ndim != 1 or u.shape != v.shape or u.size == 0:
+        raise ValueError(
+            f"u and v must be non-empty 1-D vectors of the same length, got shapes {u.shape} "
+            f"and {v.shape}"
+        )
+    if not (np.isfinite(u).all() and np.isfinite(v).all()):
+        raise ValueError("u and v must contain only finite numbers")
+    norms = float(np.linalg.norm(u)) * float(np.linalg.norm(v))
+    if norms == 0.0:
+        raise ValueError("u and v must both be non-zero to have a cosine similarity")
+    dot = float(u @ v)
+    return Comparison(dot=dot, cosine=dot / norms, distance=float(np.linalg.norm(u - v)))
+
+
+def offset_dot(offset, d_model: int, base: float = DEFAULT_BASE):
+    """D(k) = sum_i cos(k * omega_i): the dot product of any two encodings k positions apart.
+
+    ``offset`` may be a number or an array of offsets; the result has its shape.
+    """
+    offsets = np.asarray(offset, dtype=np.float64)
+    if not np.isfinite(offsets).all() or (np.abs(offsets) > MAX_POSITION).any():
+        raise ValueError(
+            f"offset must be finite and between -{MAX_POSITION} and {MAX_POSITION}, got {offset!r}"
+        )
+    omega = angular_frequencies(d_model, base)
+    if offsets.size * omega.size > MAX_ENCODE_CELLS:
+        raise ValueError(
+            f"offsets times d_model/2 must be at most {MAX_ENCODE_CELLS}, "
+            f"got {offsets.size} x {omega.size}"
+        )
+    dots = np.cos(offsets[..., None] * omega).sum(axis=-1)
+    return float(dots) if dots.ndim == 0 else dots
+
+
+def offset_cosine(offset, d_model: int, base: float = DEFAULT_BASE):
+    """Cosine similarity of two encodings k apart: 2 D(k) / d_model (every row has norm^2 d/2)."""
+    return 2.0 * offset_dot(offset, d_model, base) / d_model
+
+
+def offset_distance(offset, d_model: int, base: float = DEFAULT_BASE):
+    """Euclidean distance of two encodings k apart: sqrt(d_model - 2 D(k))."""
+    squared = d_model - 2.0 * np.asarray(offset_dot(offset, d_model, base))
+    # Rounding can push d - 2D a hair below zero when k = 0.
+    distance = np.sqrt(np.maximum(squared, 0.0))
+    return float(distance) if distance.ndim == 0 else distance

@@ -1,0 +1,128 @@
+"""Angular frequency and wavelength of every dimension pair, on log axes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import panel as pn
+
+from . import encoding, theme
+from .state import ExplorerState
+from .view import PlotView
+
+
+@dataclass(frozen=True)
+class WavelengthSummary:
+    """The extremes of the wavelengths, in positions."""
+
+    shortest: float
+    longest: float
+    pairs: int
+
+
+def summary(state: ExplorerState) -> WavelengthSummary:
+    """Shortest (λ_0 = 2π) and longest wavelength for the state's d_model and base."""
+    lengths = encoding.wavelengths(state.d_model, state.base)
+    return WavelengthSummary(float(lengths[0]), float(lengths[-1]), int(lengths.size))
+
+
+def figure(state: ExplorerState) -> dict:
+    """ω_i (top) and λ_i (bottom) against i, chosen pairs highlighted."""
+    omega = encoding.angular_frequencies(state.d_model, state.base)
+    wavelength = 2.0 * np.pi / omega
+    pair = np.arange(omega.size)
+    chosen = np.asarray(state.chosen_pairs)
+    palette = theme.colours(state.theme)
+    base = f"{state.base:g}"
+    traces = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers" if omega.size <= 128 else "lines",
+            "x": pair,
+            "y": omega,
+            "yaxis": "y",
+            "name": "angular frequency ω_i",
+            "line": {"color": theme.PAIR_COLOURS[0]},
+            "marker": {"size": 4},
+            "hovertemplate": "i = %{x}<br>ω_i = %{y:.6g} rad/position<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "lines+markers" if omega.size <= 128 else "lines",
+            "x": pair,
+            "y": wavelength,
+            "yaxis": "y2",
+            "name": "wavelength λ_i",
+            "line": {"color": theme.PAIR_COLOURS[1]},
+            "marker": {"size": 4},
+            "hovertemplate": "i = %{x}<br>λ_i = %{y:.6g} positions<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": chosen,
+            "y": wavelength[chosen],
+            "yaxis": "y2",
+            "name": "pairs shown as waves",
+            "marker": {"size": 11, "color": "rgba(0,0,0,0)", "line": {"width": 2, "color": palette["pos"]}},
+            "hovertemplate": "chosen pair i = %{x}<br>λ_i = %{y:.6g}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": chosen,
+            "y": omega[chosen],
+            "yaxis": "y",
+            "name": "pairs shown as waves",
+            "showlegend": False,
+            "marker": {"size": 11, "color": "rgba(0,0,0,0)", "line": {"width": 2, "color": palette["pos"]}},
+            "hovertemplate": "chosen pair i = %{x}<br>ω_i = %{y:.6g}<extra></extra>",
+        },
+    ]
+    layout = theme.base_layout(state.theme, uirevision=f"frequency-{state.d_model}", height=480)
+    layout.update(
+        title={
+            "text": f"ω_i = {base}^(−2i/d_model) and λ_i = 2π·{base}^(2i/d_model), "
+            f"d_model = {state.d_model}",
+            "x": 0,
+            "font": {"size": 15},
+        },
+        xaxis=theme.axis(state.theme, title={"text": "pair index i"}, anchor="y2"),
+        yaxis=theme.axis(
+            state.theme, type="log", domain=[0.56, 1.0], title={"text": "ω_i (rad / position)"}
+        ),
+        yaxis2=theme.axis(
+            state.theme, type="log", domain=[0.0, 0.44], title={"text": "λ_i (positions)"}
+        ),
+        margin={"l": 72, "r": 24, "t": 48, "b": 90},
+    )
+    layout["legend"] = {"orientation": "h", "y": -0.16, "x": 0}
+    return {"data": traces, "layout": layout}
+
+
+def summary_html(state: ExplorerState) -> str:
+    """The shortest and longest wavelengths as text (numbers only, nothing from visitors)."""
+    extremes = summary(state)
+    return (
+        f'<p class="pe-wavelengths">{extremes.pairs} pairs. Shortest wavelength '
+        f'λ<sub>0</sub> = <span class="pe-shortest">{extremes.shortest:.6f}</span> (2π) positions; '
+        f'longest λ<sub>{extremes.pairs - 1}</sub> = '
+        f'<span class="pe-longest">{extremes.longest:.3f}</span> positions.</p>'
+    )
+
+
+class FrequencyView(PlotView):
+    """Frequencies and wavelengths, with their extremes as numbers."""
+
+    figure = staticmethod(figure)
+    watches = ("d_model", "base", "pairs", "theme")
+    file_stem = "frequency"
+    height = 480
+
+    def extra_panes(self):
+        self._summary = pn.pane.HTML("", sizing_mode="stretch_width", margin=(4, 8))
+        return [self._summary]
+
+    def update_extras(self):
+        self._summary.object = summary_html(self.state)

@@ -1,0 +1,134 @@
+"""ExplorerState: the validated, shared state every view and widget of the explorer reads."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+import param
+
+from . import encoding
+
+DEFAULT_D_MODEL = 128
+DEFAULT_N_POSITIONS = 64
+DEFAULT_POS = 7
+DEFAULT_OFFSET = 1
+MAX_CHOSEN_PAIRS = 6
+# Fractions of the pair range that span the frequencies: i / (d_model/2) = 0, 1/8, 1/4, 1/2
+# gives wavelengths 2π·base^(0, 1/8, 1/4, 1/2), i.e. 6.3, 20, 63 and 628 positions at base 10⁴.
+DEFAULT_PAIR_FRACTIONS = (0.0, 0.125, 0.25, 0.5)
+
+
+class EvenInteger(param.Integer):
+    """An Integer parameter that accepts only even values."""
+
+    def _validate_value(self, val, allow_None):
+        super()._validate_value(val, allow_None)
+        if val is not None and val % 2:
+            raise ValueError(
+                f"{type(self).__name__} parameter {self.name!r} must be even, not {val!r}."
+            )
+
+
+@lru_cache(maxsize=4)
+def cached_encoding(n_positions: int, d_model: int, base: float, layout: str) -> np.ndarray:
+    """The PE matrix, computed once per (n_positions, d_model, base, layout) and read-only."""
+    matrix = encoding.positional_encoding(n_positions, d_model, base, layout=layout)
+    matrix.flags.writeable = False
+    return matrix
+
+
+def default_pairs(d_model: int) -> list[int]:
+    """A few pair indices spread over the frequencies, without repeats."""
+    last = d_model // 2 - 1
+    return sorted({round(fraction * (last + 1)) for fraction in DEFAULT_PAIR_FRACTIONS} - {last + 1})
+
+
+class ExplorerState(param.Parameterized):
+    """Everything the explorer shows is a function of these parameters."""
+
+    pos = param.Integer(
+        DEFAULT_POS,
+        bounds=(0, DEFAULT_N_POSITIONS - 1),
+        label="Position pos",
+        doc="The position whose encoding PE(pos) is highlighted (0 … n_positions − 1).",
+    )
+    offset = param.Integer(
+        DEFAULT_OFFSET,
+        bounds=(-(DEFAULT_N_POSITIONS - 1), DEFAULT_N_POSITIONS - 1),
+        label="Offset k",
+        doc="The second position is pos + k; k may be negative as long as pos + k ≥ 0.",
+    )
+    d_model = EvenInteger(
+        DEFAULT_D_MODEL,
+        bounds=(2, encoding.MAX_D_MODEL),
+        step=2,
+        label="Model width d_model",
+        doc="Number of dimensions of the encoding: an even number, 2 … 2048.",
+    )
+    n_positions = param.Integer(
+        DEFAULT_N_POSITIONS,
+        bounds=(1, encoding.MAX_N_POSITIONS),
+        label="Sequence length",
+        doc="How many positions (rows 0 … n_positions − 1) the views show: 1 … 2048.",
+    )
+    base = param.Number(
+        encoding.DEFAULT_BASE,
+        bounds=(10.0, 100_000.0),
+        label="Base",
+        doc="The base of the geometric progression of wavelengths (10 … 100 000; paper: 10 000).",
+    )
+    layout = param.Selector(
+        default="interleaved",
+        objects=list(encoding.LAYOUTS),
+        label="Dimension layout",
+        doc="Interleaved (sin on even, cos on odd dimensions) or concatenated (all sines, then "
+        "all cosines).",
+    )
+    pairs = param.List(
+        default=[],
+        item_type=int,
+        label="Pairs i shown as waves",
+        doc="Pair indices i drawn in the waves view; empty means a spread chosen from d_model.",
+    )
+    theme = param.Selector(default="light", objects=["light", "dark"], doc="Colour theme.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._sync_bounds()
+
+    @param.depends("n_positions", "d_model", watch=True)
+    def _sync_bounds(self):
+        """Keep pos, offset and the chosen pairs inside what n_positions and d_model allow."""
+        last = self.n_positions - 1
+        with param.parameterized.batch_call_watchers(self):
+            self.param.pos.bounds = (0, last)
+            self.param.offset.bounds = (-last, last)
+            if self.pos > last:
+                self.pos = last
+            self.offset = min(max(self.offset, -self.pos, -last), last)
+            kept = [i for i in self.pairs if i < self.d_model // 2]
+            if kept != self.pairs:
+                self.pairs = kept
+
+    @param.depends("pos", "offset", watch=True)
+    def _keep_second_position_valid(self):
+        """The second position pos + k must not be negative: raise k to -pos when it would be."""
+        if self.pos + self.offset < 0:
+            self.offset = -self.pos
+
+    @property
+    def second_pos(self) -> int:
+        """The second position, pos + k."""
+        return self.pos + self.offset
+
+    @property
+    def chosen_pairs(self) -> list[int]:
+        """The pair indices the waves view draws: the visitor's choice or a spread."""
+        pairs = sorted({i for i in self.pairs if 0 <= i < self.d_model // 2})
+        return pairs[:MAX_CHOSEN_PAIRS] or default_pairs(self.d_model)
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """The PE matrix of the shown positions (cached: moving pos or k never recomputes it)."""
+        return cached_encoding(self.n_positions, self.d_model, float(self.base), self.layout)

@@ -1,0 +1,86 @@
+"""PlotView: the Viewer shape every view shares (one long-lived Plotly pane, updated in place)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+import panel as pn
+import param
+
+from .state import ExplorerState
+
+ERROR_STYLE = """
+:host { width: 100%; }
+.pe-error { border: 1px solid #b91c1c; background: #fef2f2; color: #7f1d1d;
+            padding: 0.5em 0.75em; border-radius: 6px; }
+"""
+
+
+class PlotView(pn.viewable.Viewer):
+    """A Plotly view of ExplorerState, redrawn only when a parameter it shows changes.
+
+    Subclasses set ``figure`` (the module's pure figure function), ``watches`` (the
+    state parameters the figure reads) and ``file_stem`` (the PNG export name).
+    """
+
+    state = param.ClassSelector(class_=ExplorerState, doc="The shared explorer state.")
+
+    figure: Callable = None
+    watches: tuple[str, ...] = ()
+    file_stem = "pe-view"
+    height = 420
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._plot = pn.pane.Plotly(
+            None,
+            sizing_mode="stretch_width",
+            height=self.height,
+            config=self._config(),
+            margin=(0, 0),
+        )
+        self._error = pn.pane.HTML("", visible=False, stylesheets=[ERROR_STYLE], margin=(4, 0))
+        self._extras = self.extra_panes()
+        self._refresh()
+        self.state.param.watch(self._refresh, list(self.watches))
+
+    def extra_panes(self) -> list:
+        """Panes shown under the plot (readouts); subclasses override."""
+        return []
+
+    def update_extras(self) -> None:
+        """Refresh the extra panes from the state; subclasses override."""
+
+    def _config(self) -> dict:
+        state = self.state
+        return {
+            "displaylogo": False,
+            "responsive": True,
+            "toImageButtonOptions": {
+                "format": "png",
+                "scale": 2,
+                "filename": f"pe-{self.file_stem}-d{state.d_model}-n{state.n_positions}",
+            },
+        }
+
+    def _refresh(self, *events) -> None:
+        try:
+            figure = type(self).figure(self.state)
+            self.update_extras()
+        except ValueError as error:
+            # The state never lets a bad value through; if one did, say so in words.
+            self._error.object = f'<div class="pe-error">{html.escape(str(error))}</div>'
+            self._error.visible = True
+            return
+        self._error.visible = False
+        config = self._config()
+        if config != self._plot.config:
+            self._plot.config = config
+        height = figure["layout"].get("height", self.height)
+        if height != self._plot.height:
+            self._plot.height = height
+        self._plot.object = figure
+
+    def __panel__(self):
+        return pn.Column(self._error, self._plot, *self._extras, sizing_mode="stretch_width")

@@ -1,0 +1,136 @@
+"""Sine and cosine waves of chosen dimension pairs, sampled at the integer positions."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import encoding, theme
+from .state import ExplorerState
+from .view import PlotView
+
+# Points per wavelength of the continuous curves, and bounds on points per curve.
+SAMPLES_PER_WAVELENGTH = 24
+MIN_CURVE_POINTS, MAX_CURVE_POINTS = 200, 8000
+# Integer positions beyond this many are drawn as lines only (dots would merge anyway).
+MAX_SAMPLE_DOTS = 512
+
+
+def curve_points(span: float, wavelength: float) -> int:
+    """How many points draw a smooth curve of this wavelength over [0, span]."""
+    wanted = math.ceil(SAMPLES_PER_WAVELENGTH * span / wavelength) + 1
+    return int(min(max(wanted, MIN_CURVE_POINTS), MAX_CURVE_POINTS))
+
+
+def figure(state: ExplorerState) -> dict:
+    """One row per chosen pair: continuous sin and cos, samples at integer positions, pos lines."""
+    pairs = state.chosen_pairs
+    omega = encoding.angular_frequencies(state.d_model, state.base)
+    wavelength = 2.0 * np.pi / omega
+    span = float(max(state.n_positions - 1, state.pos, state.second_pos, 1))
+    integer_positions = np.arange(0, int(span) + 1, dtype=np.float64)
+    show_dots = integer_positions.size <= MAX_SAMPLE_DOTS
+    palette = theme.colours(state.theme)
+    n_rows = len(pairs)
+    gap = 0.06 if n_rows > 1 else 0.0
+    height = 120 + 130 * n_rows
+    layout = theme.base_layout(
+        state.theme, uirevision=f"waves-{state.d_model}-{state.n_positions}", height=height
+    )
+    traces = []
+    for row, i in enumerate(pairs):
+        colour = theme.PAIR_COLOURS[row % len(theme.PAIR_COLOURS)]
+        axis_name = "y" if row == 0 else f"y{row + 1}"
+        key = "yaxis" if row == 0 else f"yaxis{row + 1}"
+        top = 1.0 - row / n_rows
+        bottom = 1.0 - (row + 1) / n_rows + (gap if row < n_rows - 1 else 0.0)
+        layout[key] = theme.axis(
+            state.theme,
+            domain=[bottom, top],
+            range=[-1.15, 1.15],
+            tickvals=[-1, 0, 1],
+            title={"text": f"i = {i}", "font": {"size": 12}},
+        )
+        x = np.linspace(0.0, span, curve_points(span, wavelength[i]))
+        group = f"pair {i}"
+        label = f"i = {i}, λ = {wavelength[i]:.4g}"
+        for function, values, dash in (
+            ("sin", np.sin(x * omega[i]), "solid"),
+            ("cos", np.cos(x * omega[i]), "dash"),
+        ):
+            traces.append(
+                {
+                    "type": "scatter",
+                    "mode": "lines",
+                    "x": x,
+                    "y": values,
+                    "yaxis": axis_name,
+                    "line": {"color": colour, "dash": dash, "width": 1.6},
+                    "name": f"{function} · {label}",
+                    "legendgroup": group,
+                    "hovertemplate": f"{function}(pos·ω_{i})<br>pos %{{x:.2f}}<br>"
+                    "%{y:.6f}<extra></extra>",
+                }
+            )
+        if show_dots:
+            for function, values, symbol in (
+                ("sin", np.sin(integer_positions * omega[i]), "circle"),
+                ("cos", np.cos(integer_positions * omega[i]), "circle-open"),
+            ):
+                traces.append(
+                    {
+                        "type": "scatter",
+                        "mode": "markers",
+                        "x": integer_positions,
+                        "y": values,
+                        "yaxis": axis_name,
+                        "marker": {"color": colour, "size": 5, "symbol": symbol},
+                        "name": f"{function} at integer pos · i = {i}",
+                        "legendgroup": group,
+                        "showlegend": False,
+                        "hovertemplate": f"PE(pos, {2 * i if function == 'sin' else 2 * i + 1})"
+                        "<br>pos %{x}<br>%{y:.6f}<extra></extra>",
+                    }
+                )
+    layout["xaxis"] = theme.axis(
+        state.theme,
+        title={"text": "position pos"},
+        range=[-0.5, span + 0.5],
+        anchor="y" if n_rows == 1 else f"y{n_rows}",
+    )
+    layout["shapes"] = [
+        {
+            "type": "line",
+            "xref": "x",
+            "yref": "paper",
+            "x0": position,
+            "x1": position,
+            "y0": 0,
+            "y1": 1,
+            "line": {"color": palette[key], "width": 2, "dash": dash},
+            "name": name,
+        }
+        for position, key, dash, name in (
+            (state.pos, "pos", "solid", "pos"),
+            (state.second_pos, "second", "dot", "pos+k"),
+        )
+    ]
+    layout["title"] = {
+        "text": f"Waves of {n_rows} pairs: solid sin, dashed cos; lines at pos = {state.pos} "
+        f"and pos + k = {state.second_pos}",
+        "x": 0,
+        "font": {"size": 15},
+    }
+    layout["legend"] = {"orientation": "h", "y": -60 / height - 0.02, "x": 0}
+    layout["margin"] = {"l": 64, "r": 24, "t": 48, "b": 90}
+    return {"data": traces, "layout": layout}
+
+
+class WavesView(PlotView):
+    """The waves of the chosen pairs, with a picker for the pair indices."""
+
+    figure = staticmethod(figure)
+    watches = ("pos", "offset", "n_positions", "d_model", "base", "pairs", "theme")
+    file_stem = "waves"
+    height = 640

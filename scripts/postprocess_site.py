@@ -1,0 +1,101 @@
+"""Finish the static site that `panel convert app.py --to pyodide-worker` wrote.
+
+Panel 1.9.4 leaves three things to do:
+
+* The project's wheel. Given a local wheel as a requirement, Panel packs it into
+  `app.resources.zip` and installs it from Pyodide's in-memory file system. Instead the wheel
+  sits in the site as a plain file and the worker installs it from a URL relative to the
+  worker script (micropip fetches it with the worker's `fetch`, which resolves relative URLs
+  against the worker script's own URL), so the site needs no archive and works under any path.
+* The entry page. Panel names the page after the script (`app.html`); `--index` would write a
+  separate page of links. The app page becomes `index.html`; its worker stays `app.js`.
+* Opening the page from disk. Browsers refuse to start the worker for a `file://` page, and
+  Panel's spinner then turns forever. `static/file-protocol.js` replaces it with instructions
+  to serve the folder. The page also gets the site's icon, so browsers do not ask for a
+  missing `/favicon.ico`.
+
+Finally it checks that no text file of the site names a path of the build machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+APP_NAME = "app"
+# The one micropip call of Panel's worker template (panel/_templates/pyodide_worker.js),
+# rendered as a Python list of repr()'d requirement strings.
+INSTALL_CALL = re.compile(r"(await micropip\.install\(\[)(.*?)(\]\);)", re.DOTALL)
+HEAD_ADDITIONS = (
+    '<link rel="icon" href="static/favicon.svg" type="image/svg+xml">\n'
+    '<script src="static/file-protocol.js"></script>\n'
+)
+# A file URL (`file:/...`, `file:///...`); `location.protocol === 'file:'` is not one.
+FILE_URL = re.compile(r"\bfile:/")
+BINARY_SUFFIXES = {".whl", ".zip", ".png", ".ico", ".wasm"}
+
+
+def add_wheel_to_worker(worker: Path, wheel_url: str) -> None:
+    """Append `wheel_url` to the worker's micropip.install([...]) list."""
+    source = worker.read_text(encoding="utf-8")
+    calls = INSTALL_CALL.findall(source)
+    if len(calls) != 1:
+        sys.exit(f"{worker}: expected one micropip.install([...]) call, found {len(calls)}")
+    source = INSTALL_CALL.sub(
+        lambda m: f"{m[1]}{m[2]}, {wheel_url!r}{m[3]}", source, count=1
+    )
+    worker.write_text(source, encoding="utf-8")
+
+
+def make_index_page(site: Path) -> Path:
+    """Rename the app page to index.html and add the icon and the file:// notice to its head."""
+    page = site / f"{APP_NAME}.html"
+    html = page.read_text(encoding="utf-8")
+    if html.count("</head>") != 1:
+        sys.exit(f"{page}: expected one </head>")
+    index = site / "index.html"
+    index.write_text(html.replace("</head>", HEAD_ADDITIONS + "</head>"), encoding="utf-8")
+    page.unlink()
+    return index
+
+
+def leaked_paths(site: Path, forbidden: list[str]) -> list[str]:
+    """`file: reason` for every text file of the site that names a forbidden path or a file URL."""
+    problems = []
+    for path in sorted(p for p in site.rglob("*") if p.is_file()):
+        if path.suffix in BINARY_SUFFIXES:
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        found = [f for f in forbidden if f in text]
+        if FILE_URL.search(text):
+            found.append("a file: URL")
+        if found:
+            problems.append(f"{path.relative_to(site)}: {', '.join(found)}")
+    return problems
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site", type=Path, help="the folder panel convert wrote")
+    parser.add_argument("--wheel", required=True, help="the project's wheel, relative to SITE")
+    parser.add_argument("--root", type=Path, required=True, help="the repository root")
+    args = parser.parse_args()
+
+    site = args.site
+    wheel = site / args.wheel
+    if not wheel.is_file():
+        sys.exit(f"no wheel at {wheel}")
+    # The worker script is at the root of the site, so this URL resolves to the wheel.
+    add_wheel_to_worker(site / f"{APP_NAME}.js", f"./{Path(args.wheel).as_posix()}")
+    make_index_page(site)
+
+    forbidden = sorted({str(args.root.resolve()), str(site.resolve())})
+    problems = leaked_paths(site, forbidden)
+    if problems:
+        sys.exit("the site names paths of this machine:\n  " + "\n  ".join(problems))
+
+
+if __name__ == "__main__":
+    main()

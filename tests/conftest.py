@@ -1,0 +1,40 @@
+"""Shared fixtures: the repository root, the built static site and Debian's Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The static site: $PE_SITE_DIR when set (`./build.sh test` points it at the dist/ it has
+    just built), else a fresh `./build.sh build` into a temporary folder."""
+    if os.environ.get("PE_SITE_DIR"):
+        site = Path(os.environ["PE_SITE_DIR"]).resolve()
+        if not (site / "index.html").is_file():
+            pytest.fail(f"PE_SITE_DIR={site} holds no built site (no index.html)")
+        return site
+    site = tmp_path_factory.mktemp("site") / "dist"
+    subprocess.run([str(REPO_ROOT / "build.sh"), "build", str(site)], cwd=REPO_ROOT, check=True)
+    return site
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """$CHROMIUM, else Debian's chromium (Playwright's own browsers are never installed)."""
+    path = os.environ.get("CHROMIUM") or shutil.which("chromium")
+    if not path:
+        pytest.skip("no chromium: run ./build.sh setup (apt-get install chromium) or set $CHROMIUM")
+    return path
