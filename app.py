@@ -1,4 +1,4 @@
-"""Positional Encoding Explorer: the app served by `panel serve` and converted to the static site."""
+"""Positional Encoding Explorer: the app for `panel serve` and for the static Pyodide site."""
 
 import panel as pn
 

@@ -144,11 +144,15 @@ def figure(state: ExplorerState) -> dict:
         bargap=0.05,
         xaxis=theme.axis(state.theme, title={"text": "dimension"}, anchor="y2"),
         yaxis=theme.axis(
-            state.theme, domain=[0.55, 1.0], range=[-1.05, 1.05],
+            state.theme,
+            domain=[0.55, 1.0],
+            range=[-1.05, 1.05],
             title={"text": f"PE({state.pos})", "font": {"color": palette["text"]}},
         ),
         yaxis2=theme.axis(
-            state.theme, domain=[0.0, 0.45], range=[-1.05, 1.05],
+            state.theme,
+            domain=[0.0, 0.45],
+            range=[-1.05, 1.05],
             title={"text": f"PE({state.second_pos})"},
         ),
     )

@@ -62,8 +62,7 @@ def check_n_positions(n_positions: object) -> int:
     """Return n_positions as an int, or raise ValueError unless it is in 1 … MAX_N_POSITIONS."""
     if isinstance(n_positions, bool) or not isinstance(n_positions, Integral):
         raise ValueError(
-            f"n_positions must be an integer between 1 and {MAX_N_POSITIONS}, "
-            f"got {n_positions!r}"
+            f"n_positions must be an integer between 1 and {MAX_N_POSITIONS}, got {n_positions!r}"
         )
     if not 1 <= n_positions <= MAX_N_POSITIONS:
         raise ValueError(

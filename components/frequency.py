@@ -65,7 +65,11 @@ def figure(state: ExplorerState) -> dict:
             "y": wavelength[chosen],
             "yaxis": "y2",
             "name": "pairs shown as waves",
-            "marker": {"size": 11, "color": "rgba(0,0,0,0)", "line": {"width": 2, "color": palette["pos"]}},
+            "marker": {
+                "size": 11,
+                "color": "rgba(0,0,0,0)",
+                "line": {"width": 2, "color": palette["pos"]},
+            },
             "hovertemplate": "chosen pair i = %{x}<br>λ_i = %{y:.6g}<extra></extra>",
         },
         {
@@ -76,7 +80,11 @@ def figure(state: ExplorerState) -> dict:
             "yaxis": "y",
             "name": "pairs shown as waves",
             "showlegend": False,
-            "marker": {"size": 11, "color": "rgba(0,0,0,0)", "line": {"width": 2, "color": palette["pos"]}},
+            "marker": {
+                "size": 11,
+                "color": "rgba(0,0,0,0)",
+                "line": {"width": 2, "color": palette["pos"]},
+            },
             "hovertemplate": "chosen pair i = %{x}<br>ω_i = %{y:.6g}<extra></extra>",
         },
     ]
@@ -107,7 +115,7 @@ def summary_html(state: ExplorerState) -> str:
     return (
         f'<p class="pe-wavelengths">{extremes.pairs} pairs. Shortest wavelength '
         f'λ<sub>0</sub> = <span class="pe-shortest">{extremes.shortest:.6f}</span> (2π) positions; '
-        f'longest λ<sub>{extremes.pairs - 1}</sub> = '
+        f"longest λ<sub>{extremes.pairs - 1}</sub> = "
         f'<span class="pe-longest">{extremes.longest:.3f}</span> positions.</p>'
     )
 

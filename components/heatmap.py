@@ -53,9 +53,7 @@ def display_matrix(n_positions: int, d_model: int, base: float, layout: str):
 def column_labels(d_model: int, layout: str, columns: tuple[int, ...]) -> list[str]:
     """Hover labels of the shown columns: dimension, pair index and function."""
     pair_of, is_sine = column_roles(d_model, layout)
-    return [
-        f"dim {c} · i = {pair_of[c]} · {'sin' if is_sine[c] else 'cos'}" for c in columns
-    ]
+    return [f"dim {c} · i = {pair_of[c]} · {'sin' if is_sine[c] else 'cos'}" for c in columns]
 
 
 def row_marker(position: int, half_height: float, colour: str, dash: str) -> dict:

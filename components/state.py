@@ -41,7 +41,9 @@ def cached_encoding(n_positions: int, d_model: int, base: float, layout: str) ->
 def default_pairs(d_model: int) -> list[int]:
     """A few pair indices spread over the frequencies, without repeats."""
     last = d_model // 2 - 1
-    return sorted({round(fraction * (last + 1)) for fraction in DEFAULT_PAIR_FRACTIONS} - {last + 1})
+    return sorted(
+        {round(fraction * (last + 1)) for fraction in DEFAULT_PAIR_FRACTIONS} - {last + 1}
+    )
 
 
 class ExplorerState(param.Parameterized):
@@ -49,13 +51,13 @@ class ExplorerState(param.Parameterized):
 
     pos = param.Integer(
         DEFAULT_POS,
-        bounds=(0, DEFAULT_N_POSITIONS - 1),
+        bounds=(0, encoding.MAX_N_POSITIONS - 1),
         label="Position pos",
         doc="The position whose encoding PE(pos) is highlighted (0 … n_positions − 1).",
     )
     offset = param.Integer(
         DEFAULT_OFFSET,
-        bounds=(-(DEFAULT_N_POSITIONS - 1), DEFAULT_N_POSITIONS - 1),
+        bounds=(-(encoding.MAX_N_POSITIONS - 1), encoding.MAX_N_POSITIONS - 1),
         label="Offset k",
         doc="The second position is pos + k; k may be negative as long as pos + k ≥ 0.",
     )
@@ -94,6 +96,7 @@ class ExplorerState(param.Parameterized):
     theme = param.Selector(default="light", objects=["light", "dark"], doc="Colour theme.")
 
     def __init__(self, **params):
+        # Class bounds are the widest; each instance narrows pos and k to its own length.
         super().__init__(**params)
         self._sync_bounds()
 

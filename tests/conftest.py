@@ -11,6 +11,9 @@ import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
+# Fixtures for the served-app browser tests (panel serve + Debian Chromium).
+pytest_plugins = ["browser_support"]
+
 
 @pytest.fixture(scope="session")
 def repo_root() -> Path:

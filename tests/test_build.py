@@ -16,7 +16,9 @@ TITLE = "Positional Encoding Explorer"
 PROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 WHEEL_NAME = re.compile(rf"^\./wheels/{PROJECT['name'].replace('-', '_')}-[^/]+-py3-none-any\.whl$")
 BINARY_SUFFIXES = {".whl", ".zip", ".png", ".ico", ".wasm"}
-STATIC_FILES = sorted(p.relative_to(REPO_ROOT) for p in (REPO_ROOT / "static").rglob("*") if p.is_file())
+STATIC_FILES = sorted(
+    p.relative_to(REPO_ROOT) for p in (REPO_ROOT / "static").rglob("*") if p.is_file()
+)
 
 
 def worker_script(site: Path) -> Path:

@@ -59,7 +59,7 @@ def test_wavelengths_grow_geometrically(d_model):
 
 def test_angular_frequencies_follow_the_formula():
     omega = encoding.angular_frequencies(8, base=100.0)
-    np.testing.assert_allclose(omega, [1.0, 100 ** -0.25, 100 ** -0.5, 100 ** -0.75], rtol=1e-15)
+    np.testing.assert_allclose(omega, [1.0, 100**-0.25, 100**-0.5, 100**-0.75], rtol=1e-15)
 
 
 def test_columns_are_sines_and_cosines_of_the_same_angle():

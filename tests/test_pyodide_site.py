@@ -15,7 +15,8 @@ if SHARED_OFFLINE.is_dir() and str(SHARED_OFFLINE) not in sys.path:
     sys.path.insert(0, str(SHARED_OFFLINE))
 
 offline_site = pytest.importorskip(
-    "offline_site", reason=f"the offline Pyodide harness (offline_site.py) is not at {SHARED_OFFLINE}"
+    "offline_site",
+    reason=f"the offline Pyodide harness (offline_site.py) is not at {SHARED_OFFLINE}",
 )
 
 pytestmark = pytest.mark.pyodide

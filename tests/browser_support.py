@@ -1,0 +1,171 @@
+"""Fixtures for browser tests: the app under `panel serve`, driven in Debian Chromium."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+# Every Plotly plot on the page, through Panel's shadow roots, as {type, shapes, width}.
+PLOTS_JS = """() => {
+  const plots = [];
+  const walk = (root) => root.querySelectorAll('*').forEach((element) => {
+    if (element.classList && element.classList.contains('js-plotly-plot')) plots.push(element);
+    if (element.shadowRoot) walk(element.shadowRoot);
+  });
+  walk(document);
+  return plots.map((plot) => ({
+    type: plot.data && plot.data[0] ? plot.data[0].type : null,
+    shapes: (plot.layout.shapes || []).map((s) => ({name: s.name, y0: s.y0, y1: s.y1, x0: s.x0})),
+    columns: plot.data && plot.data[0] && plot.data[0].z ? plot.data[0].z[0].length : null,
+    rows: plot.data && plot.data[0] && plot.data[0].z ? plot.data[0].z.length : null,
+    title: plot.layout.title ? plot.layout.title.text : '',
+  }));
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def served_app():
+    """The app under `panel serve` on a free port; yields its URL."""
+    port = free_port()
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "panel",
+            "serve",
+            "app.py",
+            "--port",
+            str(port),
+            "--address",
+            "127.0.0.1",
+            "--allow-websocket-origin",
+            f"127.0.0.1:{port}",
+        ],
+        cwd=REPO_ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    url = f"http://127.0.0.1:{port}/app"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"panel serve exited: {process.stdout.read()}")
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        process.kill()
+        pytest.fail("panel serve did not answer within 60 s")
+    yield url
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+class ConsoleLog:
+    """Console errors and uncaught exceptions of one page."""
+
+    def __init__(self, page):
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        page.on("pageerror", lambda e: self.errors.append(str(e)))
+
+        def dismiss(dialog):
+            self.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        page.on("dialog", dismiss)
+
+    def relevant_errors(self) -> list[str]:
+        return [e for e in self.errors if "favicon" not in e]
+
+
+@pytest.fixture
+def open_app(browser, served_app):
+    """Open the app (with an optional query string); yields (page, console log)."""
+    contexts = []
+
+    def open_page(query: str = "", viewport=(1400, 900)):
+        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        contexts.append(context)
+        page = context.new_page()
+        log = ConsoleLog(page)
+        page.goto(served_app + query)
+        page.locator(".pe-readout-cosine").first.wait_for(timeout=30_000)
+        return page, log
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def text(page, selector: str) -> str:
+    return page.locator(selector).first.inner_text().strip()
+
+
+def wait_for_text(page, selector: str, predicate, timeout_s: float = 10.0) -> str:
+    """Poll the text of selector until predicate(text) holds; return it (or fail)."""
+    deadline = time.monotonic() + timeout_s
+    value = text(page, selector)
+    while not predicate(value):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{selector} stayed {value!r}")
+        page.wait_for_timeout(50)
+        value = text(page, selector)
+    return value
+
+
+def plots(page) -> list[dict]:
+    return page.evaluate(PLOTS_JS)
+
+
+def heatmap(page) -> dict:
+    (plot,) = [p for p in plots(page) if p["type"] == "heatmap"]
+    return plot
+
+
+def wait_until(page, condition, timeout_s: float = 10.0, what: str = "condition"):
+    """Poll condition() until it returns a truthy value; return it (or fail naming what)."""
+    deadline = time.monotonic() + timeout_s
+    while not (value := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        page.wait_for_timeout(50)
+    return value

@@ -1,0 +1,146 @@
+"""Each pure figure function, for a given state, draws the right data and readouts."""
+
+import numpy as np
+import pytest
+
+from components import compare, encoding, frequency, heatmap, waves
+from components.state import ExplorerState
+
+
+def shape_named(figure, name):
+    return [s for s in figure["layout"]["shapes"] if s.get("name") == name]
+
+
+@pytest.mark.parametrize(("n_positions", "d_model"), [(64, 128), (10, 4), (1, 2), (300, 512)])
+def test_heatmap_shows_the_whole_matrix_when_it_fits(n_positions, d_model):
+    state = ExplorerState(n_positions=n_positions, d_model=d_model, pos=0, offset=0)
+    trace = heatmap.figure(state)["data"][0]
+    assert trace["z"].shape == (n_positions, d_model)
+    assert trace["z"].dtype == np.float32
+    np.testing.assert_allclose(
+        trace["z"], encoding.positional_encoding(n_positions, d_model), atol=1e-7
+    )
+    assert (trace["zmin"], trace["zmid"], trace["zmax"]) == (-1.0, 0.0, 1.0)
+
+
+@pytest.mark.parametrize(("pos", "offset"), [(7, 1), (0, 5), (40, -40), (63, 0)])
+def test_heatmap_highlights_pos_and_marks_pos_plus_k(pos, offset):
+    state = ExplorerState(pos=pos, offset=offset)
+    figure = heatmap.figure(state)
+    (current,) = shape_named(figure, "pos")
+    assert (current["y0"], current["y1"]) == (pos - 0.5, pos + 0.5)
+    (second,) = shape_named(figure, "pos+k")
+    assert (second["y0"] + second["y1"]) / 2 == pos + offset
+
+
+def test_heatmap_says_when_pos_plus_k_is_beyond_the_rows_shown():
+    figure = heatmap.figure(ExplorerState(pos=60, offset=20))
+    assert shape_named(figure, "pos+k") == []
+    assert "pos + k = 80" in figure["layout"]["annotations"][0]["text"]
+
+
+def test_heatmap_hover_names_dimension_pair_and_function():
+    state = ExplorerState(d_model=8, n_positions=4)
+    labels = heatmap.figure(state)["data"][0]["x"]
+    assert labels[:3] == ["dim 0 · i = 0 · sin", "dim 1 · i = 0 · cos", "dim 2 · i = 1 · sin"]
+    state.layout = "concatenated"
+    labels = heatmap.figure(state)["data"][0]["x"]
+    assert labels[0] == "dim 0 · i = 0 · sin" and labels[4] == "dim 4 · i = 0 · cos"
+
+
+@pytest.mark.parametrize("size", [1024, 2048])
+def test_large_heatmap_is_reduced_and_says_so(size):
+    state = ExplorerState(n_positions=size, d_model=size)
+    figure = heatmap.figure(state)
+    trace = figure["data"][0]
+    assert trace["z"].size <= heatmap.MAX_DISPLAY_CELLS
+    assert "Reduced for display" in figure["layout"]["title"]["text"]
+    rows, columns = trace["y"], [int(label.split()[1]) for label in trace["x"]]
+    np.testing.assert_allclose(
+        trace["z"], encoding.positional_encoding(size, size)[np.ix_(rows, columns)], atol=1e-7
+    )
+    # Striding by whole pairs keeps both the sine and the cosine of every shown pair.
+    assert {c % 2 for c in columns} == {0, 1}
+
+
+def test_heatmap_width_follows_d_model():
+    state = ExplorerState()
+    assert heatmap.figure(state)["data"][0]["z"].shape[1] == 128
+    state.d_model = 16
+    assert heatmap.figure(state)["data"][0]["z"].shape[1] == 16
+
+
+def test_waves_draw_each_chosen_pair_with_the_formula():
+    state = ExplorerState(pairs=[0, 5], pos=9, offset=4)
+    figure = waves.figure(state)
+    omega = encoding.angular_frequencies(128)
+    lines = [t for t in figure["data"] if t["mode"] == "lines"]
+    dots = [t for t in figure["data"] if t["mode"] == "markers"]
+    assert len(lines) == 4 and len(dots) == 4
+    sin_line = lines[2]
+    np.testing.assert_allclose(sin_line["y"], np.sin(sin_line["x"] * omega[5]), atol=1e-15)
+    np.testing.assert_allclose(dots[2]["y"], encoding.positional_encoding(64, 128)[:, 10])
+    np.testing.assert_allclose(dots[3]["y"], encoding.positional_encoding(64, 128)[:, 11])
+    assert "λ = 6.283" in lines[0]["name"]
+    assert [s["x0"] for s in figure["layout"]["shapes"]] == [9, 13]
+
+
+def test_waves_curves_resolve_the_shortest_wavelength():
+    state = ExplorerState(n_positions=2048, d_model=512)
+    lines = [t for t in waves.figure(state)["data"] if t["mode"] == "lines"]
+    wavelength = encoding.wavelengths(512)
+    for pair, (sin_line, cos_line) in zip(
+        state.chosen_pairs, zip(lines[::2], lines[1::2], strict=True), strict=True
+    ):
+        for trace in (sin_line, cos_line):
+            assert trace["x"][1] - trace["x"][0] <= wavelength[pair] / 8
+
+
+def test_frequency_panel_plots_omega_and_lambda_and_marks_chosen_pairs():
+    state = ExplorerState(d_model=512, pairs=[1, 100])
+    figure = frequency.figure(state)
+    omega, wavelength, chosen_lambda, chosen_omega = figure["data"]
+    np.testing.assert_allclose(omega["y"], encoding.angular_frequencies(512))
+    np.testing.assert_allclose(wavelength["y"], encoding.wavelengths(512))
+    assert list(chosen_lambda["x"]) == [1, 100]
+    assert figure["layout"]["yaxis"]["type"] == "log"
+    extremes = frequency.summary(state)
+    assert extremes.shortest == pytest.approx(2 * np.pi)
+    assert extremes.longest == pytest.approx(60611.477, abs=5e-4)
+    assert "60611.477" in frequency.summary_html(state)
+
+
+def test_compare_readouts_equal_the_encoding_functions():
+    state = ExplorerState(pos=7, offset=1, d_model=512)
+    first = compare.readouts(state)[0]
+    pe = encoding.encode_positions([7, 8], 512)
+    assert first.comparison == encoding.compare(pe[0], pe[1])
+    assert first.comparison.dot == pytest.approx(249.102097827363, abs=1e-9)
+
+
+@pytest.mark.parametrize(("pos", "offset"), [(7, 1), (22, 1), (5, -5), (0, 79)])
+def test_other_pairs_at_the_same_offset_give_the_same_numbers(pos, offset):
+    state = ExplorerState(pos=pos, offset=offset, d_model=512, n_positions=128)
+    rows = compare.readouts(state)
+    assert len(rows) == 4
+    assert len({row.first for row in rows}) == 4
+    for row in rows:
+        assert row.second - row.first == offset
+        assert row.comparison.dot == pytest.approx(encoding.offset_dot(offset, 512), abs=1e-10)
+        assert row.comparison.cosine == pytest.approx(rows[0].comparison.cosine, abs=1e-12)
+
+
+def test_compare_html_shows_the_current_numbers():
+    state = ExplorerState(pos=7, offset=1, d_model=512)
+    text = compare.readouts_html(state)
+    assert '<td class="pe-readout-dot">249.102097827</td>' in text
+    assert "pos = 7 · pos + k = 8" in text
+
+
+def test_compare_figure_draws_both_vectors():
+    state = ExplorerState(pos=3, offset=10, d_model=16)
+    first, second = compare.figure(state)["data"]
+    pe = encoding.encode_positions([3, 13], 16)
+    np.testing.assert_array_equal(first["y"], pe[0])
+    np.testing.assert_array_equal(second["y"], pe[1])
+    assert first["name"] == "PE(3)" and second["name"] == "PE(13)"
