@@ -72,18 +72,25 @@ class Controls(pn.viewable.Viewer):
         finally:
             self._syncing_pairs = False
 
+    def widgets(self, names=None) -> list:
+        """The widgets for the named controls (all of them by default), in page order."""
+        every = {
+            "pos": [self.pos],
+            "offset": [self.offset],
+            "d_model": [
+                self.d_model,
+                pn.Row(
+                    pn.pane.HTML("<span>Presets</span>", width=64, margin=(6, 0, 0, 10)),
+                    *self.presets,
+                    sizing_mode="stretch_width",
+                    styles={"flex-wrap": "wrap"},
+                ),
+            ],
+            "n_positions": [self.n_positions],
+            "pairs": [self.pairs],
+        }
+        chosen = every if names is None else [name for name in every if name in names]
+        return [widget for name in chosen for widget in every[name]]
+
     def __panel__(self):
-        return pn.Column(
-            self.pos,
-            self.offset,
-            self.d_model,
-            pn.Row(
-                pn.pane.HTML("<span>Presets</span>", width=64, margin=(6, 0, 0, 10)),
-                *self.presets,
-                sizing_mode="stretch_width",
-                styles={"flex-wrap": "wrap"},
-            ),
-            self.n_positions,
-            self.pairs,
-            sizing_mode="stretch_width",
-        )
+        return pn.Column(*self.widgets(), sizing_mode="stretch_width")

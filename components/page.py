@@ -5,12 +5,9 @@ from __future__ import annotations
 import panel as pn
 import param
 
-from .compare import CompareView
 from .controls import Controls
-from .frequency import FrequencyView
-from .heatmap import HeatmapView
+from .registry import VIEWS
 from .state import ExplorerState
-from .waves import WavesView
 
 TITLE = "Positional Encoding Explorer"
 
@@ -51,11 +48,16 @@ PAGE_STYLE = """
 .pe-equations math { margin: 0.2em 0; }
 """
 
+CARD_STYLE = """
+h2 { font-size: 1.15em; margin: 0.8em 0 0.2em; }
+p { margin: 0 0 0.3em; line-height: 1.45; max-width: 48em; }
+"""
+
 VIEW_CARD = {"flex": "1 1 520px", "min-width": "0", "max-width": "100%"}
 
 
 class ExplorerPage(pn.viewable.Viewer):
-    """The explorer: controls and four linked views of one ExplorerState."""
+    """The explorer: controls and the linked views of one ExplorerState."""
 
     state = param.ClassSelector(class_=ExplorerState, doc="The shared explorer state.")
 
@@ -63,12 +65,19 @@ class ExplorerPage(pn.viewable.Viewer):
         params.setdefault("state", ExplorerState())
         super().__init__(**params)
         self.controls = Controls(state=self.state)
-        self.views = {
-            "heatmap": HeatmapView(state=self.state),
-            "compare": CompareView(state=self.state),
-            "waves": WavesView(state=self.state),
-            "frequency": FrequencyView(state=self.state),
-        }
+        self.views = {spec.name: spec.make(self.state) for spec in VIEWS}
+
+    def view_card(self, spec) -> pn.Column:
+        """A view with its title and explanation."""
+        intro = pn.pane.HTML(
+            f"<h2>{spec.title}</h2><p>{spec.explanation}</p>",
+            sizing_mode="stretch_width",
+            stylesheets=[CARD_STYLE],
+            margin=(0, 8),
+        )
+        return pn.Column(
+            intro, self.views[spec.name], styles=VIEW_CARD, css_classes=[f"pe-view-{spec.name}"]
+        )
 
     def __panel__(self):
         header = pn.pane.HTML(
@@ -80,10 +89,10 @@ class ExplorerPage(pn.viewable.Viewer):
             styles={"flex": "0 1 300px", "min-width": "260px"},
             css_classes=["pe-controls"],
         )
-        cards = [
-            pn.Column(view, styles=VIEW_CARD, css_classes=[f"pe-view-{name}"])
-            for name, view in self.views.items()
-        ]
-        views = pn.FlexBox(*cards, flex_wrap="wrap", styles={"flex": "1 1 560px", "min-width": "0"})
+        views = pn.FlexBox(
+            *(self.view_card(spec) for spec in VIEWS),
+            flex_wrap="wrap",
+            styles={"flex": "1 1 560px", "min-width": "0"},
+        )
         body = pn.FlexBox(controls, views, flex_wrap="wrap", align_items="flex-start")
         return pn.Column(header, body, sizing_mode="stretch_width", css_classes=["pe-page"])
