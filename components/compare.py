@@ -16,6 +16,7 @@ OTHER_STARTS = (0, 22, 100, 1000)
 OTHER_PAIRS = 3
 
 READOUT_STYLE = """
+:host { overflow-x: auto; max-width: 100%; }
 table.pe-readouts { border-collapse: collapse; font-variant-numeric: tabular-nums; width: 100%; }
 .pe-readouts th, .pe-readouts td { padding: 0.25em 0.6em; text-align: right;
                                    border-bottom: 1px solid var(--pe-grid, #e5e7eb); }

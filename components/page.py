@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import html
+
 import panel as pn
 import param
 
 from .controls import Controls
-from .registry import VIEWS
+from .export import ExportPanel
+from .page_options import PageOptions
+from .registry import VIEW_NAMES, VIEWS, view_spec
+from .share import SharePanel, UrlWriter, page_url
 from .state import ExplorerState
+from .urlstate import Notice, parse_query, to_query
 
 TITLE = "Positional Encoding Explorer"
 
@@ -55,44 +61,222 @@ p { margin: 0 0 0.3em; line-height: 1.45; max-width: 48em; }
 
 VIEW_CARD = {"flex": "1 1 520px", "min-width": "0", "max-width": "100%"}
 
+NOTICE_STYLE = """
+:host { width: 100%; }
+.pe-notices { border: 1px solid #b45309; background: #fffbeb; color: #78350f;
+              padding: 0.4em 0.8em; border-radius: 6px; }
+.pe-notices ul { margin: 0.2em 0 0; padding-left: 1.2em; }
+"""
+
+# Panel's design variables cascade into every widget's shadow root.
+THEME_STYLES = {
+    "light": {
+        "background-color": "#ffffff",
+        "color": "#1f2328",
+        "--panel-background-color": "#ffffff",
+        "--panel-on-background-color": "#1f2328",
+        "--panel-surface-color": "#f6f8fa",
+        "--panel-on-surface-color": "#1f2328",
+        "--pe-code-bg": "#f6f8fa",
+        "--pe-grid": "#e5e7eb",
+    },
+    "dark": {
+        "background-color": "#111827",
+        "color": "#e5e7eb",
+        "--panel-background-color": "#111827",
+        "--panel-on-background-color": "#e5e7eb",
+        "--panel-surface-color": "#1f2937",
+        "--panel-on-surface-color": "#e5e7eb",
+        "--pe-code-bg": "#1f2937",
+        "--pe-grid": "#374151",
+        "color-scheme": "dark",
+    },
+}
+
+
+def notices_html(notices: list[Notice]) -> str:
+    """The URL notices as escaped text: nothing from the URL is ever rendered as HTML."""
+    items = "".join(f"<li>{html.escape(str(notice))}</li>" for notice in notices)
+    return (
+        '<div class="pe-notices" role="status"><strong>Some link parameters were adjusted:'
+        f"</strong><ul>{items}</ul></div>"
+    )
+
 
 class ExplorerPage(pn.viewable.Viewer):
-    """The explorer: controls and the linked views of one ExplorerState."""
+    """The explorer: controls and the linked views of one ExplorerState, kept in the URL."""
 
     state = param.ClassSelector(class_=ExplorerState, doc="The shared explorer state.")
+    options = param.ClassSelector(class_=PageOptions, doc="Which views, and whether embedded.")
 
     def __init__(self, **params):
         params.setdefault("state", ExplorerState())
+        params.setdefault("options", PageOptions())
         super().__init__(**params)
         self.controls = Controls(state=self.state)
-        self.views = {spec.name: spec.make(self.state) for spec in VIEWS}
+        self._views: dict = {}
+        self._url_writer = UrlWriter()
+        self._notices = pn.pane.HTML(
+            "", visible=False, sizing_mode="stretch_width", stylesheets=[NOTICE_STYLE]
+        )
+        self._dismiss = pn.widgets.Button(
+            name="Dismiss", button_type="light", visible=False, width=90
+        )
+        self._dismiss.on_click(self._hide_notices)
+        self._theme = pn.widgets.RadioButtonGroup.from_param(
+            self.state.param.theme, name="Theme", width=140, css_classes=["pe-theme"]
+        )
+        self._share_toggle = pn.widgets.Toggle(
+            name="Share / Embed", width=140, css_classes=["pe-share-toggle"]
+        )
+        self._export_toggle = pn.widgets.Toggle(
+            name="Export / Code", width=140, css_classes=["pe-export-toggle"]
+        )
+        self._share = SharePanel(
+            state=self.state,
+            options=self.options,
+            view_titles={spec.name: spec.title for spec in VIEWS},
+        )
+        self._export = ExportPanel(state=self.state)
+        self._share_box = pn.Column(self._share, visible=False, sizing_mode="stretch_width")
+        self._export_box = pn.Column(self._export, visible=False, sizing_mode="stretch_width")
+        self._share_toggle.param.watch(self._toggle_panels, "value")
+        self._export_toggle.param.watch(self._toggle_panels, "value")
+        self._full_link = pn.pane.HTML("", margin=(4, 10), css_classes=["pe-full-link"])
+        self._root = pn.Column(sizing_mode="stretch_width", css_classes=["pe-page"])
+        self._read_location()
+        self._rebuild()
+        self.options.param.watch(self._rebuild, ["view", "embed"])
+        self.state.param.watch(self._state_changed, [n for n in self.state.param if n != "name"])
 
-    def view_card(self, spec) -> pn.Column:
-        """A view with its title and explanation."""
-        intro = pn.pane.HTML(
-            f"<h2>{spec.title}</h2><p>{spec.explanation}</p>",
+    # --- the URL -------------------------------------------------------------------------
+
+    def _read_location(self):
+        """Apply the URL now (served app) or when the browser reports it (Pyodide worker)."""
+        location = pn.state.location
+        if location is None:
+            return
+        location.param.watch(self._location_changed, ["href", "search"])
+        if location.href:
+            self.apply_query(location.search)
+
+    def _location_changed(self, event):
+        location = pn.state.location
+        if not self._url_writer.active or location.search.lstrip("?") != self._url_writer.query:
+            self.apply_query(location.search)
+
+    def apply_query(self, query: str):
+        """Show the state a query string asks for, in one update, and say what was adjusted."""
+        parsed = parse_query(query or "", VIEW_NAMES)
+        self.state.apply(parsed.values)
+        self.options.param.update(view=parsed.view, embed=parsed.embed)
+        self._show_notices(parsed.notices)
+        self._url_writer.query = to_query(self.state, self.options.view, self.options.embed)
+        self._url_writer.active = True
+
+    def _show_notices(self, notices):
+        self._notices.object = notices_html(notices) if notices else ""
+        self._notices.visible = self._dismiss.visible = bool(notices)
+
+    def _hide_notices(self, event=None):
+        self._notices.visible = self._dismiss.visible = False
+
+    def _state_changed(self, *events):
+        query = to_query(self.state, self.options.view, self.options.embed)
+        if self._url_writer.active:
+            self._url_writer.query = query
+        if any(event.name == "theme" for event in events):
+            self._root.styles = THEME_STYLES[self.state.theme] | {"min-height": "100vh"}
+        if self._share_box.visible:
+            self._share.refresh()
+        if self._export_box.visible:
+            self._export.refresh()
+        if self.options.embed:
+            self._full_link.object = self._full_link_html()
+
+    def _toggle_panels(self, event=None):
+        self._share_box.visible = self._share_toggle.value
+        self._export_box.visible = self._export_toggle.value
+        if self._share_box.visible:
+            self._share.refresh()
+        if self._export_box.visible:
+            self._export.refresh()
+
+    def _full_link_html(self) -> str:
+        url = page_url(to_query(self.state))
+        return (
+            f'<a href="{html.escape(url)}" target="_blank" rel="noopener">'
+            "Open in the Positional Encoding Explorer ↗</a>"
+        )
+
+    # --- the layout ----------------------------------------------------------------------
+
+    def view(self, name: str):
+        """The view called name, made on first use."""
+        if name not in self._views:
+            self._views[name] = view_spec(name).make(self.state)
+        return self._views[name]
+
+    def view_card(self, spec, embed: bool) -> pn.Column:
+        """A view with its title and explanation (just the view when embedded)."""
+        parts = [self.view(spec.name)]
+        if not embed:
+            intro = pn.pane.HTML(
+                f"<h2>{spec.title}</h2><p>{spec.explanation}</p>",
+                sizing_mode="stretch_width",
+                stylesheets=[CARD_STYLE],
+                margin=(0, 8),
+            )
+            parts.insert(0, intro)
+        return pn.Column(*parts, styles=VIEW_CARD, css_classes=[f"pe-view-{spec.name}"])
+
+    def _rebuild(self, *events):
+        """Lay the page out for the current view and embed options."""
+        specs = [view_spec(self.options.view)] if self.options.view else list(VIEWS)
+        shown = {spec.name for spec in specs}
+        for name, view in self._views.items():
+            view.set_shown(name in shown)
+        control_names = sorted({c for spec in specs for c in spec.controls})
+        widgets = self.controls.widgets(control_names)
+        toolbar = pn.FlexBox(
+            self._theme,
+            self._share_toggle,
+            self._export_toggle,
+            flex_wrap="wrap",
             sizing_mode="stretch_width",
-            stylesheets=[CARD_STYLE],
-            margin=(0, 8),
+            css_classes=["pe-toolbar"],
         )
-        return pn.Column(
-            intro, self.views[spec.name], styles=VIEW_CARD, css_classes=[f"pe-view-{spec.name}"]
-        )
+        notices = pn.Row(self._notices, self._dismiss, sizing_mode="stretch_width")
+        cards = [self.view_card(spec, self.options.embed) for spec in specs]
+        if self.options.embed:
+            self._full_link.object = self._full_link_html()
+            controls = pn.FlexBox(
+                *[pn.Column(w, styles={"flex": "1 1 240px", "min-width": "0"}) for w in widgets],
+                flex_wrap="wrap",
+                sizing_mode="stretch_width",
+                css_classes=["pe-controls"],
+            )
+            objects = [notices, controls, *cards, self._full_link]
+        else:
+            header = pn.pane.HTML(
+                INTRODUCTION,
+                sizing_mode="stretch_width",
+                stylesheets=[PAGE_STYLE],
+                margin=(0, 10),
+            )
+            sidebar = pn.Column(
+                pn.pane.HTML("<h2>Controls</h2>", margin=(0, 10)),
+                *widgets,
+                styles={"flex": "0 1 300px", "min-width": "260px"},
+                css_classes=["pe-controls"],
+            )
+            views = pn.FlexBox(
+                *cards, flex_wrap="wrap", styles={"flex": "1 1 560px", "min-width": "0"}
+            )
+            body = pn.FlexBox(sidebar, views, flex_wrap="wrap", align_items="flex-start")
+            objects = [header, toolbar, self._share_box, self._export_box, notices, body]
+        self._root.styles = THEME_STYLES[self.state.theme] | {"min-height": "100vh"}
+        self._root.objects = [*objects, self._url_writer]
 
     def __panel__(self):
-        header = pn.pane.HTML(
-            INTRODUCTION, sizing_mode="stretch_width", stylesheets=[PAGE_STYLE], margin=(0, 10)
-        )
-        controls = pn.Column(
-            pn.pane.HTML("<h2>Controls</h2>", margin=(0, 10)),
-            self.controls,
-            styles={"flex": "0 1 300px", "min-width": "260px"},
-            css_classes=["pe-controls"],
-        )
-        views = pn.FlexBox(
-            *(self.view_card(spec) for spec in VIEWS),
-            flex_wrap="wrap",
-            styles={"flex": "1 1 560px", "min-width": "0"},
-        )
-        body = pn.FlexBox(controls, views, flex_wrap="wrap", align_items="flex-start")
-        return pn.Column(header, body, sizing_mode="stretch_width", css_classes=["pe-page"])
+        return self._root

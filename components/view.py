@@ -64,7 +64,17 @@ class PlotView(pn.viewable.Viewer):
             },
         }
 
+    def set_shown(self, shown: bool) -> None:
+        """Pause updates while the view is off the page; catch up when it is shown again."""
+        self._shown = shown
+        if shown and self._stale:
+            self._refresh()
+
     def _refresh(self, *events) -> None:
+        if not getattr(self, "_shown", True):
+            self._stale = True
+            return
+        self._stale = False
         try:
             figure = type(self).figure(self.state)
             self.update_extras()

@@ -128,7 +128,7 @@ def open_app(browser, served_app):
         page = context.new_page()
         log = ConsoleLog(page)
         page.goto(served_app + query)
-        page.locator(".pe-readout-cosine").first.wait_for(timeout=30_000)
+        page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
         return page, log
 
     yield open_page
@@ -157,7 +157,7 @@ def plots(page) -> list[dict]:
 
 
 def heatmap(page) -> dict:
-    (plot,) = [p for p in plots(page) if p["type"] == "heatmap"]
+    (plot,) = [p for p in plots(page) if p["title"].startswith("PE matrix")]
     return plot
 
 
