@@ -160,7 +160,7 @@ class ExplorerPage(pn.viewable.Viewer):
         if location.href:
             self.apply_query(location.search)
 
-    def _location_changed(self, event):
+    def _location_changed(self, *events):
         location = pn.state.location
         if not self._url_writer.active or location.search.lstrip("?") != self._url_writer.query:
             self.apply_query(location.search)

@@ -1,0 +1,102 @@
+"""URL state and single-view embeds in the real Pyodide build, offline.
+
+In the worker build the page's location reaches Python only after the first render, so
+these check that the state still lands on what the URL asks for, in one update.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from test_pyodide_site import DEEP_TEXT_JS, offline_site
+
+pytestmark = pytest.mark.pyodide
+
+SHARED_QUERY = "d_model=64&pos=20&offset=-5&n_positions=100&foo=%3Cb%3Ex%3C%2Fb%3E"
+EMBED_QUERY = "view=compare&embed=1&pos=22&offset=3"
+
+
+def wait_for(site, expression: str, timeout_s: float = 90) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if site.expect_js(expression):
+            return True
+        time.sleep(0.25)
+    return False
+
+
+def visit_with_queries(site_dir) -> dict:
+    """Open the site offline with a shared link, press keys, then open an embed link."""
+    record = {}
+    with offline_site.open_offline_site(site_dir, "index.html") as site:
+        site.url = f"https://app.local/index.html?{SHARED_QUERY}"
+        record["load"] = site._load(300)
+        text = lambda selector: site.page.evaluate(DEEP_TEXT_JS, selector)  # noqa: E731
+        record["restored"] = wait_for(
+            site, "() => __offline.text('.pe-pos-readout').startsWith('pos = 20 ')"
+        )
+        record["readout"] = text(".pe-pos-readout")
+        record["notice"] = text(".pe-notices")
+        record["injected"] = site.page.evaluate("() => __offline.deep('.pe-notices b').length")
+        history = site.page.evaluate("history.length")
+        site.press(".pe-control-pos .noUi-handle", "ArrowRight", 3)
+        record["interaction"] = site.settle(settle_ms=3000)
+        record["readout_after_keys"] = text(".pe-pos-readout")
+        record["search_after_keys"] = site.page.evaluate("location.search")
+        record["history_grew"] = site.page.evaluate("history.length") != history
+
+        site.url = f"https://app.local/index.html?{EMBED_QUERY}"
+        record["embed_load"] = site._load(300)
+        record["embed_restored"] = wait_for(
+            site, "() => __offline.text('.pe-pos-readout').startsWith('pos = 22 ')"
+        )
+        record["embed_headers"] = site.page.evaluate("() => __offline.deep('.pe-header').length")
+        record["embed_plots"] = site.page.evaluate(
+            "() => __offline.deep('.js-plotly-plot').length"
+        )
+        record["console_errors"] = site.console_errors()
+    return record
+
+
+@pytest.fixture(scope="module")
+def visit(request) -> dict:
+    if not os.environ.get("PYODIDE_MIRROR"):
+        pytest.skip("PYODIDE_MIRROR is not set (see ../shared/pyodide-offline/README.md)")
+    missing = offline_site.missing_prerequisites()
+    if missing:
+        pytest.skip("; ".join(missing))
+    site_dir = request.getfixturevalue("site_dir")
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(visit_with_queries, site_dir).result()
+
+
+def test_a_shared_link_restores_its_state(visit):
+    assert visit["load"]["interactive"], visit["load"]["error"]
+    assert visit["restored"], visit["readout"]
+    assert visit["readout"] == "pos = 20 · pos + k = 15 · k = -5"
+
+
+def test_unknown_keys_give_an_escaped_notice(visit):
+    assert "'foo': unknown parameter" in (visit["notice"] or "")
+    assert "<b>x</b>" in visit["notice"]
+    assert visit["injected"] == 0
+
+
+def test_keys_update_the_url_in_place(visit):
+    assert visit["readout_after_keys"].startswith("pos = 23 ")
+    assert "pos=23" in visit["search_after_keys"]
+    assert not visit["history_grew"]
+
+
+def test_an_embed_link_shows_one_view_without_header(visit):
+    assert visit["embed_restored"]
+    assert visit["embed_headers"] == 0
+    assert visit["embed_plots"] == 1
+
+
+def test_console_has_no_errors(visit):
+    errors = [e for e in visit["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
+    assert errors == []
