@@ -99,6 +99,9 @@ cmd_build() {
 
     cp -R static "$out/static"
     "$PY" scripts/postprocess_site.py "$out" --wheel "wheels/$(basename "${wheels[0]}")" --root "$ROOT"
+    # Panel 1.9.4's worker keeps each incoming patch in one shared global and reports idle
+    # before Python applied it, so fast drags can end on a stale value: see scripts/patch_worker.py.
+    "$PY" scripts/patch_worker.py "$out/app.js"
     log "site written to $out/ (open it through a web server: ./build.sh serve)"
 }
 

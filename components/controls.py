@@ -5,9 +5,23 @@ from __future__ import annotations
 import panel as pn
 import param
 
-from .state import MAX_CHOSEN_PAIRS, ExplorerState
+from .state import MAX_CHOSEN_PAIRS, MAX_TEXT_CHARS, ExplorerState
 
 D_MODEL_PRESETS = (4, 16, 64, 128, 512)
+# Stops of the base slider: a 1-2-5 log scale from 10 to 100 000.
+BASE_STOPS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
+SIMILARITY_LABELS = {"Dot product": "dot", "Cosine similarity": "cosine"}
+
+
+def base_options(base: float, options: dict | None = None) -> dict[str, float]:
+    """The base slider's stops as {label: value}, with base (from a link, say) added in order."""
+    values = {float(stop) for stop in BASE_STOPS} | set((options or {}).values()) | {float(base)}
+    return {f"{value:g}": value for value in sorted(values)}
+
+
+def control_label(text: str) -> pn.pane.HTML:
+    """A label for a widget that draws none itself (button groups)."""
+    return pn.pane.HTML(f"<span>{text}</span>", margin=(6, 10, 0, 10))
 
 
 class Controls(pn.viewable.Viewer):
@@ -56,6 +70,38 @@ class Controls(pn.viewable.Viewer):
         self._syncing_pairs = False
         self.pairs.param.watch(self._pairs_chosen, "value")
         state.param.watch(self._show_pairs, ["d_model", "pairs"])
+        self.base = pn.widgets.DiscreteSlider(
+            label=f"{state.param.base.label} (log scale)",
+            options=base_options(state.base),
+            value=float(state.base),
+            sizing_mode="stretch_width",
+            css_classes=["pe-control-base"],
+        )
+        self.base.param.watch(lambda event: setattr(state, "base", float(event.new)), "value")
+        state.param.watch(self._show_base, "base")
+        self.layout = pn.widgets.RadioButtonGroup.from_param(
+            state.param.layout, sizing_mode="stretch_width", css_classes=["pe-control-layout"]
+        )
+        self.similarity = pn.widgets.RadioButtonGroup.from_param(
+            state.param.similarity,
+            options=SIMILARITY_LABELS,
+            sizing_mode="stretch_width",
+            css_classes=["pe-control-similarity"],
+        )
+        self.rotation_pair = pn.widgets.IntSlider.from_param(
+            state.param.rotation_pair,
+            end=state.d_model // 2 - 1,
+            sizing_mode="stretch_width",
+            css_classes=["pe-control-rotation-pair"],
+        )
+        state.param.watch(self._show_rotation_pairs, "d_model")
+        self.text = pn.widgets.TextInput.from_param(
+            state.param.text,
+            max_length=MAX_TEXT_CHARS,
+            placeholder="Type a sentence, then press Enter",
+            sizing_mode="stretch_width",
+            css_classes=["pe-control-text"],
+        )
 
     def _pairs_chosen(self, event):
         if not self._syncing_pairs:
@@ -72,6 +118,16 @@ class Controls(pn.viewable.Viewer):
         finally:
             self._syncing_pairs = False
 
+    def _show_base(self, event):
+        """Follow state.base, adding it as a stop when it is not one (a base from a link)."""
+        if event.new not in self.base.options.values():
+            self.base.options = base_options(event.new, self.base.options)
+        self.base.value = float(event.new)
+
+    def _show_rotation_pairs(self, event):
+        """The rotation pair slider ends at the last pair of this d_model."""
+        self.rotation_pair.end = max(event.new // 2 - 1, 0)
+
     def widgets(self, names=None) -> list:
         """The widgets for the named controls (all of them by default), in page order."""
         every = {
@@ -79,15 +135,20 @@ class Controls(pn.viewable.Viewer):
             "offset": [self.offset],
             "d_model": [
                 self.d_model,
-                pn.Row(
+                pn.FlexBox(
                     pn.pane.HTML("<span>Presets</span>", width=64, margin=(6, 0, 0, 10)),
                     *self.presets,
+                    flex_wrap="wrap",
                     sizing_mode="stretch_width",
-                    styles={"flex-wrap": "wrap"},
                 ),
             ],
             "n_positions": [self.n_positions],
+            "base": [self.base],
+            "layout": [control_label(self.state.param.layout.label), self.layout],
             "pairs": [self.pairs],
+            "similarity": [control_label(self.state.param.similarity.label), self.similarity],
+            "rotation_pair": [self.rotation_pair],
+            "text": [self.text],
         }
         chosen = every if names is None else [name for name in every if name in names]
         return [widget for name in chosen for widget in every[name]]

@@ -10,6 +10,7 @@ rule and the value received, so the page can show that message as it is.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -241,3 +242,174 @@ def offset_distance(offset, d_model: int, base: float = DEFAULT_BASE):
     # Rounding can push d - 2D a hair below zero when k = 0.
     distance = np.sqrt(np.maximum(squared, 0.0))
     return float(distance) if distance.ndim == 0 else distance
+
+
+# How far the nearest-position search looks by default, and at most (positions).
+NEAREST_HORIZON = 10_000
+MAX_HORIZON = 100_000
+
+
+def check_pair(pair: object, d_model: int) -> int:
+    """Return pair as an int, or raise ValueError unless it is in 0 … d_model/2 - 1."""
+    last = check_d_model(d_model) // 2 - 1
+    if isinstance(pair, bool) or not isinstance(pair, Integral) or not 0 <= pair <= last:
+        raise ValueError(f"pair must be an integer between 0 and {last}, got {pair!r}")
+    return int(pair)
+
+
+def _check_count(name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer between {low} and {high}, got {value!r}")
+    return int(value)
+
+
+def offset_dots(n_offsets: int, d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """D(k) = sum_i cos(k * omega_i) for k = 0 … n_offsets - 1, in O(sqrt(n_offsets)) memory.
+
+    Writing k = k0 + j with k0 a multiple of a block length b and 0 <= j < b, the angle
+    addition cos((k0 + j) w) = cos(k0 w) cos(j w) - sin(k0 w) sin(j w) turns the sum into
+    two (n/b x pairs) @ (pairs x b) matrix products: about 2 sqrt(n) x pairs cosines
+    instead of n x pairs, which keeps a 10 000-offset curve fast in the browser too.
+    """
+    n_offsets = _check_count("n_offsets", n_offsets, 1, MAX_HORIZON)
+    omega = angular_frequencies(d_model, base)
+    block = math.isqrt(n_offsets - 1) + 1
+    n_blocks = -(-n_offsets // block)
+    within = np.arange(block, dtype=np.float64)[:, None] * omega
+    starts = (block * np.arange(n_blocks, dtype=np.float64))[:, None] * omega
+    dots = np.cos(starts) @ np.cos(within).T - np.sin(starts) @ np.sin(within).T
+    return dots.reshape(-1)[:n_offsets]
+
+
+def offset_distances(n_offsets: int, d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """Distances sqrt(d_model - 2 D(k)) of encodings k apart, for k = 0 … n_offsets - 1."""
+    squared = check_d_model(d_model) - 2.0 * offset_dots(n_offsets, d_model, base)
+    return np.sqrt(np.maximum(squared, 0.0))
+
+
+def smallest_separation(
+    n_positions: int, d_model: int, base: float = DEFAULT_BASE
+) -> tuple[int, float] | None:
+    """(k, distance) of the closest two of positions 0 … n_positions - 1; None for one position.
+
+    The distance of PE(i) and PE(j) depends only on |i - j|, so the minimum over all
+    pairs is the minimum of the distance over the offsets k = 1 … n_positions - 1.
+    """
+    n_positions = check_n_positions(n_positions)
+    if n_positions < 2:
+        return None
+    distances = offset_distances(n_positions, d_model, base)[1:]
+    nearest = int(np.argmin(distances))
+    return nearest + 1, float(distances[nearest])
+
+
+def position_distances(pos: int, offset_curve: np.ndarray) -> np.ndarray:
+    """Distance from PE(pos) to PE(q) for q = 0 … len(offset_curve) - 1.
+
+    ``offset_curve`` is ``offset_distances(horizon, d_model, base)``: the distance of
+    PE(pos) and PE(q) is the curve at |q - pos|, so no encoding is computed here.
+    """
+    curve = np.asarray(offset_curve, dtype=np.float64)
+    pos = _check_count("pos", pos, 0, curve.size - 1)
+    return curve[np.abs(np.arange(curve.size) - pos)]
+
+
+def nearest_position(
+    pos: int,
+    d_model: int,
+    base: float = DEFAULT_BASE,
+    horizon: int = NEAREST_HORIZON,
+    offset_curve: np.ndarray | None = None,
+) -> tuple[int, float]:
+    """(q, distance) of the position q != pos in 0 … horizon - 1 whose encoding is nearest PE(pos).
+
+    Pass ``offset_curve = offset_distances(horizon, d_model, base)`` to reuse one already
+    computed; it is computed otherwise (time and memory bounded by the chunked sum).
+    """
+    horizon = _check_count("horizon", horizon, 2, MAX_HORIZON)
+    if offset_curve is None:
+        offset_curve = offset_distances(horizon, d_model, base)
+    elif len(offset_curve) != horizon:
+        raise ValueError(
+            f"offset_curve must hold horizon = {horizon} distances, got {len(offset_curve)}"
+        )
+    distances = position_distances(pos, offset_curve)
+    distances[pos] = np.inf
+    nearest = int(np.argmin(distances))
+    return nearest, float(distances[nearest])
+
+
+def rotate(encodings, offset: float, base: float = DEFAULT_BASE, layout: str = "interleaved"):
+    """R(k) @ v for each encoding row v, pair by pair (no d_model x d_model matrix is built)."""
+    vectors = np.asarray(encodings, dtype=np.float64)
+    if vectors.ndim not in (1, 2):
+        raise ValueError(f"encodings must be a vector or a 2-D array, got shape {vectors.shape}")
+    d_model = check_d_model(vectors.shape[-1])
+    layout = check_layout(layout)
+    blocks = rotation_blocks(offset, d_model, base)
+    pairs = d_model // 2
+    sin_cols, cos_cols = (
+        (slice(0, None, 2), slice(1, None, 2))
+        if layout == "interleaved"
+        else (slice(0, pairs), slice(pairs, None))
+    )
+    sines, cosines = vectors[..., sin_cols], vectors[..., cos_cols]
+    rotated = np.empty_like(vectors)
+    rotated[..., sin_cols] = blocks[:, 0, 0] * sines + blocks[:, 0, 1] * cosines
+    rotated[..., cos_cols] = blocks[:, 1, 0] * sines + blocks[:, 1, 1] * cosines
+    return rotated
+
+
+def measured_rotation_block(
+    first: int, second: int, pair: int, d_model: int, base: float = DEFAULT_BASE
+) -> np.ndarray:
+    """The 2x2 rotation taking pair i of PE(first) to pair i of PE(second), read off the encodings.
+
+    With u = (sin a, cos a) and v = (sin b, cos b): cos(b - a) = u . v and
+    sin(b - a) = u_1 v_0 - u_0 v_1. It equals rotation_blocks(second - first)[i] for every first.
+    """
+    pair = check_pair(pair, d_model)
+    u, v = encode_positions([first, second], d_model, base)[:, 2 * pair : 2 * pair + 2]
+    cos = float(u @ v)
+    sin = float(u[1] * v[0] - u[0] * v[1])
+    return np.array([[cos, sin], [-sin, cos]])
+
+
+def gram_matrix(encodings, similarity: str = "dot") -> np.ndarray:
+    """Dot products PE(i) . PE(j) of the rows (similarity="dot"), or their cosine similarities."""
+    rows = np.asarray(encodings, dtype=np.float64)
+    if rows.ndim != 2:
+        raise ValueError(f"encodings must be a 2-D array, got shape {rows.shape}")
+    if similarity not in ("dot", "cosine"):
+        raise ValueError(f"similarity must be one of dot, cosine, got {similarity!r}")
+    gram = rows @ rows.T
+    if similarity == "cosine":
+        norms = np.sqrt(np.diagonal(gram))
+        gram = gram / np.outer(norms, norms)
+    return gram
+
+
+def diagonal_products(encodings, offset: int) -> np.ndarray:
+    """PE(i) . PE(i + k) for every i with both rows in encodings: diagonal k of the Gram matrix."""
+    rows = np.asarray(encodings, dtype=np.float64)
+    if rows.ndim != 2:
+        raise ValueError(f"encodings must be a 2-D array, got shape {rows.shape}")
+    last = rows.shape[0] - 1
+    offset = _check_count("offset", offset, -last, last)
+    start = max(0, -offset)
+    stop = rows.shape[0] - max(0, offset)
+    return np.einsum("ij,ij->i", rows[start:stop], rows[start + offset : stop + offset])
+
+
+def token_embedding(token: str, d_model: int) -> np.ndarray:
+    """A stand-in for a learned embedding: N(0, 1/d_model) numbers seeded by the token's text.
+
+    The same token gets the same vector wherever it stands, on every machine: the seed is
+    the first 8 bytes of the SHA-256 of its UTF-8 text.
+    """
+    if not isinstance(token, str):
+        raise ValueError(f"token must be a string, got {token!r}")
+    d_model = check_d_model(d_model)
+    digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    return rng.normal(0.0, 1.0 / math.sqrt(d_model), d_model)

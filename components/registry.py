@@ -9,8 +9,12 @@ import panel as pn
 
 from .compare import CompareView
 from .frequency import FrequencyView
+from .gram import GramView
 from .heatmap import HeatmapView
+from .properties import PropertiesView
+from .rotation import RotationView
 from .state import ExplorerState
+from .tokens import TokensView
 from .waves import WavesView
 
 
@@ -33,7 +37,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         "column is one dimension. Left columns oscillate fast, right ones slowly: together "
         "they give every position a distinct pattern.",
         make=lambda state: HeatmapView(state=state),
-        controls=("pos", "offset", "d_model", "n_positions"),
+        controls=("pos", "offset", "d_model", "n_positions", "base", "layout"),
     ),
     ViewSpec(
         name="compare",
@@ -41,7 +45,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         explanation="The dot product, cosine similarity and distance of PE(pos) and PE(pos + k) "
         "depend only on the offset k, not on pos: compare the rows below.",
         make=lambda state: CompareView(state=state),
-        controls=("pos", "offset", "d_model"),
+        controls=("pos", "offset", "d_model", "base"),
     ),
     ViewSpec(
         name="waves",
@@ -49,7 +53,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         explanation="Each pair i is a sine and a cosine of the same frequency ω<sub>i</sub>; the "
         "encoding samples them at whole positions (dots). Pick the pairs to compare.",
         make=lambda state: WavesView(state=state),
-        controls=("pos", "offset", "d_model", "n_positions", "pairs"),
+        controls=("pos", "offset", "d_model", "n_positions", "base", "pairs"),
     ),
     ViewSpec(
         name="frequency",
@@ -57,7 +61,46 @@ VIEWS: tuple[ViewSpec, ...] = (
         explanation="Frequencies fall geometrically with i, so wavelengths grow from 2π to "
         "base·2π: short ones tell neighbours apart, long ones place a token in a long text.",
         make=lambda state: FrequencyView(state=state),
-        controls=("d_model", "pairs"),
+        controls=("d_model", "base", "pairs"),
+    ),
+    ViewSpec(
+        name="dotproduct",
+        title="Dot products depend only on the offset",
+        explanation="Entry (i, j) of PE·PEᵀ is D(j − i), the sum of cos((j − i)·ω) over the "
+        "frequencies: every diagonal is constant (a Toeplitz matrix), and the curve beside it "
+        "gives D(k) for the dotted diagonal k. The concatenated layout only reorders the columns "
+        "of PE, so the encoding matrix changes but these dot products and similarities do not.",
+        make=lambda state: GramView(state=state),
+        controls=("pos", "offset", "d_model", "n_positions", "base", "layout", "similarity"),
+    ),
+    ViewSpec(
+        name="rotation",
+        title="Moving by k is a rotation",
+        explanation="Each pair (sin pos·ω<sub>i</sub>, cos pos·ω<sub>i</sub>) is a point on the "
+        "unit circle; moving k positions turns it by the angle k·ω<sub>i</sub>. The matrix "
+        "R(k) that does this for every pair depends on k alone, which is why a model can learn "
+        "to attend by relative position.",
+        make=lambda state: RotationView(state=state),
+        controls=("pos", "offset", "d_model", "base", "rotation_pair"),
+    ),
+    ViewSpec(
+        name="tokens",
+        title="From words to model input",
+        explanation="The model receives TokenEmbedding(word) + PE(pos) for each word. The "
+        "embedding here is a fixed random vector per word (a learned one in a real model); "
+        "PE(pos) is what tells the same word at two places apart.",
+        make=lambda state: TokensView(state=state),
+        controls=("text", "d_model", "base"),
+    ),
+    ViewSpec(
+        name="properties",
+        title="Unique, bounded, smooth",
+        explanation="Every position gets a different vector, every entry stays between −1 "
+        "and 1 however long the text, and neighbours are close. With few dimensions, far "
+        "positions can come back close: the curve shows the distance from pos to each of "
+        "10 000 positions.",
+        make=lambda state: PropertiesView(state=state),
+        controls=("pos", "d_model", "n_positions", "base"),
     ),
 )
 

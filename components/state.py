@@ -17,6 +17,9 @@ MAX_CHOSEN_PAIRS = 6
 # Fractions of the pair range that span the frequencies: i / (d_model/2) = 0, 1/8, 1/4, 1/2
 # gives wavelengths 2π·base^(0, 1/8, 1/4, 1/2), i.e. 6.3, 20, 63 and 628 positions at base 10⁴.
 DEFAULT_PAIR_FRACTIONS = (0.0, 0.125, 0.25, 0.5)
+DEFAULT_TEXT = "I sleep in my park"
+# Visitor text is capped: it travels in the URL and is drawn as chips.
+MAX_TEXT_CHARS = 200
 
 
 class EvenInteger(param.Integer):
@@ -93,6 +96,25 @@ class ExplorerState(param.Parameterized):
         label="Pairs i shown as waves",
         doc="Pair indices i drawn in the waves view; empty means a spread chosen from d_model.",
     )
+    rotation_pair = param.Integer(
+        0,
+        bounds=(0, encoding.MAX_D_MODEL // 2 - 1),
+        label="Rotation pair i",
+        doc="The pair i whose rotation by k·ω_i the rotation view draws (0 … d_model/2 − 1).",
+    )
+    similarity = param.Selector(
+        default="dot",
+        objects=["dot", "cosine"],
+        label="Dot-product view shows",
+        doc="What the dot-product view shows: dot products PE(i)·PE(j) or cosine similarities.",
+    )
+    text = param.String(
+        DEFAULT_TEXT,
+        regex=rf"\A(?s:.){{0,{MAX_TEXT_CHARS}}}\Z",
+        label="Sentence",
+        doc=f"The words of the tokens view, split at whitespace (at most {MAX_TEXT_CHARS} "
+        "characters).",
+    )
     theme = param.Selector(default="light", objects=["light", "dark"], doc="Colour theme.")
 
     def __init__(self, **params):
@@ -100,7 +122,7 @@ class ExplorerState(param.Parameterized):
         super().__init__(**params)
         self._sync_bounds()
 
-    @param.depends("n_positions", "d_model", watch=True)
+    @param.depends("n_positions", "d_model", "pairs", watch=True)
     def _sync_bounds(self):
         """Keep pos, offset and the chosen pairs inside what n_positions and d_model allow."""
         last = self.n_positions - 1
@@ -113,12 +135,30 @@ class ExplorerState(param.Parameterized):
             kept = [i for i in self.pairs if i < self.d_model // 2]
             if kept != self.pairs:
                 self.pairs = kept
+            self._keep_rotation_pair_valid()
 
     @param.depends("pos", "offset", watch=True)
     def _keep_second_position_valid(self):
         """The second position pos + k must not be negative: raise k to -pos when it would be."""
         if self.pos + self.offset < 0:
             self.offset = -self.pos
+
+    @param.depends("rotation_pair", watch=True)
+    def _keep_rotation_pair_valid(self):
+        """The rotation pair must exist for this d_model: lower it to d_model/2 − 1 when not."""
+        if self.rotation_pair >= self.d_model // 2:
+            self.rotation_pair = self.d_model // 2 - 1
+
+    def apply(self, values: dict) -> None:
+        """Set many parameters at once (one update for every view), sizes before positions."""
+        n_positions = values.get("n_positions", self.n_positions)
+        last = n_positions - 1
+        # Widen pos and k to the new length first: the bounds watcher runs after the batch.
+        self.param.pos.bounds = (0, last)
+        self.param.offset.bounds = (-last, last)
+        changed = {key: value for key, value in values.items() if getattr(self, key) != value}
+        if changed:
+            self.param.update(**changed)
 
     @property
     def second_pos(self) -> int:

@@ -32,8 +32,9 @@ HEAD_ADDITIONS = (
     '<link rel="icon" href="static/favicon.svg" type="image/svg+xml">\n'
     '<script src="static/file-protocol.js"></script>\n'
 )
-# A file URL (`file:/...`, `file:///...`); `location.protocol === 'file:'` is not one.
-FILE_URL = re.compile(r"\bfile:/")
+# A file URL naming a path (`file:/work/...`, `file:///tmp/...`, Panel's form for local wheels);
+# neither `location.protocol === 'file:'` nor prose about "file://" pages is one.
+FILE_URL = re.compile(r"\bfile:/+\w")
 BINARY_SUFFIXES = {".whl", ".zip", ".png", ".ico", ".wasm"}
 
 
@@ -43,9 +44,7 @@ def add_wheel_to_worker(worker: Path, wheel_url: str) -> None:
     calls = INSTALL_CALL.findall(source)
     if len(calls) != 1:
         sys.exit(f"{worker}: expected one micropip.install([...]) call, found {len(calls)}")
-    source = INSTALL_CALL.sub(
-        lambda m: f"{m[1]}{m[2]}, {wheel_url!r}{m[3]}", source, count=1
-    )
+    source = INSTALL_CALL.sub(lambda m: f"{m[1]}{m[2]}, {wheel_url!r}{m[3]}", source, count=1)
     worker.write_text(source, encoding="utf-8")
 
 

@@ -1,6 +1,6 @@
-// Shown instead of Panel's loading spinner when the page is opened from disk (file://).
-// Browsers will not start the page's Web Worker (which runs Python with Pyodide) for a file://
-// page, so the spinner would turn forever. The message is built from fixed text only.
+// Shown instead of Panel's loading spinner when the page is opened from disk. Browsers will not
+// start the page's Web Worker (which runs Python with Pyodide) for a page whose protocol is
+// "file:", so the spinner would turn forever. The message is built from fixed text only.
 (function () {
   "use strict";
   if (window.location.protocol !== "file:") {
@@ -21,6 +21,7 @@
       background: "#eef1f5",
       borderRadius: "4px",
       padding: "0.1em 0.35em",
+      whiteSpace: "nowrap",
     });
   }
 

@@ -169,3 +169,37 @@ def wait_until(page, condition, timeout_s: float = 10.0, what: str = "condition"
             raise AssertionError(f"timed out waiting for {what}")
         page.wait_for_timeout(50)
     return value
+
+
+# What each view shows for pos, read from the page: the slider's own text, the compare
+# readout, the heatmap's highlighted row, the waves' pos line and the compare plot's title.
+SHOWN_POS_JS = """() => {
+  const found = [];
+  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+    found.push(e);
+    if (e.shadowRoot) walk(e.shadowRoot);
+  });
+  walk(document);
+  const first = (test) => found.find(test);
+  const slider = first((e) => e.classList && e.classList.contains('pe-control-pos'));
+  const sliderValue = slider && (slider.shadowRoot || slider).querySelector('.bk-slider-value');
+  const caption = first((e) => e.classList && e.classList.contains('pe-pos-readout'));
+  const plots = found.filter((e) => e.classList && e.classList.contains('js-plotly-plot'));
+  const title = (p) => (p.layout.title && p.layout.title.text) || '';
+  const shape = (p, name) => (p.layout.shapes || []).find((s) => s.name === name);
+  const heat = plots.find((p) => title(p).startsWith('PE matrix'));
+  const waves = plots.find((p) => title(p).startsWith('Waves'));
+  const bars = plots.find((p) => title(p).startsWith('PE(') && p.data[0].type === 'bar');
+  const pos = (text) => {
+    const m = /pos = (\\d+)/.exec(text || '');
+    return m ? Number(m[1]) : null;
+  };
+  const middle = (s) => (s ? (s.y0 + s.y1) / 2 : null);
+  return {
+    slider: sliderValue ? Number(sliderValue.textContent.trim()) : null,
+    readout: caption ? pos(caption.textContent) : null,
+    heatmap: heat ? middle(shape(heat, 'pos')) : null,
+    waves: waves && shape(waves, 'pos') ? shape(waves, 'pos').x0 : null,
+    bars: bars ? Number(/PE\\((\\d+)\\)/.exec(title(bars))[1]) : null,
+  };
+}"""

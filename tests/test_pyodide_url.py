@@ -54,9 +54,7 @@ def visit_with_queries(site_dir) -> dict:
             site, "() => __offline.text('.pe-pos-readout').startsWith('pos = 22 ')"
         )
         record["embed_headers"] = site.page.evaluate("() => __offline.deep('.pe-header').length")
-        record["embed_plots"] = site.page.evaluate(
-            "() => __offline.deep('.js-plotly-plot').length"
-        )
+        record["embed_plots"] = site.page.evaluate("() => __offline.deep('.js-plotly-plot').length")
         record["console_errors"] = site.console_errors()
     return record
 

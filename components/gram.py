@@ -1,0 +1,272 @@
+"""Dot products PE(i)·PE(j) of the shown positions: a Toeplitz matrix, with D(k) beside it."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import panel as pn
+
+from . import encoding, theme
+from .heatmap import MAX_DISPLAY_CELLS
+from .state import ExplorerState, cached_encoding
+from .view import PlotView
+
+# Up to this many multiply-adds the shown matrix is the product PE·PEᵀ itself; beyond, it is
+# filled from D(i − j), which equals it (tests/test_insight_figures.py), so the browser never
+# waits seconds for a 2048 × 2048 × 2048 product.
+MAX_DIRECT_PRODUCT = 1 << 23
+SIMILARITY_TITLES = {"dot": "dot products PE(i)·PE(j)", "cosine": "cosine similarities"}
+
+READOUT_STYLE = """
+p.pe-gram-readout { margin: 0.3em 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
+"""
+
+
+@dataclass(frozen=True)
+class GramDisplay:
+    """The Gram matrix as shown: every stride-th position, as float32, in both variants."""
+
+    rows: np.ndarray
+    dots: np.ndarray
+    cosines: np.ndarray
+    stride: int
+    direct: bool  # True when computed as PE·PEᵀ, False when filled from D(i − j)
+
+
+def display_stride(n_positions: int, max_cells: int = MAX_DISPLAY_CELLS) -> int:
+    """Show every stride-th position so that at most max_cells cells are drawn."""
+    return max(1, math.ceil(n_positions / math.isqrt(max_cells)))
+
+
+@lru_cache(maxsize=4)
+def display_gram(n_positions: int, d_model: int, base: float, layout: str) -> GramDisplay:
+    """The shown Gram matrix, computed once per (n_positions, d_model, base, layout)."""
+    stride = display_stride(n_positions)
+    rows = np.arange(0, n_positions, stride)
+    direct = rows.size**2 * d_model <= MAX_DIRECT_PRODUCT
+    if direct:
+        dots = encoding.gram_matrix(cached_encoding(n_positions, d_model, base, layout)[rows])
+    else:
+        dots = offset_dots(n_positions, d_model, base)[np.abs(rows[:, None] - rows[None, :])]
+    norms = np.sqrt(np.diagonal(dots))
+    cosines = dots / np.outer(norms, norms)
+    shown = [np.ascontiguousarray(z, dtype=np.float32) for z in (dots, cosines)]
+    for z in (rows, *shown):
+        z.flags.writeable = False
+    return GramDisplay(rows, *shown, stride=stride, direct=direct)
+
+
+@lru_cache(maxsize=4)
+def offset_dots(n_positions: int, d_model: int, base: float) -> np.ndarray:
+    """D(k) for k = 0 … n_positions − 1 (read-only, cached)."""
+    dots = encoding.offset_dots(n_positions, d_model, base)
+    dots.flags.writeable = False
+    return dots
+
+
+def offset_curve(n_positions: int, d_model: int, base: float) -> tuple[np.ndarray, np.ndarray]:
+    """Offsets k = −(n−1) … n−1 and D(k), which is even in k."""
+    dots = offset_dots(n_positions, d_model, base)
+    offsets = np.arange(-(n_positions - 1), n_positions)
+    return offsets, np.concatenate([dots[:0:-1], dots])
+
+
+@dataclass(frozen=True)
+class OffsetReadout:
+    """The numbers of diagonal k: D(k) and what follows from it, and the diagonal's spread."""
+
+    offset: int
+    dot: float
+    cosine: float
+    distance: float
+    entries: int
+    spread: float  # max − min of the entries PE(i)·PE(i + k) on diagonal k
+
+
+def readout(state: ExplorerState) -> OffsetReadout:
+    """D(k), 2D(k)/d_model and √(d_model − 2D(k)), and the spread of diagonal k of PE·PEᵀ."""
+    k, d = state.offset, state.d_model
+    diagonal = encoding.diagonal_products(state.matrix, k)
+    return OffsetReadout(
+        offset=k,
+        dot=encoding.offset_dot(k, d, state.base),
+        cosine=encoding.offset_cosine(k, d, state.base),
+        distance=encoding.offset_distance(k, d, state.base),
+        entries=int(diagonal.size),
+        spread=float(diagonal.max() - diagonal.min()),
+    )
+
+
+def readout_html(state: ExplorerState) -> str:
+    """The numbers of diagonal k as text (numbers only)."""
+    numbers = readout(state)
+    return (
+        f'<p class="pe-gram-readout">Diagonal k = <span class="pe-gram-offset">{numbers.offset}'
+        f'</span>: all <span class="pe-gram-entries">{numbers.entries}</span> entries '
+        f"PE(i)·PE(i + k) equal D(k) = "
+        f'<span class="pe-gram-dot">{numbers.dot + 0.0:.9f}</span> (largest minus smallest: '
+        f'<span class="pe-gram-spread">{numbers.spread:.1e}</span>).<br>'
+        f"Cosine similarity 2D(k)/d<sub>model</sub> = "
+        f'<span class="pe-gram-cosine">{numbers.cosine + 0.0:.9f}</span>; distance '
+        f"√(d<sub>model</sub> − 2D(k)) = "
+        f'<span class="pe-gram-distance">{numbers.distance:.9f}</span>.</p>'
+    )
+
+
+def diagonal_line(offset: int, n_positions: int, half: float, colour: str) -> dict:
+    """A line along the cells (row i, column i + k) of the matrix."""
+    first_row = max(0, -offset)
+    last_row = min(n_positions - 1, n_positions - 1 - offset)
+    return {
+        "type": "line",
+        "xref": "x",
+        "yref": "y",
+        "x0": first_row + offset - half,
+        "y0": first_row - half,
+        "x1": last_row + offset + half,
+        "y1": last_row + half,
+        "line": {"color": colour, "width": 3, "dash": "dot"},
+        "name": "offset k",
+    }
+
+
+def figure(state: ExplorerState) -> dict:
+    """Heatmap of PE·PEᵀ (or cosines) with diagonal k marked; D(k) against k beside it."""
+    n, d, base = state.n_positions, state.d_model, float(state.base)
+    shown = display_gram(n, d, base, state.layout)
+    cosine = state.similarity == "cosine"
+    z = shown.cosines if cosine else shown.dots
+    scale = 1.0 if cosine else d / 2
+    palette = theme.colours(state.theme)
+    k = state.offset
+    offsets, dots = offset_curve(n, d, base)
+    curve = 2.0 * dots / d if cosine else dots
+    current = (
+        2.0 * encoding.offset_dot(k, d, base) / d if cosine else encoding.offset_dot(k, d, base)
+    )
+    measure = "cos" if cosine else "D"
+    shapes = [diagonal_line(k, n, 0.5 * shown.stride, palette["second"])]
+    if state.second_pos < n:
+        shapes.append(
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": "y",
+                "x0": state.second_pos - 0.5 * shown.stride,
+                "x1": state.second_pos + 0.5 * shown.stride,
+                "y0": state.pos - 0.5 * shown.stride,
+                "y1": state.pos + 0.5 * shown.stride,
+                "line": {"color": palette["pos"], "width": 2},
+                "fillcolor": "rgba(0,0,0,0)",
+                "name": "pos, pos+k",
+            }
+        )
+    title = f"PE·PEᵀ: {SIMILARITY_TITLES[state.similarity]} of {n} position{'' if n == 1 else 's'}"
+    notes = []
+    if shown.stride > 1:
+        notes.append(
+            f"Reduced for display: every {shown.stride}th position "
+            f"({shown.rows.size} × {shown.rows.size} of {n} × {n} cells)"
+        )
+    if not shown.direct:
+        notes.append("filled from D(i − j), equal to the product")
+    if notes:
+        title += "<br><sub>" + "; ".join(notes) + "</sub>"
+    traces = [
+        {
+            "type": "heatmap",
+            "x": shown.rows,
+            "y": shown.rows,
+            "z": z,
+            "zmin": -scale,
+            "zmid": 0.0,
+            "zmax": scale,
+            "colorscale": theme.DIVERGING_SCALE,
+            "colorbar": {"x": 0.45, "thickness": 10, "len": 0.9, "title": {"text": measure}},
+            "hovertemplate": f"i = %{{y}}, j = %{{x}}<br>{measure} = %{{z:.6f}}<extra></extra>",
+            "name": "PE·PEᵀ",
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": offsets,
+            "y": curve,
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "line": {"color": theme.PAIR_COLOURS[0], "width": 1.5},
+            "name": "D(k) = Σ cos(k·ω_i)" if not cosine else "2D(k)/d_model",
+            "hovertemplate": f"k = %{{x}}<br>{measure} = %{{y:.6f}}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": np.array([k]),
+            "y": np.array([current]),
+            "xaxis": "x2",
+            "yaxis": "y2",
+            "marker": {"color": palette["second"], "size": 10, "symbol": "diamond"},
+            "name": f"k = {k}",
+            "hovertemplate": f"k = {k}<br>{measure} = %{{y:.9f}}<extra></extra>",
+        },
+    ]
+    layout = theme.base_layout(state.theme, uirevision=f"gram-{n}-{d}", height=460)
+    layout.update(
+        title={"text": title, "x": 0, "font": {"size": 15}},
+        margin={"l": 56, "r": 16, "t": 80 if notes else 56, "b": 56},
+        xaxis=theme.axis(
+            state.theme, domain=[0.0, 0.4], title={"text": "position j"}, showgrid=False
+        ),
+        yaxis=theme.axis(
+            state.theme,
+            title={"text": "position i"},
+            autorange="reversed",
+            showgrid=False,
+            scaleanchor="x",
+            constrain="domain",
+        ),
+        xaxis2=theme.axis(
+            state.theme, domain=[0.66, 1.0], anchor="y2", title={"text": "offset k = j − i"}
+        ),
+        yaxis2=theme.axis(
+            state.theme,
+            anchor="x2",
+            range=[-1.05 * scale, 1.05 * scale],
+            title={"text": "2D(k) / d_model" if cosine else "D(k)"},
+        ),
+        shapes=shapes,
+        showlegend=False,
+        annotations=[
+            {
+                "text": f"k = {k}: {measure} = {current + 0.0:.4f}",
+                "xref": "x2",
+                "yref": "paper",
+                "x": k,
+                "y": 1.0,
+                "yanchor": "bottom",
+                "showarrow": False,
+                "font": {"size": 12, "color": palette["second"]},
+            }
+        ],
+    )
+    return {"data": traces, "layout": layout}
+
+
+class GramView(PlotView):
+    """The dot-product (or cosine) matrix and the offset curve, with the numbers of diagonal k."""
+
+    figure = staticmethod(figure)
+    watches = ("pos", "offset", "n_positions", "d_model", "base", "layout", "similarity", "theme")
+    file_stem = "dotproduct"
+    height = 460
+
+    def extra_panes(self):
+        self._readout = pn.pane.HTML(
+            "", sizing_mode="stretch_width", stylesheets=[READOUT_STYLE], margin=(4, 8)
+        )
+        return [self._readout]
+
+    def update_extras(self):
+        self._readout.object = readout_html(self.state)

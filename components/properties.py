@@ -1,0 +1,190 @@
+"""Why the encoding works: unique, bounded and smooth, and how close far positions can come."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import panel as pn
+
+from . import encoding, theme
+from .state import ExplorerState, cached_encoding
+from .view import PlotView
+
+HORIZON = encoding.NEAREST_HORIZON
+# The last position searched, with a thin space between thousands: "9 999".
+LAST_SEARCHED = f"{HORIZON - 1:,}".replace(",", "\u2009")
+
+READOUT_STYLE = """
+ul.pe-properties { margin: 0.3em 0; padding-left: 1.2em; line-height: 1.5;
+                   font-variant-numeric: tabular-nums; }
+ul.pe-properties li { margin: 0.15em 0; }
+"""
+
+
+@lru_cache(maxsize=4)
+def offset_curve(d_model: int, base: float, horizon: int = HORIZON) -> np.ndarray:
+    """Distance of encodings k apart for k = 0 … horizon − 1 (cached: pos never recomputes it)."""
+    curve = encoding.offset_distances(horizon, d_model, base)
+    curve.flags.writeable = False
+    return curve
+
+
+@lru_cache(maxsize=4)
+def value_range(n_positions: int, d_model: int, base: float, layout: str) -> tuple[float, float]:
+    """Smallest and largest entry of the PE matrix."""
+    matrix = cached_encoding(n_positions, d_model, base, layout)
+    return float(matrix.min()), float(matrix.max())
+
+
+@dataclass(frozen=True)
+class Properties:
+    """The numbers behind the four properties, for the state's d_model, base and pos."""
+
+    closest_pair: tuple[int, float] | None  # (k, distance) over the shown positions
+    nearest: tuple[int, float]  # (q, distance) of the position nearest pos in the horizon
+    smallest: float
+    largest: float
+    row_norm: float  # every row has norm √(d_model / 2)
+    neighbour: float  # distance of PE(pos) and PE(pos + 1)
+    mean_distance: float  # mean distance from pos over the horizon
+
+
+def properties(state: ExplorerState) -> Properties:
+    """Uniqueness, nearest position, boundedness and smoothness for the state."""
+    d, base = state.d_model, float(state.base)
+    curve = offset_curve(d, base)
+    smallest, largest = value_range(state.n_positions, d, base, state.layout)
+    distances = encoding.position_distances(state.pos, curve)
+    return Properties(
+        closest_pair=encoding.smallest_separation(state.n_positions, d, base),
+        nearest=encoding.nearest_position(state.pos, d, base, HORIZON, offset_curve=curve),
+        smallest=smallest,
+        largest=largest,
+        row_norm=math.sqrt(d / 2),
+        neighbour=float(curve[1]),
+        mean_distance=float(distances.mean()),
+    )
+
+
+def properties_html(state: ExplorerState) -> str:
+    """The four properties as a list of sentences with their numbers (numbers only)."""
+    facts = properties(state)
+    n, pos = state.n_positions, state.pos
+    if facts.closest_pair is None:
+        unique = "only one position is shown, so there is no pair to compare."
+    else:
+        k, distance = facts.closest_pair
+        unique = (
+            f"the closest two of the {n} shown positions are k = {k} apart, at distance "
+            f'<span class="pe-prop-uniqueness">{distance:.6f}</span>, so no two rows are equal '
+            "(the distance depends only on |i − j|, so checking each k once is enough)."
+        )
+    q, distance = facts.nearest
+    return (
+        '<ul class="pe-properties">'
+        f"<li><b>Unique</b>: {unique}</li>"
+        f"<li><b>Nearest to pos</b>: among positions 0 … {LAST_SEARCHED}, PE({pos}) is "
+        "nearest to "
+        f'<span class="pe-prop-nearest">PE({q})</span> at distance '
+        f'<span class="pe-prop-nearest-distance">{distance:.6f}</span>. With few dimensions '
+        "far positions can come back close: try d<sub>model</sub> = 4.</li>"
+        f"<li><b>Bounded</b>: every entry lies between "
+        f'<span class="pe-prop-bounds">{facts.smallest + 0.0:.6f} and {facts.largest:.6f}</span>'
+        f", and every row has length √(d<sub>model</sub>/2) = {facts.row_norm:.6f}, "
+        "however long the text.</li>"
+        f"<li><b>Smooth</b>: neighbours are "
+        f'<span class="pe-prop-smoothness">{facts.neighbour:.6f}</span> apart, against '
+        f"{facts.mean_distance:.6f} on average from PE({pos}) over the horizon.</li>"
+        "</ul>"
+    )
+
+
+def figure(state: ExplorerState) -> dict:
+    """Distance from PE(pos) to PE(q) for every q in the horizon, the nearest q marked."""
+    d, base, pos = state.d_model, float(state.base), state.pos
+    curve = offset_curve(d, base)
+    distances = encoding.position_distances(pos, curve)
+    q, nearest = encoding.nearest_position(pos, d, base, HORIZON, offset_curve=curve)
+    palette = theme.colours(state.theme)
+    top = math.sqrt(2 * d)
+    traces = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": np.arange(HORIZON),
+            "y": distances,
+            "line": {"color": theme.PAIR_COLOURS[0], "width": 1},
+            "name": f"‖PE(q) − PE({pos})‖",
+            "hovertemplate": f"q = %{{x}}<br>‖PE(q) − PE({pos})‖ = %{{y:.6f}}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": np.array([q]),
+            "y": np.array([nearest]),
+            "marker": {"color": palette["second"], "size": 12, "symbol": "star"},
+            "name": f"nearest: PE({q}), {nearest:.4f}",
+            "hovertemplate": f"nearest q = {q}<br>distance %{{y:.6f}}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": np.array([pos]),
+            "y": np.array([0.0]),
+            "marker": {"color": palette["pos"], "size": 9},
+            "name": f"pos = {pos}",
+            "hovertemplate": f"pos = {pos}<extra></extra>",
+        },
+    ]
+    layout = theme.base_layout(state.theme, uirevision=f"properties-{d}-{base}", height=420)
+    layout.update(
+        title={
+            "text": f"‖PE(q) − PE({pos})‖ for q < {HORIZON}: nearest is PE({q}), {nearest:.4f}",
+            "x": 0,
+            "font": {"size": 14},
+        },
+        xaxis=theme.axis(state.theme, title={"text": "position q"}),
+        yaxis=theme.axis(
+            state.theme, title={"text": "distance"}, range=[0.0, 1.05 * top], rangemode="tozero"
+        ),
+        shapes=[
+            {
+                "type": "rect",
+                "xref": "x",
+                "yref": "paper",
+                "x0": -0.5,
+                "x1": state.n_positions - 0.5,
+                "y0": 0,
+                "y1": 1,
+                "fillcolor": palette["grid"],
+                "opacity": 0.35,
+                "line": {"width": 0},
+                "layer": "below",
+                "name": "shown positions",
+            }
+        ],
+        margin={"l": 64, "r": 24, "t": 48, "b": 80},
+    )
+    layout["legend"] = {"orientation": "h", "y": -0.2, "x": 0}
+    return {"data": traces, "layout": layout}
+
+
+class PropertiesView(PlotView):
+    """The distance curve from pos, and the four properties with their numbers."""
+
+    figure = staticmethod(figure)
+    watches = ("pos", "n_positions", "d_model", "base", "layout", "theme")
+    file_stem = "properties"
+    height = 420
+
+    def extra_panes(self):
+        self._properties = pn.pane.HTML(
+            "", sizing_mode="stretch_width", stylesheets=[READOUT_STYLE], margin=(4, 8)
+        )
+        return [self._properties]
+
+    def update_extras(self):
+        self._properties.object = properties_html(self.state)

@@ -1,0 +1,205 @@
+"""Pair i of PE(pos) and PE(pos + k) on the unit circle: moving by k turns it by k·ω_i."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import panel as pn
+
+from . import encoding, theme
+from .state import ExplorerState
+from .view import PlotView
+
+# R_i(k) is also read off at this position + pos, to show it does not depend on pos.
+FAR_START = 1000
+ARC_RADIUS = 0.3
+
+READOUT_STYLE = """
+.pe-rotation-readouts { font-variant-numeric: tabular-nums; line-height: 1.5; }
+.pe-rotation-readouts p { margin: 0.3em 0; }
+.pe-rotation-matrices { display: flex; flex-wrap: wrap; gap: 0.3em 1.5em; }
+.pe-rotation-matrices figure { margin: 0.2em 0; }
+.pe-rotation-matrices figcaption { margin-bottom: 0.2em; }
+table.pe-matrix { border-left: 2px solid currentColor; border-right: 2px solid currentColor;
+                  border-radius: 4px; border-collapse: separate; padding: 0 0.2em; }
+.pe-matrix td { padding: 0 0.4em; text-align: right; }
+"""
+
+
+@dataclass(frozen=True)
+class RotationReadout:
+    """R_i(k) from its formula and read off the encodings at two starts, and the vector check."""
+
+    pair: int
+    angle: float  # k·ω_i in radians
+    formula: np.ndarray
+    measured: np.ndarray  # from PE(pos) and PE(pos + k)
+    far_start: int
+    measured_far: np.ndarray  # from PE(far_start) and PE(far_start + k)
+    error: float  # ‖PE(pos + k) − R(k)·PE(pos)‖ over all d_model dimensions
+
+
+def pair_columns(pair: int, d_model: int, layout: str) -> tuple[int, int]:
+    """The dimensions holding sin and cos of pair i in this layout."""
+    if layout == "interleaved":
+        return 2 * pair, 2 * pair + 1
+    return pair, pair + d_model // 2
+
+
+def readout(state: ExplorerState) -> RotationReadout:
+    """The numbers the rotation view prints."""
+    k, d, base, i = state.offset, state.d_model, state.base, state.rotation_pair
+    pos, second = state.pos, state.second_pos
+    far = pos + FAR_START
+    first, after = encoding.encode_positions([pos, second], d, base, layout=state.layout)
+    rotated = encoding.rotate(first, k, base, layout=state.layout)
+    return RotationReadout(
+        pair=i,
+        angle=k * float(encoding.angular_frequencies(d, base)[i]),
+        formula=encoding.rotation_blocks(k, d, base)[i],
+        measured=encoding.measured_rotation_block(pos, second, i, d, base),
+        far_start=far,
+        measured_far=encoding.measured_rotation_block(far, far + k, i, d, base),
+        error=float(np.linalg.norm(after - rotated)),
+    )
+
+
+def matrix_html(matrix: np.ndarray, css_class: str) -> str:
+    """A 2 × 2 matrix as a bracketed table, 9 decimals."""
+    cells = "".join(
+        "<tr>" + "".join(f"<td>{value + 0.0:.9f}</td>" for value in row) + "</tr>" for row in matrix
+    )
+    return f'<table class="pe-matrix {css_class}">{cells}</table>'
+
+
+def readout_html(state: ExplorerState) -> str:
+    """R_i(k) three ways and the whole-vector check, as text (numbers only)."""
+    numbers = readout(state)
+    k, pos, second, far = state.offset, state.pos, state.second_pos, numbers.far_start
+    difference = float(np.abs(numbers.measured - numbers.measured_far).max())
+    return (
+        '<div class="pe-rotation-readouts">'
+        f"<p>Pair i = {numbers.pair}: from pos to pos + k the point turns by k·ω<sub>i</sub> = "
+        f'<span class="pe-rotation-angle">{numbers.angle + 0.0:.6f}</span> rad.</p>'
+        '<div class="pe-rotation-matrices">'
+        f"<figure><figcaption>R<sub>{numbers.pair}</sub>({k}) from its formula</figcaption>"
+        f"{matrix_html(numbers.formula, 'pe-rotation-formula')}</figure>"
+        f"<figure><figcaption>read off PE({pos}) → PE({second})</figcaption>"
+        f"{matrix_html(numbers.measured, 'pe-rotation-matrix')}</figure>"
+        f"<figure><figcaption>read off PE({far}) → PE({far + k})</figcaption>"
+        f"{matrix_html(numbers.measured_far, 'pe-rotation-matrix-other')}</figure>"
+        "</div>"
+        f"<p>The same matrix wherever the pair starts (largest difference "
+        f'<span class="pe-rotation-difference">{difference:.1e}</span>): R(k) depends on k '
+        "alone.</p>"
+        f"<p>Whole vector, all {state.d_model} dimensions: ‖PE({second}) − R({k})·PE({pos})‖ = "
+        f'<span class="pe-rotation-error">{numbers.error:.1e}</span></p>'
+        "</div>"
+    )
+
+
+def arc(start: float, turn: float, radius: float) -> tuple[np.ndarray, np.ndarray]:
+    """Points (sin θ, cos θ)·radius for θ from start over turn radians."""
+    theta = start + np.linspace(0.0, turn, max(2, math.ceil(abs(turn) / 0.05) + 1))
+    return radius * np.sin(theta), radius * np.cos(theta)
+
+
+def figure(state: ExplorerState) -> dict:
+    """The unit circle, pair i of PE(pos) and PE(pos + k) on it, and the angle k·ω_i between."""
+    d, i, k = state.d_model, state.rotation_pair, state.offset
+    pos, second = state.pos, state.second_pos
+    omega = float(encoding.angular_frequencies(d, state.base)[i])
+    palette = theme.colours(state.theme)
+    sin_dim, cos_dim = pair_columns(i, d, state.layout)
+    # A turn by k·ω equals a turn by its remainder mod 2π, in the direction of k.
+    turn = math.copysign(math.fmod(abs(k) * omega, 2 * math.pi), k)
+    circle_x, circle_y = arc(0.0, 2 * math.pi, 1.0)
+    arc_x, arc_y = arc(pos * omega, turn, ARC_RADIUS)
+    traces = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": circle_x,
+            "y": circle_y,
+            "line": {"color": palette["grid"], "width": 1.5},
+            "name": "unit circle",
+            "hoverinfo": "skip",
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": arc_x,
+            "y": arc_y,
+            "line": {"color": palette["second"], "width": 2.5},
+            "name": f"k·ω<sub>{i}</sub> = {k * omega:.4f} rad",
+            "hoverinfo": "skip",
+        },
+    ]
+    for position, colour, dash in (
+        (pos, theme.PAIR_COLOURS[0], "solid"),
+        (second, theme.PAIR_COLOURS[1], "dash"),
+    ):
+        x, y = math.sin(position * omega), math.cos(position * omega)
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers+text",
+                "x": np.array([0.0, x]),
+                "y": np.array([0.0, y]),
+                "line": {"color": colour, "width": 2, "dash": dash},
+                "marker": {"color": colour, "size": np.array([0, 11])},
+                "text": ["", f"PE({position})"],
+                "textposition": "top center" if y >= 0 else "bottom center",
+                "textfont": {"color": colour},
+                "name": f"pair {i} of PE({position})",
+                "hovertemplate": f"PE({position}, {sin_dim}) = sin = %{{x:.6f}}<br>"
+                f"PE({position}, {cos_dim}) = cos = %{{y:.6f}}<extra></extra>",
+            }
+        )
+    layout = theme.base_layout(state.theme, uirevision="rotation", height=460)
+    layout.update(
+        title={
+            "text": f"Pair i = {i} (dimensions {sin_dim}, {cos_dim}), ω<sub>{i}</sub> = "
+            f"{omega:.6g}: turned by {k * omega:.4f} rad, PE({pos}) is PE({second})",
+            "x": 0,
+            "font": {"size": 14},
+        },
+        xaxis=theme.axis(
+            state.theme,
+            range=[-1.3, 1.3],
+            title={"text": f"sin(pos·ω<sub>{i}</sub>)"},
+            zeroline=True,
+            constrain="domain",
+        ),
+        yaxis=theme.axis(
+            state.theme,
+            range=[-1.3, 1.3],
+            title={"text": f"cos(pos·ω<sub>{i}</sub>)"},
+            zeroline=True,
+            scaleanchor="x",
+            constrain="domain",
+        ),
+        margin={"l": 64, "r": 24, "t": 56, "b": 48},
+        legend={"orientation": "v", "x": 1.0, "xanchor": "right", "y": 0.0, "yanchor": "bottom"},
+    )
+    return {"data": traces, "layout": layout}
+
+
+class RotationView(PlotView):
+    """One pair on the unit circle, and R_i(k) with the numbers that show it is a rotation."""
+
+    figure = staticmethod(figure)
+    watches = ("pos", "offset", "d_model", "base", "layout", "rotation_pair", "theme")
+    file_stem = "rotation"
+    height = 460
+
+    def extra_panes(self):
+        self._readout = pn.pane.HTML(
+            "", sizing_mode="stretch_width", stylesheets=[READOUT_STYLE], margin=(4, 8)
+        )
+        return [self._readout]
+
+    def update_extras(self):
+        self._readout.object = readout_html(self.state)

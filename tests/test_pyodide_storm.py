@@ -1,0 +1,67 @@
+"""In the real Pyodide build: after fast drags and storms of key steps, every view shows the
+slider's final value (the stale-value race of Panel 1.9.4's worker is patched at build time)."""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from browser_support import SHOWN_POS_JS
+from test_pyodide_site import offline_site
+
+pytestmark = pytest.mark.pyodide
+
+DRAG_TARGETS = (0.8, 0.15, 0.6, 0.95, 0.3, 0.7, 0.05, 0.5, 0.9)
+POS_HANDLE = ".pe-control-pos .noUi-handle"
+
+
+def storm(site_dir) -> dict:
+    record = {"checks": []}
+    with offline_site.open_offline_site(site_dir, "index.html") as site:
+        record["load"] = site.load
+        if not site.interactive:
+            return record
+
+        def check(label):
+            interaction = site.settle(settle_ms=3000)
+            shown = site.page.evaluate(SHOWN_POS_JS)
+            record["checks"].append({"label": label, "settled": interaction["settled"], **shown})
+
+        for n, to in enumerate(DRAG_TARGETS):
+            site.drag(POS_HANDLE, steps=30, to=to)
+            check(f"drag {n} to {to}")
+        site.press(POS_HANDLE, "ArrowLeft", 120)
+        check("120 × ArrowLeft")
+        site.press(POS_HANDLE, "ArrowRight", 40)
+        check("40 × ArrowRight")
+        record["console_errors"] = site.console_errors()
+    return record
+
+
+@pytest.fixture(scope="module")
+def visit(request) -> dict:
+    if not os.environ.get("PYODIDE_MIRROR"):
+        pytest.skip("PYODIDE_MIRROR is not set (see ../shared/pyodide-offline/README.md)")
+    missing = offline_site.missing_prerequisites()
+    if missing:
+        pytest.skip("; ".join(missing))
+    site_dir = request.getfixturevalue("site_dir")
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(storm, site_dir).result()
+
+
+def test_every_view_ends_on_the_final_value(visit):
+    assert visit["load"]["interactive"], visit["load"]["error"]
+    stale = [
+        check
+        for check in visit["checks"]
+        if len({check[k] for k in ("slider", "readout", "heatmap", "waves", "bars")}) != 1
+    ]
+    assert stale == [], stale
+    assert [check["slider"] for check in visit["checks"]][-2:] == [0, 40]
+
+
+def test_console_has_no_errors(visit):
+    errors = [e for e in visit["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
+    assert errors == []
