@@ -49,7 +49,7 @@ class Controls(pn.viewable.Viewer):
         self.presets = [
             pn.widgets.Button(
                 name=str(value),
-                button_type="light",
+                button_type="default",
                 width=52,
                 margin=(0, 4, 4, 0),
                 description=f"Set d_model to {value}",

@@ -21,6 +21,7 @@ MAX_DIRECT_PRODUCT = 1 << 23
 SIMILARITY_TITLES = {"dot": "dot products PE(i)·PE(j)", "cosine": "cosine similarities"}
 
 READOUT_STYLE = """
+:host { overflow-x: auto; max-width: 100%; }
 p.pe-gram-readout { margin: 0.3em 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
 """
 

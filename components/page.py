@@ -40,7 +40,8 @@ INTRODUCTION = f"""
 <cite>Attention Is All You Need</cite> (Vaswani et al., 2017) tells it where each token
 stands. Position <var>pos</var> becomes a vector of <var>d</var><sub>model</sub> numbers:
 pairs of a sine and a cosine whose wavelengths grow geometrically from 2π to
-10000·2π. Move the controls: every view below follows.</p>
+10000·2π (the paper's base of 10000; the <em>Base</em> control changes it). Move the controls:
+every view below follows.</p>
 {EQUATIONS}
 </header>
 """

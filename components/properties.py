@@ -18,6 +18,7 @@ HORIZON = encoding.NEAREST_HORIZON
 LAST_SEARCHED = f"{HORIZON - 1:,}".replace(",", "\u2009")
 
 READOUT_STYLE = """
+:host { overflow-x: auto; max-width: 100%; }
 ul.pe-properties { margin: 0.3em 0; padding-left: 1.2em; line-height: 1.5;
                    font-variant-numeric: tabular-nums; }
 ul.pe-properties li { margin: 0.15em 0; }

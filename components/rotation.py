@@ -17,6 +17,7 @@ FAR_START = 1000
 ARC_RADIUS = 0.3
 
 READOUT_STYLE = """
+:host { overflow-x: auto; max-width: 100%; }
 .pe-rotation-readouts { font-variant-numeric: tabular-nums; line-height: 1.5; }
 .pe-rotation-readouts p { margin: 0.3em 0; }
 .pe-rotation-matrices { display: flex; flex-wrap: wrap; gap: 0.3em 1.5em; }

@@ -20,6 +20,7 @@ SHOWN_NUMBERS = 4
 CLICK_MODES = {"pos (first word)": "pos", "pos + k (second word)": "second"}
 
 READOUT_STYLE = """
+:host { overflow-x: auto; max-width: 100%; }
 table.pe-token-table { border-collapse: collapse; font-variant-numeric: tabular-nums; width: 100%; }
 .pe-token-table th, .pe-token-table td { padding: 0.2em 0.5em; text-align: right;
                                          border-bottom: 1px solid var(--pe-grid, #e5e7eb); }
@@ -353,7 +354,7 @@ class TokensView(PlotView):
     def __panel__(self):
         label = pn.pane.HTML("<span>A click on a word sets</span>", margin=(10, 0, 0, 8))
         return pn.Column(
-            pn.Row(label, self._mode),
+            pn.FlexBox(label, self._mode, flex_wrap="wrap", sizing_mode="stretch_width"),
             self._chips,
             self._step,
             super().__panel__(),

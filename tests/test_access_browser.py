@@ -1,0 +1,63 @@
+"""Keyboard reach and small screens: every control by Tab, and no sideways scroll at 320 px."""
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+# The focused element's chain of shadow hosts, as their class names.
+FOCUS_JS = """() => {
+  let element = document.activeElement;
+  const classes = [];
+  while (element) {
+    classes.push(String(element.className || ''));
+    if (!element.shadowRoot || !element.shadowRoot.activeElement) break;
+    element = element.shadowRoot.activeElement;
+  }
+  return classes.join(' ');
+}"""
+
+CONTROLS = [
+    "pe-theme",
+    "pe-share-toggle",
+    "pe-export-toggle",
+    "pe-control-pos",
+    "pe-control-offset",
+    "pe-control-d-model",
+    "pe-preset-16",
+    "pe-control-n-positions",
+    "pe-control-base",
+    "pe-control-layout",
+    "pe-control-pairs",
+]
+
+
+def test_tab_reaches_every_control_in_page_order(open_app):
+    page, log = open_app()
+    reached = []
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUS_JS)
+        reached += [c for c in CONTROLS if c in focused.split() and c not in reached]
+    assert reached == CONTROLS
+    assert log.relevant_errors() == []
+
+
+def test_a_keyboard_only_visitor_can_change_d_model_with_a_preset(open_app):
+    page, log = open_app()
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if "pe-preset-16" in page.evaluate(FOCUS_JS).split():
+            break
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "() => new URLSearchParams(location.search).get('d_model') === '16'", timeout=10_000
+    )
+    assert log.relevant_errors() == []
+
+
+@pytest.mark.parametrize("query", ["", "?theme=dark", "?view=tokens"])
+def test_no_sideways_scroll_on_a_320_px_phone(open_app, query):
+    page, log = open_app(query, viewport=(320, 640))
+    page.wait_for_timeout(500)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    assert log.relevant_errors() == []
