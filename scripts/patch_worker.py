@@ -120,7 +120,9 @@ ORIGINAL_ONMESSAGE = """self.onmessage = async (event) => {
 }
 """
 
-PATCHED_ONMESSAGE = MARKER + """
+PATCHED_ONMESSAGE = (
+    MARKER
+    + """
 // Every message that runs Python is handled strictly in arrival order: each
 // handler awaits its runPythonAsync before the next one starts.
 let pnPending = Promise.resolve()
@@ -190,6 +192,7 @@ self.onmessage = (event) => {
   }
 }
 """
+)
 
 
 class WorkerTemplateChanged(RuntimeError):
@@ -210,20 +213,28 @@ def patch_worker_script(js_text: str) -> str:
     original = ORIGINAL_ONMESSAGE.replace("\n", newline)
     count = js_text.count(original)
     if count != 1:
-        hint = ("the handler differs from Panel 1.9.4's pyodide_worker.js"
-                if count == 0 else f"the handler occurs {count} times")
+        hint = (
+            "the handler differs from Panel 1.9.4's pyodide_worker.js"
+            if count == 0
+            else f"the handler occurs {count} times"
+        )
         raise WorkerTemplateChanged(
             f"patch_worker: cannot patch the Pyodide worker script: {hint}. "
             "Panel's template (panel/_templates/pyodide_worker.js) has probably changed; "
-            "check whether the upstream fix is in and update or drop patch_worker.py.")
+            "check whether the upstream fix is in and update or drop patch_worker.py."
+        )
     return js_text.replace(original, PATCHED_ONMESSAGE.replace("\n", newline))
 
 
 def main(argv: list[str] | None = None) -> int:
     """CLI: patch one or more generated worker scripts in place."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("scripts", nargs="+", type=Path,
-                        help="worker .js files written by `panel convert --to pyodide-worker`")
+    parser.add_argument(
+        "scripts",
+        nargs="+",
+        type=Path,
+        help="worker .js files written by `panel convert --to pyodide-worker`",
+    )
     args = parser.parse_args(argv)
     status = 0
     for path in args.scripts:

@@ -15,7 +15,7 @@ from test_pyodide_site import DEEP_TEXT_JS, offline_site
 
 pytestmark = pytest.mark.pyodide
 
-SHARED_QUERY = "d_model=64&pos=20&offset=-5&n_positions=100&foo=%3Cb%3Ex%3C%2Fb%3E"
+SHARED_QUERY = "d_model=64&pos=20&offset=-5&n_positions=100&%3Cb%3Ex%3C%2Fb%3E=1"
 EMBED_QUERY = "view=compare&embed=1&pos=22&offset=3"
 
 
@@ -78,8 +78,7 @@ def test_a_shared_link_restores_its_state(visit):
 
 
 def test_unknown_keys_give_an_escaped_notice(visit):
-    assert "'foo': unknown parameter" in (visit["notice"] or "")
-    assert "<b>x</b>" in visit["notice"]
+    assert "'<b>x</b>': unknown parameter" in (visit["notice"] or "")
     assert visit["injected"] == 0
 
 
