@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import panel as pn
 
 from . import encoding, theme
 from .state import ExplorerState
@@ -168,13 +167,6 @@ class CompareView(PlotView):
     figure = staticmethod(figure)
     watches = ("pos", "offset", "d_model", "base", "layout", "theme")
     file_stem = "compare"
+    readout = staticmethod(readouts_html)
+    readout_style = READOUT_STYLE
     height = 420
-
-    def extra_panes(self):
-        self._readouts = pn.pane.HTML(
-            "", sizing_mode="stretch_width", stylesheets=[READOUT_STYLE], margin=(4, 8)
-        )
-        return [self._readouts]
-
-    def update_extras(self):
-        self._readouts.object = readouts_html(self.state)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import panel as pn
 
 from . import encoding, theme
 from .state import ExplorerState
@@ -126,11 +125,5 @@ class FrequencyView(PlotView):
     figure = staticmethod(figure)
     watches = ("d_model", "base", "pairs", "theme")
     file_stem = "frequency"
+    readout = staticmethod(summary_html)
     height = 480
-
-    def extra_panes(self):
-        self._summary = pn.pane.HTML("", sizing_mode="stretch_width", margin=(4, 8))
-        return [self._summary]
-
-    def update_extras(self):
-        self._summary.object = summary_html(self.state)

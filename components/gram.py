@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import panel as pn
 
 from . import encoding, theme
 from .heatmap import MAX_DISPLAY_CELLS
@@ -261,13 +260,6 @@ class GramView(PlotView):
     figure = staticmethod(figure)
     watches = ("pos", "offset", "n_positions", "d_model", "base", "layout", "similarity", "theme")
     file_stem = "dotproduct"
+    readout = staticmethod(readout_html)
+    readout_style = READOUT_STYLE
     height = 460
-
-    def extra_panes(self):
-        self._readout = pn.pane.HTML(
-            "", sizing_mode="stretch_width", stylesheets=[READOUT_STYLE], margin=(4, 8)
-        )
-        return [self._readout]
-
-    def update_extras(self):
-        self._readout.object = readout_html(self.state)

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import panel as pn
 
 from . import encoding, theme
 from .state import ExplorerState, cached_encoding
@@ -179,13 +178,6 @@ class PropertiesView(PlotView):
     figure = staticmethod(figure)
     watches = ("pos", "n_positions", "d_model", "base", "layout", "theme")
     file_stem = "properties"
+    readout = staticmethod(properties_html)
+    readout_style = READOUT_STYLE
     height = 420
-
-    def extra_panes(self):
-        self._properties = pn.pane.HTML(
-            "", sizing_mode="stretch_width", stylesheets=[READOUT_STYLE], margin=(4, 8)
-        )
-        return [self._properties]
-
-    def update_extras(self):
-        self._properties.object = properties_html(self.state)

@@ -6,7 +6,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-import panel as pn
 
 from . import encoding, theme
 from .state import ExplorerState
@@ -194,13 +193,6 @@ class RotationView(PlotView):
     figure = staticmethod(figure)
     watches = ("pos", "offset", "d_model", "base", "layout", "rotation_pair", "theme")
     file_stem = "rotation"
+    readout = staticmethod(readout_html)
+    readout_style = READOUT_STYLE
     height = 460
-
-    def extra_panes(self):
-        self._readout = pn.pane.HTML(
-            "", sizing_mode="stretch_width", stylesheets=[READOUT_STYLE], margin=(4, 8)
-        )
-        return [self._readout]
-
-    def update_extras(self):
-        self._readout.object = readout_html(self.state)

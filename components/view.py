@@ -29,6 +29,9 @@ class PlotView(pn.viewable.Viewer):
     figure: Callable = None
     watches: tuple[str, ...] = ()
     file_stem = "pe-view"
+    # Optional: state -> HTML of numbers shown under the plot (written by us, never visitor text).
+    readout: Callable | None = None
+    readout_style = ""
     height = 420
 
     def __init__(self, **params):
@@ -46,11 +49,18 @@ class PlotView(pn.viewable.Viewer):
         self.state.param.watch(self._refresh, list(self.watches))
 
     def extra_panes(self) -> list:
-        """Panes shown under the plot (readouts); subclasses override."""
-        return []
+        """Panes shown under the plot: the readout, when the view has one."""
+        if type(self).readout is None:
+            return []
+        self._readout = pn.pane.HTML(
+            "", sizing_mode="stretch_width", stylesheets=[self.readout_style], margin=(4, 8)
+        )
+        return [self._readout]
 
     def update_extras(self) -> None:
-        """Refresh the extra panes from the state; subclasses override."""
+        """Refresh the readout from the state."""
+        if type(self).readout is not None:
+            self._readout.object = type(self).readout(self.state)
 
     def _config(self) -> dict:
         state = self.state

@@ -3,21 +3,11 @@ worker, and the console stays clean. Uses the harness in ../shared/pyodide-offli
 
 from __future__ import annotations
 
-import os
 import re
-import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-
-SHARED_OFFLINE = Path(__file__).resolve().parents[2] / "shared" / "pyodide-offline"
-if SHARED_OFFLINE.is_dir() and str(SHARED_OFFLINE) not in sys.path:
-    sys.path.insert(0, str(SHARED_OFFLINE))
-
-offline_site = pytest.importorskip(
-    "offline_site", reason=f"no offline Pyodide harness (offline_site.py) at {SHARED_OFFLINE}"
-)
+from pyodide_support import offline_site, visit_offline
 
 pytestmark = pytest.mark.pyodide
 
@@ -57,17 +47,8 @@ def press_right_on_pos(site_dir: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def visit(request) -> dict:
-    """What happened on one offline visit of the built site (see press_right_on_pos)."""
-    if not os.environ.get("PYODIDE_MIRROR"):
-        pytest.skip("PYODIDE_MIRROR is not set (see ../shared/pyodide-offline/README.md)")
-    missing = offline_site.missing_prerequisites()
-    if missing:
-        pytest.skip("; ".join(missing))
-    site_dir = request.getfixturevalue("site_dir")
-    # offline_site starts its own Playwright. The sync API refuses to start in a thread where
-    # another one is running (the session's `browser` fixture), so the visit gets its own thread.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(press_right_on_pos, site_dir).result()
+    """What happened on one offline visit of the built site."""
+    return visit_offline(request, press_right_on_pos)
 
 
 def shown_pos(readout: str | None) -> int:

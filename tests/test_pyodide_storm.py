@@ -3,12 +3,9 @@ slider's final value (the stale-value race of Panel 1.9.4's worker is patched at
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
-
 import pytest
 from browser_support import SHOWN_POS_JS
-from test_pyodide_site import offline_site
+from pyodide_support import offline_site, visit_offline
 
 pytestmark = pytest.mark.pyodide
 
@@ -41,14 +38,8 @@ def storm(site_dir) -> dict:
 
 @pytest.fixture(scope="module")
 def visit(request) -> dict:
-    if not os.environ.get("PYODIDE_MIRROR"):
-        pytest.skip("PYODIDE_MIRROR is not set (see ../shared/pyodide-offline/README.md)")
-    missing = offline_site.missing_prerequisites()
-    if missing:
-        pytest.skip("; ".join(missing))
-    site_dir = request.getfixturevalue("site_dir")
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(storm, site_dir).result()
+    """What happened on one offline visit of the built site."""
+    return visit_offline(request, storm)
 
 
 def test_every_view_ends_on_the_final_value(visit):

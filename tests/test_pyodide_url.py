@@ -6,12 +6,11 @@ these check that the state still lands on what the URL asks for, in one update.
 
 from __future__ import annotations
 
-import os
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from test_pyodide_site import DEEP_TEXT_JS, offline_site
+from pyodide_support import offline_site, visit_offline
+from test_pyodide_site import DEEP_TEXT_JS
 
 pytestmark = pytest.mark.pyodide
 
@@ -61,14 +60,8 @@ def visit_with_queries(site_dir) -> dict:
 
 @pytest.fixture(scope="module")
 def visit(request) -> dict:
-    if not os.environ.get("PYODIDE_MIRROR"):
-        pytest.skip("PYODIDE_MIRROR is not set (see ../shared/pyodide-offline/README.md)")
-    missing = offline_site.missing_prerequisites()
-    if missing:
-        pytest.skip("; ".join(missing))
-    site_dir = request.getfixturevalue("site_dir")
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(visit_with_queries, site_dir).result()
+    """What happened on one offline visit of the built site."""
+    return visit_offline(request, visit_with_queries)
 
 
 def test_a_shared_link_restores_its_state(visit):
