@@ -39,12 +39,21 @@ BINARY_SUFFIXES = {".whl", ".zip", ".png", ".ico", ".wasm"}
 
 
 def add_wheel_to_worker(worker: Path, wheel_url: str) -> None:
-    """Append `wheel_url` to the worker's micropip.install([...]) list."""
+    """Install `wheel_url` right after the worker's micropip.install([...]) call, deps=False.
+
+    Its own call, without dependencies: the list above already holds every runtime requirement,
+    and resolving the wheel's `plotly==7.1.0` alongside the list's made micropip download the
+    9.7 MB plotly wheel twice (seen in the offline runner's request log).
+    """
     source = worker.read_text(encoding="utf-8")
     calls = INSTALL_CALL.findall(source)
     if len(calls) != 1:
         sys.exit(f"{worker}: expected one micropip.install([...]) call, found {len(calls)}")
-    source = INSTALL_CALL.sub(lambda m: f"{m[1]}{m[2]}, {wheel_url!r}{m[3]}", source, count=1)
+    source = INSTALL_CALL.sub(
+        lambda m: f"{m[0]}\n      await micropip.install({wheel_url!r}, deps=False);",
+        source,
+        count=1,
+    )
     worker.write_text(source, encoding="utf-8")
 
 
