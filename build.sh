@@ -7,6 +7,7 @@
 #   ./build.sh dev          panel serve app.py --autoreload, for work on the Python side
 #   ./build.sh test [ARGS]  setup, build, then pytest ARGS
 #   ./build.sh lint         ruff check and ruff format --check
+#   ./build.sh bench [ARGS] benchmarks (timings, not tests): python -m benchmarks.run ARGS
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
@@ -145,8 +146,16 @@ cmd_lint() {
     "$VENV/bin/ruff" format --check .
 }
 
+cmd_bench() {
+    cmd_setup
+    if [[ -z ${PYODIDE_MIRROR:-} && -d $HOME/.cache/pyodide-mirror ]]; then
+        export PYODIDE_MIRROR=$HOME/.cache/pyodide-mirror
+    fi
+    "$PY" -m benchmarks.run "$@"
+}
+
 usage() {
-    sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '2,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
     exit 2
 }
 
@@ -159,5 +168,6 @@ case $command in
     dev) cmd_dev ;;
     test) cmd_test "$@" ;;
     lint) cmd_lint ;;
+    bench) cmd_bench "$@" ;;
     *) usage ;;
 esac
