@@ -18,6 +18,7 @@ import datetime as dt
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 import time
@@ -192,7 +193,8 @@ def main(argv=None) -> int:
     results["environment"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
 
     stamp = dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = RESULTS_DIR / f"{stamp}{'-' + args.label if args.label else ''}.json"
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", args.label).strip("-")[:40]
+    path = RESULTS_DIR / f"{stamp}{'-' + slug if slug else ''}.json"
     text = json.dumps(results, indent=1)
     path.write_text(text)
     (RESULTS_DIR / "latest.json").write_text(text)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import panel as pn
 import param
 
+from .figure_patch import PatchablePlotly
 from .state import ExplorerState
 
 ERROR_STYLE = """
@@ -36,7 +37,7 @@ class PlotView(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._plot = pn.pane.Plotly(
+        self._plot = PatchablePlotly(
             None,
             sizing_mode="stretch_width",
             height=self.height,
@@ -100,7 +101,8 @@ class PlotView(pn.viewable.Viewer):
         height = figure["layout"].get("height", self.height)
         if height != self._plot.height:
             self._plot.height = height
-        self._plot.object = figure
+        # Only what changed travels: a moved marker is a small relayout, not a new figure.
+        self._plot.show(figure)
 
     def __panel__(self):
         return pn.Column(self._error, self._plot, *self._extras, sizing_mode="stretch_width")

@@ -1,0 +1,250 @@
+"""No view redraws what did not change: moving pos or k sends small patches, never whole figures
+or a recomputed matrix, and a view that does not show pos sends nothing at all."""
+
+from __future__ import annotations
+
+import numpy as np
+import panel as pn
+import pytest
+from bokeh.document import Document
+
+from components import compare
+from components.figure_patch import MAX_RESTYLE_VALUES, FigurePatcher, same_value
+from components.page import ExplorerPage
+from components.state import ExplorerState, cached_encoding
+
+
+class Sent:
+    """What one view's pane sent to the browser: whole figures, and patches."""
+
+    def __init__(self, pane):
+        self.whole = 0
+        self.patches: list[tuple[dict, dict, list[int]]] = []
+        # A patch sets .object without an event; only whole figures trigger it.
+        pane.param.watch(self._count_whole, "object")
+        send = pane._send_patch
+
+        def record(restyle, relayout, traces):
+            self.patches.append((restyle, relayout, traces))
+            send(restyle, relayout, traces)
+
+        pane._send_patch = record
+
+    def _count_whole(self, event):
+        self.whole += 1
+
+
+@pytest.fixture
+def page():
+    """The whole page with live Bokeh models, as a browser session has them."""
+    page = ExplorerPage(state=ExplorerState(n_positions=128, d_model=128))
+    pn.panel(page).get_root(Document())
+    return page
+
+
+def sent_by(page, name: str) -> Sent:
+    return Sent(page.view(name)._plot)
+
+
+def model_of(pane):
+    ((model, _),) = pane._models.values()
+    return model
+
+
+@pytest.mark.parametrize("parameter", ["pos", "offset"])
+def test_moving_pos_or_k_never_recomputes_the_matrix(page, parameter):
+    before = cached_encoding.cache_info()
+    for _ in range(3):
+        setattr(page.state, parameter, getattr(page.state, parameter) + 1)
+    after = cached_encoding.cache_info()
+    assert after.misses == before.misses
+    assert after.currsize == before.currsize
+
+
+@pytest.mark.parametrize("parameter", ["pos", "offset"])
+def test_frequency_view_sends_nothing_when_pos_or_k_move(page, parameter):
+    sent = sent_by(page, "frequency")
+    setattr(page.state, parameter, getattr(page.state, parameter) + 1)
+    assert (sent.whole, sent.patches) == (0, [])
+
+
+@pytest.mark.parametrize("name", ["heatmap", "waves", "compare"])
+@pytest.mark.parametrize("parameter", ["pos", "offset"])
+def test_moving_pos_or_k_sends_one_patch_and_no_whole_figure(page, name, parameter):
+    sent = sent_by(page, name)
+    setattr(page.state, parameter, getattr(page.state, parameter) + 1)
+    assert sent.whole == 0
+    assert len(sent.patches) == 1
+
+
+def test_heatmap_patch_moves_the_row_markers_and_does_not_resend_the_matrix(page):
+    sent = sent_by(page, "heatmap")
+    page.state.pos = 20
+    ((restyle, relayout, traces),) = sent.patches
+    assert (restyle, traces) == ({}, [])
+    assert set(relayout) == {"shapes"}
+    rows = {shape["name"]: (shape["y0"] + shape["y1"]) / 2 for shape in relayout["shapes"]}
+    assert rows == {"pos": 20, "pos+k": 21}
+
+
+def test_waves_patch_moves_the_lines_and_resends_no_curve(page):
+    sent = sent_by(page, "waves")
+    page.state.pos = 20
+    ((restyle, relayout, _),) = sent.patches
+    assert restyle == {}
+    assert set(relayout) == {"shapes", "title.text"}
+    assert "lines at pos = 20 and pos + k = 21" in relayout["title.text"]
+
+
+def test_compare_patch_carries_the_two_new_vectors(page):
+    sent = sent_by(page, "compare")
+    page.state.pos = 20
+    ((restyle, _, traces),) = sent.patches
+    assert traces == [0, 1]
+    expected = compare.vectors(page.state)
+    np.testing.assert_array_equal(restyle["y"][0], expected[0])
+    np.testing.assert_array_equal(restyle["y"][1], expected[1])
+
+
+def test_the_patch_reaches_the_bokeh_model(page):
+    pane = page.view("heatmap")._plot
+    page.state.pos = 30
+    shapes = model_of(pane).relayout["shapes"]
+    assert [shape["name"] for shape in shapes] == ["pos", "pos+k"]
+
+
+def test_after_a_patch_the_pane_holds_the_current_figure(page):
+    view = page.view("waves")
+    page.state.pos = 25
+    assert same_value(view._plot.object, type(view).figure(page.state))
+
+
+def test_refreshing_an_unchanged_view_sends_nothing(page):
+    view = page.view("compare")
+    page.state.pos = 25
+    sent = Sent(view._plot)
+    view._refresh()
+    assert (sent.whole, sent.patches) == (0, [])
+
+
+def test_changing_d_model_sends_the_heatmap_whole(page):
+    sent = sent_by(page, "heatmap")
+    page.state.d_model = 64
+    assert sent.whole == 1
+    assert sent.patches == []
+
+
+def figure(y, shapes=(), title="t", z=None):
+    trace = {"type": "heatmap", "z": z} if z is not None else {"type": "scatter", "y": y}
+    return {"data": [trace], "layout": {"title": {"text": title}, "shapes": list(shapes)}}
+
+
+def test_patches_are_cumulative_since_the_last_whole_figure():
+    patcher = FigurePatcher()
+    patcher.reset(figure(np.zeros(3), title="a"))
+    first = patcher.patch(figure(np.zeros(3), title="b"))
+    assert first == ({}, {"title.text": "b"}, [])
+    # The title is back to its first value, but a browser that missed the first patch
+    # (combined away) must still be told.
+    restyle, relayout, traces = patcher.patch(figure(np.ones(3), title="a"))
+    assert relayout == {"title.text": "a"}
+    assert traces == [0]
+    np.testing.assert_array_equal(restyle["y"][0], np.ones(3))
+
+
+def test_an_unchanged_figure_gives_an_empty_patch():
+    patcher = FigurePatcher()
+    patcher.reset(figure(np.zeros(3)))
+    assert patcher.patch(figure(np.zeros(3))) == ({}, {}, [])
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {"data": [{"type": "scatter", "y": np.zeros(3)}] * 2, "layout": {}},
+        {"data": [{"type": "bar", "y": np.zeros(3)}], "layout": {}},
+        figure(None, z=np.ones((2, 2))),
+        {"data": [{"type": "scatter", "y": np.zeros(3)}], "layout": {"xaxis": {"range": [0, 1]}}},
+        {"data": [{"type": "scatter", "y": np.zeros(3)}], "layout": {"uirevision": "other"}},
+    ],
+    ids=["more traces", "other trace type", "2-D array", "axis range", "uirevision"],
+)
+def test_what_a_patch_cannot_carry_asks_for_the_whole_figure(changed):
+    patcher = FigurePatcher()
+    heatmap = "z" in changed["data"][0]
+    patcher.reset(figure(None, z=np.zeros((2, 2))) if heatmap else figure(np.zeros(3)))
+    assert patcher.patch(changed) is None
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        (np.arange(3.0), np.arange(3.0), True),
+        (np.arange(3.0), np.arange(3.0).astype(np.float32), False),
+        (np.arange(3.0), [0.0, 1.0, 2.0], False),
+        ({"a": [1, {"b": np.ones(2)}]}, {"a": [1, {"b": np.ones(2)}]}, True),
+        ({"a": 1}, {"a": 1, "b": 2}, False),
+    ],
+)
+def test_same_value_compares_arrays_by_content(a, b, same):
+    assert same_value(a, b) is same
+
+
+@pytest.mark.parametrize(("d_model", "kind"), [(128, "bar"), (256, "bar"), (258, "scatter")])
+def test_compare_draws_many_dimensions_as_a_filled_step_line(d_model, kind):
+    state = ExplorerState(d_model=d_model)
+    traces = compare.figure(state)["data"]
+    assert [trace["type"] for trace in traces] == [kind, kind]
+    np.testing.assert_array_equal(traces[0]["y"], compare.vectors(state)[0])
+    if kind == "scatter":
+        assert (traces[0]["line"]["shape"], traces[0]["fill"]) == ("hvh", "tozeroy")
+
+
+def test_a_property_a_trace_lacks_asks_for_the_whole_figure():
+    # A restyle would have to send null for the first trace's text: Plotly reports that back as
+    # undefined, which the page cannot serialise.
+    start = {
+        "data": [{"type": "scatter", "y": np.zeros(2)}, {"type": "scatter", "text": ["a"]}],
+        "layout": {},
+    }
+    changed = {
+        "data": [{"type": "scatter", "y": np.ones(2)}, {"type": "scatter", "text": ["b"]}],
+        "layout": {},
+    }
+    patcher = FigurePatcher()
+    patcher.reset(start)
+    assert patcher.patch(changed) is None
+
+
+def test_a_layout_property_that_is_gone_asks_for_the_whole_figure():
+    patcher = FigurePatcher()
+    patcher.reset(figure(np.zeros(3), title="a"))
+    assert patcher.patch({"data": [{"type": "scatter", "y": np.zeros(3)}], "layout": {}}) is None
+
+
+def test_patch_arrays_travel_as_lists():
+    # The page echoes a restyle back, and the Pyodide worker cannot decode binary arrays from it.
+    patcher = FigurePatcher()
+    patcher.reset(figure(np.zeros(3)))
+    restyle, _, _ = patcher.patch(figure(np.arange(3.0)))
+    assert restyle == {"y": [[0.0, 1.0, 2.0]]}
+
+
+def test_a_patch_with_too_many_values_asks_for_the_whole_figure():
+    size = MAX_RESTYLE_VALUES + 1
+    patcher = FigurePatcher()
+    patcher.reset(figure(np.zeros(size)))
+    assert patcher.patch(figure(np.ones(size))) is None
+
+
+def test_a_patch_equal_to_the_last_one_is_still_sent(page):
+    # The page resets relayout to null after applying it; until that arrives, the model still
+    # holds the last patch, and setting an equal value would send nothing.
+    pane = page.view("heatmap")._plot
+    model = model_of(pane)
+    page.state.pos = 30
+    sent = []
+    model.on_change("relayout", lambda attr, old, new: sent.append(new))
+    pane._send_patch({}, dict(model.relayout), [])
+    assert sent[-1] == model.relayout
+    assert len(sent) == 2
