@@ -102,10 +102,11 @@ class SharePanel(pn.viewable.Viewer):
             button.js_on_click(
                 args={"source": source, "button": button, "label": button.name}, code=COPY_JS
             )
-        self.embed_view.param.watch(self._refresh, "value")
-        self._refresh()
+        self.embed_view.param.watch(self.refresh, "value")
+        self.refresh()
 
-    def _refresh(self, *events):
+    def refresh(self, *events):
+        """Recompute the link and snippet (the page calls this when the state changes)."""
         link_query = to_query(self.state, self.options.view, self.options.embed)
         self.link.value = page_url(link_query)
         view = self.embed_view.value
@@ -114,10 +115,6 @@ class SharePanel(pn.viewable.Viewer):
             f": {self.view_titles[view]}" if view in self.view_titles else ""
         )
         self.snippet.value = iframe_snippet(embed_url, view, title)
-
-    def refresh(self):
-        """Recompute the link and snippet (the page calls this when the state changes)."""
-        self._refresh()
 
     def __panel__(self):
         return pn.Column(
