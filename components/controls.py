@@ -24,6 +24,16 @@ def control_label(text: str) -> pn.pane.HTML:
     return pn.pane.HTML(f"<span>{text}</span>", margin=(6, 10, 0, 10))
 
 
+class Slider(pn.widgets.IntSlider):
+    """An IntSlider whose steps reach Python at once.
+
+    Panel holds a served widget's change for 50 ms (``_debounce``) to batch bursts; a slider
+    step is one change, and changes that arrive while one is being handled are merged anyway.
+    """
+
+    _debounce = 0
+
+
 class Controls(pn.viewable.Viewer):
     """The explorer's controls: pos, k, d_model (with presets), sequence length and pairs."""
 
@@ -32,16 +42,16 @@ class Controls(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         state = self.state
-        self.pos = pn.widgets.IntSlider.from_param(
+        self.pos = Slider.from_param(
             state.param.pos, sizing_mode="stretch_width", css_classes=["pe-control-pos"]
         )
-        self.offset = pn.widgets.IntSlider.from_param(
+        self.offset = Slider.from_param(
             state.param.offset, sizing_mode="stretch_width", css_classes=["pe-control-offset"]
         )
-        self.d_model = pn.widgets.IntSlider.from_param(
+        self.d_model = Slider.from_param(
             state.param.d_model, sizing_mode="stretch_width", css_classes=["pe-control-d-model"]
         )
-        self.n_positions = pn.widgets.IntSlider.from_param(
+        self.n_positions = Slider.from_param(
             state.param.n_positions,
             sizing_mode="stretch_width",
             css_classes=["pe-control-n-positions"],
@@ -88,7 +98,7 @@ class Controls(pn.viewable.Viewer):
             sizing_mode="stretch_width",
             css_classes=["pe-control-similarity"],
         )
-        self.rotation_pair = pn.widgets.IntSlider.from_param(
+        self.rotation_pair = Slider.from_param(
             state.param.rotation_pair,
             end=state.d_model // 2 - 1,
             sizing_mode="stretch_width",

@@ -23,6 +23,8 @@ MISSING = object()
 MAX_RESTYLE_VALUES = 4096
 # Changing these through relayout would override a visitor's zoom, which a whole-figure update
 # keeps (same uirevision); so would a new uirevision, which asks for exactly that.
+# Layout arrays whose entries Plotly can edit one at a time.
+CONTAINER_ARRAYS = frozenset({"shapes", "annotations"})
 WHOLE_FIGURE_LAYOUT = re.compile(r"^uirevision$|^[xy]axis\d*\.(range|autorange)$")
 
 
@@ -48,16 +50,29 @@ def same_value(a, b) -> bool:
         return False
 
 
-def flatten(properties: dict, prefix: str = "") -> dict:
-    """Nested dicts as Plotly's dotted paths ({'title': {'text': t}} → {'title.text': t});
-    lists and arrays stay whole, as restyle and relayout take them."""
+def flatten(properties: dict, prefix: str = "", items: frozenset = frozenset()) -> dict:
+    """Nested dicts as Plotly's dotted paths ({'title': {'text': t}} → {'title.text': t}).
+
+    Lists and arrays stay whole, as restyle and relayout take them, except the container
+    arrays named in items (a layout's shapes and annotations), whose entries get indexed paths
+    ('shapes[0].y0'): Plotly redraws one moved shape for those, but recomputes and redraws
+    the whole plot when the array is replaced.
+    """
     flat = {}
     for key, value in properties.items():
         if isinstance(value, dict) and value:
             flat.update(flatten(value, f"{prefix}{key}."))
+        elif key in items and isinstance(value, list | tuple) and value:
+            for index, item in enumerate(value):
+                flat.update(flatten(item, f"{prefix}{key}[{index}]."))
         else:
             flat[f"{prefix}{key}"] = value
     return flat
+
+
+def container_lengths(layout: dict) -> tuple[int, ...]:
+    """How many entries each layout container array has."""
+    return tuple(len(layout.get(key) or ()) for key in CONTAINER_ARRAYS)
 
 
 def changed_paths(old: dict, new: dict) -> set[str]:
@@ -93,12 +108,14 @@ class FigurePatcher:
     def reset(self, figure: dict | None) -> None:
         """The figure was sent whole: patches start from it."""
         self._base = self._last = self._flatten(figure) if figure is not None else None
+        self._containers = container_lengths(figure.get("layout", {})) if figure else None
         self._touched_layout: set[str] = set()
         self._touched_traces: set[tuple[int, str]] = set()
 
     @staticmethod
     def _flatten(figure: dict) -> tuple[dict, list[dict]]:
-        return flatten(figure.get("layout", {})), [flatten(t) for t in figure.get("data", [])]
+        layout = flatten(figure.get("layout", {}), items=CONTAINER_ARRAYS)
+        return layout, [flatten(t) for t in figure.get("data", [])]
 
     def patch(self, figure: dict) -> tuple[dict, dict, list[int]] | None:
         """(restyle data, relayout data, trace indices), empty when nothing changed since the
@@ -107,8 +124,13 @@ class FigurePatcher:
             return None
         layout, traces = self._flatten(figure)
         base_layout, base_traces = self._base
-        if len(traces) != len(base_traces) or any(
-            new.get("type") != old.get("type") for new, old in zip(traces, base_traces, strict=True)
+        if (
+            len(traces) != len(base_traces)
+            or any(
+                new.get("type") != old.get("type")
+                for new, old in zip(traces, base_traces, strict=True)
+            )
+            or container_lengths(figure.get("layout", {})) != self._containers
         ):
             return None
         last_layout, last_traces = self._last

@@ -14,6 +14,7 @@ from .registry import VIEW_NAMES, VIEWS, view_spec
 from .share import SharePanel, UrlWriter, page_url
 from .state import ExplorerState
 from .urlstate import Notice, parse_query, to_query
+from .viewport import RedrawGuard, ViewportProbe
 
 TITLE = "Positional Encoding Explorer"
 
@@ -59,6 +60,16 @@ CARD_STYLE = """
 h2 { font-size: 1.15em; margin: 0.8em 0 0.2em; }
 p { margin: 0 0 0.3em; line-height: 1.45; max-width: 48em; }
 """
+
+SIDEBAR_STYLES = {
+    "flex": "0 1 300px",
+    "min-width": "260px",
+    "position": "sticky",
+    "top": "0",
+    "align-self": "flex-start",
+    "max-height": "100vh",
+    "overflow-y": "auto",
+}
 
 VIEW_CARD = {"flex": "1 1 520px", "min-width": "0", "max-width": "100%"}
 
@@ -116,7 +127,10 @@ class ExplorerPage(pn.viewable.Viewer):
         super().__init__(**params)
         self.controls = Controls(state=self.state)
         self._views: dict = {}
+        self._probes: dict[str, ViewportProbe] = {}
+        self._selected: set[str] = set()
         self._url_writer = UrlWriter()
+        self._redraw_guard = RedrawGuard()
         self._notices = pn.pane.HTML(
             "", visible=False, sizing_mode="stretch_width", stylesheets=[NOTICE_STYLE]
         )
@@ -218,9 +232,22 @@ class ExplorerPage(pn.viewable.Viewer):
             self._views[name] = view_spec(name).make(self.state)
         return self._views[name]
 
+    def probe(self, name: str) -> ViewportProbe:
+        """The probe saying whether the view called name is on screen, made on first use."""
+        if name not in self._probes:
+            probe = self._probes[name] = ViewportProbe()
+            probe.param.watch(lambda event: self._show_view(name), "on_screen")
+        return self._probes[name]
+
+    def _show_view(self, name: str) -> None:
+        """A view redraws while it is on the page and on screen; otherwise it waits."""
+        if name in self._views:
+            on_screen = self._probes[name].on_screen if name in self._probes else True
+            self._views[name].set_shown(name in self._selected and on_screen)
+
     def view_card(self, spec, embed: bool) -> pn.Column:
         """A view with its title and explanation (just the view when embedded)."""
-        parts = [self.view(spec.name)]
+        parts = [self.view(spec.name), self.probe(spec.name)]
         if not embed:
             intro = pn.pane.HTML(
                 f"<h2>{spec.title}</h2><p>{spec.explanation}</p>",
@@ -234,9 +261,9 @@ class ExplorerPage(pn.viewable.Viewer):
     def _rebuild(self, *events):
         """Lay the page out for the current view and embed options."""
         specs = [view_spec(self.options.view)] if self.options.view else list(VIEWS)
-        shown = {spec.name for spec in specs}
-        for name, view in self._views.items():
-            view.set_shown(name in shown)
+        self._selected = {spec.name for spec in specs}
+        for name in self._views:
+            self._show_view(name)
         control_names = sorted({c for spec in specs for c in spec.controls})
         widgets = self.controls.widgets(control_names)
         toolbar = pn.FlexBox(
@@ -268,7 +295,8 @@ class ExplorerPage(pn.viewable.Viewer):
             sidebar = pn.Column(
                 pn.pane.HTML("<h2>Controls</h2>", margin=(0, 10)),
                 *widgets,
-                styles={"flex": "0 1 300px", "min-width": "260px"},
+                # Sticky, so the controls stay at hand next to whichever view is being read.
+                styles=SIDEBAR_STYLES,
                 css_classes=["pe-controls"],
             )
             views = pn.FlexBox(
@@ -277,7 +305,7 @@ class ExplorerPage(pn.viewable.Viewer):
             body = pn.FlexBox(sidebar, views, flex_wrap="wrap", align_items="flex-start")
             objects = [header, toolbar, self._share_box, self._export_box, notices, body]
         self._root.styles = THEME_STYLES[self.state.theme] | {"min-height": "100vh"}
-        self._root.objects = [*objects, self._url_writer]
+        self._root.objects = [*objects, self._url_writer, self._redraw_guard]
 
     def __panel__(self):
         return self._root

@@ -136,6 +136,12 @@ def open_app(browser, served_app):
         context.close()
 
 
+def look_at(page, view: str) -> None:
+    """Scroll a view onto the screen, as a visitor does before reading it: views off screen
+    wait, and catch up once they are seen."""
+    page.locator(f".pe-view-{view}").first.scroll_into_view_if_needed()
+
+
 def text(page, selector: str) -> str:
     return page.locator(selector).first.inner_text().strip()
 

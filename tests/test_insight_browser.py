@@ -1,7 +1,7 @@
 """The "see why it works" views in Chromium: drive each one's control, read what changed."""
 
 import pytest
-from browser_support import plots, text, wait_for_text, wait_until
+from browser_support import look_at, plots, text, wait_for_text, wait_until
 
 from components import encoding
 
@@ -39,6 +39,7 @@ def press(page, selector: str, key: str, times: int = 1) -> None:
 
 def test_offset_keys_move_the_dotproduct_diagonal_and_its_numbers(open_app):
     page, log = open_app()
+    look_at(page, "dotproduct")
     assert text(page, ".pe-gram-offset") == "1"
     press(page, ".pe-control-offset .noUi-handle", "ArrowRight", 2)
     wait_for_text(page, ".pe-gram-offset", lambda t: t == "3")
@@ -56,7 +57,7 @@ def test_offset_keys_move_the_dotproduct_diagonal_and_its_numbers(open_app):
 
 
 def test_layout_toggle_changes_the_heatmap_but_not_the_dot_products(open_app):
-    page, log = open_app()
+    page, log = open_app(viewport=(1400, 3200))
     dot = text(page, ".pe-gram-dot")
     page.locator(".pe-control-layout button", has_text="concatenated").click()
     wait_until(
@@ -71,7 +72,8 @@ def test_layout_toggle_changes_the_heatmap_but_not_the_dot_products(open_app):
 
 
 def test_base_slider_steps_on_a_log_scale_and_every_view_follows(open_app):
-    page, log = open_app()
+    # Tall enough for every view to be on screen at once.
+    page, log = open_app(viewport=(1400, 3200))
     press(page, ".pe-control-base .noUi-handle", "ArrowLeft")
     longest = encoding.wavelengths(128, 5000.0)[-1]
     wait_for_text(page, ".pe-longest", lambda t: t == f"{longest:.3f}")
@@ -84,13 +86,14 @@ def test_base_slider_steps_on_a_log_scale_and_every_view_follows(open_app):
 
 def test_rotation_pair_keys_turn_by_k_omega_and_r_does_not_follow_pos(open_app):
     page, log = open_app()
+    look_at(page, "rotation")
     press(page, ".pe-control-rotation-pair .noUi-handle", "ArrowRight", 3)
     omega = encoding.angular_frequencies(128)[3]
     wait_for_text(page, ".pe-rotation-angle", lambda t: t == f"{omega:.6f}")
     assert float(text(page, ".pe-rotation-error")) <= 1e-12
     matrix = text(page, ".pe-rotation-matrix")
     press(page, ".pe-control-pos .noUi-handle", "ArrowRight", 5)
-    wait_for_text(page, ".pe-pos-readout", lambda t: t.startswith("pos = 12 "))
+    wait_for_text(page, ".pe-control-pos .bk-slider-value", lambda t: t == "12")
     wait_until(page, lambda: plot_titled(page, "Pair i = 3")["title"].endswith("is PE(13)"))
     assert text(page, ".pe-rotation-matrix") == matrix
     assert text(page, ".pe-rotation-matrix-other") == matrix
@@ -104,14 +107,16 @@ def test_typing_a_sentence_makes_chips_and_a_click_sets_pos(open_app):
     field = page.locator(".pe-control-text input")
     field.fill("dog bites man")
     field.press("Enter")
+    look_at(page, "tokens")
     wait_until(page, lambda: count(page, ".pe-token-chip") == 3, what="3 chips")
     page.locator(".pe-token-chip-2 button").click()
     wait_for_text(page, ".pe-tokens-step", lambda t: "“man”" in t and "PE(2)" in t)
-    assert text(page, ".pe-pos-readout").startswith("pos = 2 ")
+    assert text(page, ".pe-control-pos .bk-slider-value") == "2"
     page.locator(".pe-token-mode button", has_text="pos + k").click()
     page.locator(".pe-token-chip-0 button").focus()
     page.keyboard.press("Enter")
-    wait_for_text(page, ".pe-pos-readout", lambda t: t == "pos = 2 · pos + k = 0 · k = -2")
+    wait_for_text(page, ".pe-control-offset .bk-slider-value", lambda t: t == "-2")
+    assert text(page, ".pe-control-pos .bk-slider-value") == "2"
     assert "pe-token-current" in page.locator(".pe-token-row").nth(2).get_attribute("class")
     assert log.relevant_errors() == []
     assert log.dialogs == []
@@ -122,6 +127,7 @@ def test_hostile_sentence_is_shown_as_text_and_never_runs(open_app):
     field = page.locator(".pe-control-text input")
     field.fill("<img src=x onerror=alert(1)> <b>bold</b>")
     field.press("Enter")
+    look_at(page, "tokens")
     wait_until(page, lambda: count(page, ".pe-token-chip") == 4, what="4 chips")
     page.locator(".pe-token-chip-3 button").click()
     wait_for_text(page, ".pe-tokens-step", lambda t: "“<b>bold</b>”" in t)
@@ -138,6 +144,7 @@ def test_d_model_4_shows_position_1885_coming_back_near_position_0(open_app):
     page, log = open_app()
     page.locator(".pe-preset-4 button").click()
     press(page, ".pe-control-pos .noUi-handle", "ArrowLeft", 7)
+    look_at(page, "properties")
     wait_for_text(page, ".pe-prop-nearest", lambda t: t == "PE(1885)")
     distance = float(text(page, ".pe-prop-nearest-distance"))
     assert distance < 0.045

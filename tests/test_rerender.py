@@ -82,9 +82,10 @@ def test_heatmap_patch_moves_the_row_markers_and_does_not_resend_the_matrix(page
     page.state.pos = 20
     ((restyle, relayout, traces),) = sent.patches
     assert (restyle, traces) == ({}, [])
-    assert set(relayout) == {"shapes"}
-    rows = {shape["name"]: (shape["y0"] + shape["y1"]) / 2 for shape in relayout["shapes"]}
-    assert rows == {"pos": 20, "pos+k": 21}
+    # Indexed paths: Plotly moves the two rectangles without redrawing the heatmap.
+    assert set(relayout) == {"shapes[0].y0", "shapes[0].y1", "shapes[1].y0", "shapes[1].y1"}
+    rows = [(relayout[f"shapes[{i}].y0"] + relayout[f"shapes[{i}].y1"]) / 2 for i in (0, 1)]
+    assert rows == [20, 21]
 
 
 def test_waves_patch_moves_the_lines_and_resends_no_curve(page):
@@ -92,7 +93,7 @@ def test_waves_patch_moves_the_lines_and_resends_no_curve(page):
     page.state.pos = 20
     ((restyle, relayout, _),) = sent.patches
     assert restyle == {}
-    assert set(relayout) == {"shapes", "title.text"}
+    assert {path.split(".")[0] for path in relayout} == {"shapes[0]", "shapes[1]", "title"}
     assert "lines at pos = 20 and pos + k = 21" in relayout["title.text"]
 
 
@@ -109,8 +110,8 @@ def test_compare_patch_carries_the_two_new_vectors(page):
 def test_the_patch_reaches_the_bokeh_model(page):
     pane = page.view("heatmap")._plot
     page.state.pos = 30
-    shapes = model_of(pane).relayout["shapes"]
-    assert [shape["name"] for shape in shapes] == ["pos", "pos+k"]
+    relayout = model_of(pane).relayout
+    assert (relayout["shapes[0].y0"] + relayout["shapes[0].y1"]) / 2 == 30
 
 
 def test_after_a_patch_the_pane_holds_the_current_figure(page):
@@ -248,3 +249,32 @@ def test_a_patch_equal_to_the_last_one_is_still_sent(page):
     pane._send_patch({}, dict(model.relayout), [])
     assert sent[-1] == model.relayout
     assert len(sent) == 2
+
+
+def test_a_moved_shape_travels_as_indexed_paths():
+    patcher = FigurePatcher()
+    patcher.reset(figure(np.zeros(3), shapes=[{"type": "line", "y0": 1}]))
+    assert patcher.patch(figure(np.zeros(3), shapes=[{"type": "line", "y0": 2}])) == (
+        {},
+        {"shapes[0].y0": 2},
+        [],
+    )
+
+
+def test_a_shape_added_or_removed_sends_the_figure_whole():
+    patcher = FigurePatcher()
+    patcher.reset(figure(np.zeros(3), shapes=[{"type": "line", "y0": 1}]))
+    two = [{"type": "line", "y0": 1}, {"type": "line", "y0": 2}]
+    assert patcher.patch(figure(np.zeros(3), shapes=two)) is None
+    assert patcher.patch(figure(np.zeros(3), shapes=[])) is None
+
+
+def test_a_view_off_screen_waits_and_catches_up_when_back(page):
+    sent = sent_by(page, "properties")
+    page.probe("properties").on_screen = False
+    page.state.pos += 3
+    assert (sent.whole, sent.patches) == (0, [])
+    page.probe("properties").on_screen = True
+    assert sent.whole + len(sent.patches) == 1
+    view = page.view("properties")
+    assert same_value(view._plot.object, type(view).figure(page.state))
