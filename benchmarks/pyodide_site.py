@@ -124,7 +124,7 @@ def set_size(site, d_model: int, n_positions: int) -> None:
         if not page.evaluate(SET_SLIDER_JS, {"cssClass": css_class, "value": value}):
             raise RuntimeError(f"no slider model with css class {css_class}")
     conditions = [
-        latency.condition(latency.WAVELENGTHS, "^" + latency.literal(f"{d_model // 2} pairs.")),
+        latency.condition(latency.D_MODEL_VALUE, "^" + latency.literal(str(d_model)) + "$"),
         latency.condition(
             latency.PLOT_TITLE, latency.literal(f"{n_positions} positions × {d_model} dimensions")
         ),

@@ -147,8 +147,9 @@ def figure(state: ExplorerState) -> dict:
     layout = theme.base_layout(state.theme, uirevision=f"compare-{state.d_model}", height=420)
     layout.update(
         title={
-            "text": f"PE({state.pos}) and PE({state.second_pos}) over the {state.d_model} "
-            "dimensions",
+            # Which positions stays in the legend and the readout, so that a step of pos or k
+            # changes only the traces (one restyle, one redraw).
+            "text": f"PE(pos) and PE(pos + k) over the {state.d_model} dimensions",
             "x": 0,
             "font": {"size": 15},
         },
@@ -158,13 +159,13 @@ def figure(state: ExplorerState) -> dict:
             state.theme,
             domain=[0.55, 1.0],
             range=[-1.05, 1.05],
-            title={"text": f"PE({state.pos})", "font": {"color": palette["text"]}},
+            title={"text": "PE(pos)", "font": {"color": palette["text"]}},
         ),
         yaxis2=theme.axis(
             state.theme,
             domain=[0.0, 0.45],
             range=[-1.05, 1.05],
-            title={"text": f"PE({state.second_pos})"},
+            title={"text": "PE(pos + k)"},
         ),
     )
     layout["legend"] = {"orientation": "h", "y": -0.2, "x": 0}

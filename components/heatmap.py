@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import math
 from functools import lru_cache
 
@@ -56,18 +57,38 @@ def column_labels(d_model: int, layout: str, columns: tuple[int, ...]) -> list[s
     return [f"dim {c} · i = {pair_of[c]} · {'sin' if is_sine[c] else 'cos'}" for c in columns]
 
 
-def row_marker(position: int, half_height: float, colour: str, dash: str) -> dict:
-    """A rectangle around one row of the heatmap, spanning every column."""
+@lru_cache(maxsize=8)
+def marker_source(colour: str, dash: str) -> str:
+    """An SVG outline that stretches to any box with its line staying 2 px wide, as a data URI."""
+    dasharray = ' stroke-dasharray="2 3"' if dash == "dot" else ""
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" '
+        'preserveAspectRatio="none"><rect x="0" y="0" width="100" height="100" fill="none" '
+        f'stroke="{colour}" stroke-width="4" vector-effect="non-scaling-stroke"{dasharray}/>'
+        "</svg>"
+    )
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+
+
+def row_marker(position: float, half_height: float, colour: str, dash: str) -> dict:
+    """A rectangle around one row of the heatmap, spanning every column.
+
+    It is a layout image, not a shape: Plotly recomputes and redraws the whole heatmap when a
+    shape moves (shape positions can change the axis ranges), but only moves an image. A step
+    of pos then costs one small relayout at any matrix size.
+    """
     return {
-        "type": "rect",
+        "source": marker_source(colour, dash),
         "xref": "paper",
         "yref": "y",
-        "x0": 0,
-        "x1": 1,
-        "y0": position - half_height,
-        "y1": position + half_height,
-        "line": {"color": colour, "width": 2, "dash": dash},
-        "fillcolor": "rgba(0,0,0,0)",
+        "x": 0,
+        "y": position,
+        "sizex": 1,
+        "sizey": 2 * half_height,
+        "sizing": "stretch",
+        "xanchor": "left",
+        "yanchor": "middle",
+        "layer": "above",
         "name": "pos" if dash == "solid" else "pos+k",
     }
 
@@ -81,11 +102,11 @@ def figure(state: ExplorerState) -> dict:
     labels = column_labels(d, state.layout, tuple(columns.tolist()))
     palette = theme.colours(state.theme)
     half = 0.5 * row_stride
-    shapes = [row_marker(state.pos, half, palette["pos"], "solid")]
+    markers = [row_marker(state.pos, half, palette["pos"], "solid")]
     annotations = []
     second = state.second_pos
     if second < n:
-        shapes.append(row_marker(second, half, palette["second"], "dot"))
+        markers.append(row_marker(second, half, palette["second"], "dot"))
     else:
         annotations.append(
             {
@@ -123,7 +144,7 @@ def figure(state: ExplorerState) -> dict:
         yaxis=theme.axis(
             state.theme, title={"text": "position pos"}, autorange="reversed", showgrid=False
         ),
-        shapes=shapes,
+        images=markers,
         annotations=annotations,
     )
     trace = {

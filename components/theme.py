@@ -4,8 +4,22 @@ from __future__ import annotations
 
 # Okabe–Ito palette: distinguishable with every common colour-vision deficiency.
 PAIR_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
-# Diverging, colour-blind safe, centred at 0 (blue negative, red positive).
-DIVERGING_SCALE = "RdBu_r"
+# Diverging, colour-blind safe, centred at 0 (blue negative, red positive): ColorBrewer RdBu
+# reversed, spelled out because figures skip plotly.py's validation, which is what turns the
+# name "RdBu_r" into these stops (plotly.js does not know the "_r" names).
+DIVERGING_SCALE = [
+    [0.0, "rgb(5,48,97)"],
+    [0.1, "rgb(33,102,172)"],
+    [0.2, "rgb(67,147,195)"],
+    [0.3, "rgb(146,197,222)"],
+    [0.4, "rgb(209,229,240)"],
+    [0.5, "rgb(247,247,247)"],
+    [0.6, "rgb(253,219,199)"],
+    [0.7, "rgb(244,165,130)"],
+    [0.8, "rgb(214,96,77)"],
+    [0.9, "rgb(178,24,43)"],
+    [1.0, "rgb(103,0,31)"],
+]
 
 THEMES = {
     "light": {

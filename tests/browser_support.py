@@ -31,7 +31,10 @@ PLOTS_JS = """() => {
   walk(document);
   return plots.map((plot) => ({
     type: plot.data && plot.data[0] ? plot.data[0].type : null,
-    shapes: (plot.layout.shapes || []).map((s) => ({name: s.name, y0: s.y0, y1: s.y1, x0: s.x0})),
+    // Shapes, and the heatmap's row markers (layout images) given the same edges.
+    shapes: (plot.layout.shapes || []).map((s) => ({name: s.name, y0: s.y0, y1: s.y1, x0: s.x0}))
+      .concat((plot.layout.images || []).map((i) => (
+        {name: i.name, y0: i.y - i.sizey / 2, y1: i.y + i.sizey / 2, x0: i.x}))),
     columns: plot.data && plot.data[0] && plot.data[0].z ? plot.data[0].z[0].length : null,
     rows: plot.data && plot.data[0] && plot.data[0].z ? plot.data[0].z.length : null,
     title: plot.layout.title ? plot.layout.title.text : '',
@@ -193,19 +196,19 @@ SHOWN_POS_JS = """() => {
   const plots = found.filter((e) => e.classList && e.classList.contains('js-plotly-plot'));
   const title = (p) => (p.layout.title && p.layout.title.text) || '';
   const shape = (p, name) => (p.layout.shapes || []).find((s) => s.name === name);
+  const image = (p, name) => (p.layout.images || []).find((i) => i.name === name);
   const heat = plots.find((p) => title(p).startsWith('PE matrix'));
   const waves = plots.find((p) => title(p).startsWith('Waves'));
-  const bars = plots.find((p) => title(p).startsWith('PE(') && p.data[0].type === 'bar');
+  const bars = plots.find((p) => title(p).startsWith('PE(pos)') && p.data[0].type === 'bar');
   const pos = (text) => {
     const m = /pos = (\\d+)/.exec(text || '');
     return m ? Number(m[1]) : null;
   };
-  const middle = (s) => (s ? (s.y0 + s.y1) / 2 : null);
   return {
     slider: sliderValue ? Number(sliderValue.textContent.trim()) : null,
     readout: caption ? pos(caption.textContent) : null,
-    heatmap: heat ? middle(shape(heat, 'pos')) : null,
+    heatmap: heat && image(heat, 'pos') ? image(heat, 'pos').y : null,
     waves: waves && shape(waves, 'pos') ? shape(waves, 'pos').x0 : null,
-    bars: bars ? Number(/PE\\((\\d+)\\)/.exec(title(bars))[1]) : null,
+    bars: bars ? Number(/PE\\((\\d+)\\)/.exec(bars.data[0].name)[1]) : null,
   };
 }"""

@@ -1,14 +1,24 @@
 """Each pure figure function, for a given state, draws the right data and readouts."""
 
+import json
+
 import numpy as np
+import plotly.graph_objs as go
+import plotly.io
 import pytest
 
 from components import compare, encoding, frequency, heatmap, waves
+from components.registry import VIEWS, view_spec
 from components.state import ExplorerState
 
 
-def shape_named(figure, name):
-    return [s for s in figure["layout"]["shapes"] if s.get("name") == name]
+def row_marked(figure, name):
+    """The rows the heatmap's marker called name spans, as (first edge, last edge)."""
+    return [
+        (image["y"] - image["sizey"] / 2, image["y"] + image["sizey"] / 2)
+        for image in figure["layout"]["images"]
+        if image["name"] == name
+    ]
 
 
 @pytest.mark.parametrize(("n_positions", "d_model"), [(64, 128), (10, 4), (1, 2), (300, 512)])
@@ -27,15 +37,14 @@ def test_heatmap_shows_the_whole_matrix_when_it_fits(n_positions, d_model):
 def test_heatmap_highlights_pos_and_marks_pos_plus_k(pos, offset):
     state = ExplorerState(pos=pos, offset=offset)
     figure = heatmap.figure(state)
-    (current,) = shape_named(figure, "pos")
-    assert (current["y0"], current["y1"]) == (pos - 0.5, pos + 0.5)
-    (second,) = shape_named(figure, "pos+k")
-    assert (second["y0"] + second["y1"]) / 2 == pos + offset
+    assert row_marked(figure, "pos") == [(pos - 0.5, pos + 0.5)]
+    ((top, bottom),) = row_marked(figure, "pos+k")
+    assert (top + bottom) / 2 == pos + offset
 
 
 def test_heatmap_says_when_pos_plus_k_is_beyond_the_rows_shown():
     figure = heatmap.figure(ExplorerState(pos=60, offset=20))
-    assert shape_named(figure, "pos+k") == []
+    assert row_marked(figure, "pos+k") == []
     assert "pos + k = 80" in figure["layout"]["annotations"][0]["text"]
 
 
@@ -144,3 +153,40 @@ def test_compare_figure_draws_both_vectors():
     np.testing.assert_array_equal(first["y"], pe[0])
     np.testing.assert_array_equal(second["y"], pe[1])
     assert first["name"] == "PE(3)" and second["name"] == "PE(13)"
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        {},
+        {"d_model": 4, "n_positions": 10, "pos": 9, "offset": -9, "theme": "dark"},
+        {"d_model": 512, "n_positions": 700, "layout": "concatenated", "similarity": "cosine"},
+        {"pos": 60, "offset": 20, "text": "dog bites man"},
+    ],
+    ids=["default", "small-dark", "large-concatenated", "beyond-rows"],
+)
+@pytest.mark.parametrize("view", [spec.name for spec in VIEWS])
+def test_every_figure_follows_plotlys_schema(view, state):
+    """The page builds figures unvalidated (components/figure_patch.py), so check them here."""
+    figure = type(view_spec(view).make(ExplorerState(**state))).figure(ExplorerState(**state))
+    validated = go.Figure(data=figure["data"], layout=figure["layout"])  # raises if unknown
+    # Validation would also rewrite values (a colour scale's name into its stops): then the
+    # unvalidated figure the page draws would look different. It must need no rewriting.
+    unvalidated = go.Figure(data=figure["data"], layout=figure["layout"], _validate=False)
+    assert without_empty_lists(plotly.io.to_json(unvalidated, validate=False)) == (
+        without_empty_lists(plotly.io.to_json(validated))
+    )
+
+
+def without_empty_lists(text: str):
+    """Parsed figure JSON without keys holding [] (Plotly draws them as if absent, and
+    validation drops them)."""
+
+    def clean(value):
+        if isinstance(value, dict):
+            return {k: clean(v) for k, v in value.items() if v != []}
+        if isinstance(value, list):
+            return [clean(v) for v in value]
+        return value
+
+    return clean(json.loads(text))

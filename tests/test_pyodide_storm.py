@@ -3,6 +3,8 @@ slider's final value (the stale-value race of Panel 1.9.4's worker is patched at
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from browser_support import SHOWN_POS_JS
 from pyodide_support import offline_site, visit_offline
@@ -20,9 +22,22 @@ def storm(site_dir) -> dict:
         if not site.interactive:
             return record
 
+        def waves_after_scrolling_to_them(slider, timeout_s=30):
+            """The waves view is below the fold: it catches up once it is scrolled to (the
+            scroll is not an input the harness waits on, so poll for up to timeout_s)."""
+            site.page.locator(".pe-view-waves").first.scroll_into_view_if_needed()
+            deadline = time.monotonic() + timeout_s
+            while (waves := site.page.evaluate(SHOWN_POS_JS)["waves"]) != slider:
+                if time.monotonic() > deadline:
+                    break
+                site.page.wait_for_timeout(100)
+            site.page.locator(".pe-view-heatmap").first.scroll_into_view_if_needed()
+            return waves
+
         def check(label):
             interaction = site.settle(settle_ms=3000)
             shown = site.page.evaluate(SHOWN_POS_JS)
+            shown["waves"] = waves_after_scrolling_to_them(shown["slider"])
             record["checks"].append({"label": label, "settled": interaction["settled"], **shown})
 
         for n, to in enumerate(DRAG_TARGETS):

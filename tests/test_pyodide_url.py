@@ -34,8 +34,12 @@ def visit_with_queries(site_dir) -> dict:
         site.url = f"https://app.local/index.html?{SHARED_QUERY}"
         record["load"] = site._load(300)
         text = lambda selector: site.page.evaluate(DEEP_TEXT_JS, selector)  # noqa: E731
+        # The state and the notice about the hostile key arrive in one update, but may be
+        # drawn a moment apart.
         record["restored"] = wait_for(
-            site, "() => __offline.text('.pe-pos-readout').startsWith('pos = 20 ')"
+            site,
+            "() => __offline.text('.pe-pos-readout').startsWith('pos = 20 ') && "
+            "(__offline.text('.pe-notices') || '').includes('unknown parameter')",
         )
         record["readout"] = text(".pe-pos-readout")
         record["notice"] = text(".pe-notices")

@@ -1,19 +1,26 @@
 """After storms of rapid key steps and fast drags, every view ends on the slider's final value."""
 
 import pytest
-from browser_support import SHOWN_POS_JS, wait_until
+from browser_support import SHOWN_POS_JS, look_at, wait_until
 
 pytestmark = pytest.mark.browser
 
 
-def all_views_agree(page) -> dict | None:
-    shown = page.evaluate(SHOWN_POS_JS)
+def all_views_agree(page, skip=()) -> dict | None:
+    shown = {key: value for key, value in page.evaluate(SHOWN_POS_JS).items() if key not in skip}
     values = set(shown.values())
     return shown if len(values) == 1 and None not in values else None
 
 
 def settle_on_one_value(page) -> dict:
-    """Wait until the slider and every view show one value, and it stays so for a moment."""
+    """Wait until the slider and every view show one value, and it stays so for a moment.
+
+    The views on screen (heatmap, compare) must agree first; the waves view, below the fold,
+    must then catch up once it is scrolled to.
+    """
+    look_at(page, "heatmap")
+    wait_until(page, lambda: all_views_agree(page, skip={"waves"}), timeout_s=30, what="on screen")
+    look_at(page, "waves")
     shown = wait_until(page, lambda: all_views_agree(page), timeout_s=30, what="views agreeing")
     page.wait_for_timeout(600)
     again = all_views_agree(page)

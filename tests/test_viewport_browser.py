@@ -68,7 +68,12 @@ def test_a_d_model_step_draws_each_plot_on_screen_once_and_none_off_screen(open_
     assert {"heatmap", "compare", "properties"} <= set(views)
     page.locator(".pe-control-d-model .noUi-handle").focus()
     page.keyboard.press("ArrowRight")
-    wait_for_text(page, ".pe-wavelengths", lambda t: t.startswith("65 pairs."))
+    wait_for_text(page, ".pe-control-d-model .bk-slider-value", lambda t: t == "130")
+    wait_until(
+        page,
+        lambda: [p for p in plots(page) if "× 130 dimensions" in p["title"]],
+        what="the heatmap at d_model 130",
+    )
     # Long enough for Plotly's delayed resize (100 ms) and a page layout pass to show up.
     page.wait_for_timeout(1500)
     draws = page.evaluate("() => window.__draws")
