@@ -40,7 +40,7 @@ def press(page, selector: str, key: str, times: int = 1) -> None:
 def test_offset_keys_move_the_dotproduct_diagonal_and_its_numbers(open_app):
     page, log = open_app()
     look_at(page, "dotproduct")
-    assert text(page, ".pe-gram-offset") == "1"
+    wait_for_text(page, ".pe-gram-offset", lambda t: t == "1")
     press(page, ".pe-control-offset .noUi-handle", "ArrowRight", 2)
     wait_for_text(page, ".pe-gram-offset", lambda t: t == "3")
     dot = encoding.offset_dot(3, 128)
@@ -58,7 +58,8 @@ def test_offset_keys_move_the_dotproduct_diagonal_and_its_numbers(open_app):
 
 def test_layout_toggle_changes_the_heatmap_but_not_the_dot_products(open_app):
     page, log = open_app(viewport=(1400, 3200))
-    dot = text(page, ".pe-gram-dot")
+    # The first plot is drawn before every readout is: wait for this one.
+    dot = wait_for_text(page, ".pe-gram-dot", lambda t: t != "")
     page.locator(".pe-control-layout button", has_text="concatenated").click()
     wait_until(
         page,
