@@ -230,20 +230,19 @@ class ExplorerPage(pn.viewable.Viewer):
         """The view called name, made on first use."""
         if name not in self._views:
             self._views[name] = view_spec(name).make(self.state)
+            probe = self._probes[name] = ViewportProbe()
+            probe.param.watch(lambda event: self._show_view(name), "on_screen")
         return self._views[name]
 
     def probe(self, name: str) -> ViewportProbe:
-        """The probe saying whether the view called name is on screen, made on first use."""
-        if name not in self._probes:
-            probe = self._probes[name] = ViewportProbe()
-            probe.param.watch(lambda event: self._show_view(name), "on_screen")
+        """The probe saying whether the view called name is on screen (made with the view)."""
+        self.view(name)
         return self._probes[name]
 
     def _show_view(self, name: str) -> None:
         """A view redraws while it is on the page and on screen; otherwise it waits."""
-        if name in self._views:
-            on_screen = self._probes[name].on_screen if name in self._probes else True
-            self._views[name].set_shown(name in self._selected and on_screen)
+        on_screen = self._probes[name].on_screen
+        self._views[name].set_shown(name in self._selected and on_screen)
 
     def view_card(self, spec, embed: bool) -> pn.Column:
         """A view with its title and explanation (just the view when embedded)."""

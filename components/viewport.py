@@ -6,7 +6,7 @@ from __future__ import annotations
 import param
 from panel.custom import JSComponent
 
-# How far outside the window a view still counts as on screen. None: a view just below the fold
+# How far outside the window a view still counts as on screen. Zero: a view just below the fold
 # is not redrawn on every step, and catches up as it scrolls in (one round trip).
 NEAR_PX = 0
 ROOT_MARGIN = f"{NEAR_PX}px 0px {NEAR_PX}px 0px"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from browser_support import SHOWN_POS_JS
+from browser_support import SHOWN_POS_JS, look_at
 from pyodide_support import offline_site, visit_offline
 
 pytestmark = pytest.mark.pyodide
@@ -25,13 +25,13 @@ def storm(site_dir) -> dict:
         def waves_after_scrolling_to_them(slider, timeout_s=30):
             """The waves view is below the fold: it catches up once it is scrolled to (the
             scroll is not an input the harness waits on, so poll for up to timeout_s)."""
-            site.page.locator(".pe-view-waves").first.scroll_into_view_if_needed()
+            look_at(site.page, "waves")
             deadline = time.monotonic() + timeout_s
             while (waves := site.page.evaluate(SHOWN_POS_JS)["waves"]) != slider:
                 if time.monotonic() > deadline:
                     break
                 site.page.wait_for_timeout(100)
-            site.page.locator(".pe-view-heatmap").first.scroll_into_view_if_needed()
+            look_at(site.page, "heatmap")
             return waves
 
         def check(label):
