@@ -183,8 +183,9 @@ class ExplorerPage(pn.viewable.Viewer):
     def apply_query(self, query: str):
         """Show the state a query string asks for, in one update, and say what was adjusted."""
         parsed = parse_query(query or "", VIEW_NAMES)
-        self.state.apply(parsed.values)
+        # Layout first: views the link leaves off the page are paused before the state moves.
         self.options.param.update(view=parsed.view, embed=parsed.embed)
+        self.state.apply(parsed.values)
         self._show_notices(parsed.notices)
         self._url_writer.query = to_query(self.state, self.options.view, self.options.embed)
         self._url_writer.active = True

@@ -53,8 +53,11 @@ def visit_with_queries(site_dir) -> dict:
 
         site.url = f"https://app.local/index.html?{EMBED_QUERY}"
         record["embed_load"] = site._load(300)
+        # The layout and the state arrive in one update, but may be drawn a moment apart.
         record["embed_restored"] = wait_for(
-            site, "() => __offline.text('.pe-pos-readout').startsWith('pos = 22 ')"
+            site,
+            "() => __offline.text('.pe-pos-readout').startsWith('pos = 22 ') && "
+            "__offline.deep('.pe-header').length === 0",
         )
         record["embed_headers"] = site.page.evaluate("() => __offline.deep('.pe-header').length")
         record["embed_plots"] = site.page.evaluate("() => __offline.deep('.js-plotly-plot').length")
