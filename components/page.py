@@ -73,6 +73,17 @@ SIDEBAR_STYLES = {
 
 VIEW_CARD = {"flex": "1 1 520px", "min-width": "0", "max-width": "100%"}
 
+# Views built with the page: the first row, which a wide first screen shows. The others are
+# built when they first come on screen, which keeps start-up (and the prerendered page) to two
+# plots instead of eight.
+EAGER_VIEWS = 2
+
+PLACEHOLDER_STYLE = """
+:host { width: 100%; }
+.pe-placeholder { display: flex; align-items: center; justify-content: center;
+                  height: 100%; color: #6b7280; border: 1px dashed #d1d5db; border-radius: 6px; }
+"""
+
 NOTICE_STYLE = """
 :host { width: 100%; }
 .pe-notices { border: 1px solid #b45309; background: #fffbeb; color: #78350f;
@@ -128,6 +139,7 @@ class ExplorerPage(pn.viewable.Viewer):
         self.controls = Controls(state=self.state)
         self._views: dict = {}
         self._probes: dict[str, ViewportProbe] = {}
+        self._slots: dict[str, list[pn.Column]] = {}
         self._selected: set[str] = set()
         self._url_writer = UrlWriter()
         self._redraw_guard = RedrawGuard()
@@ -147,14 +159,11 @@ class ExplorerPage(pn.viewable.Viewer):
         self._export_toggle = pn.widgets.Toggle(
             name="Export / Code", width=140, css_classes=["pe-export-toggle"]
         )
-        self._share = SharePanel(
-            state=self.state,
-            options=self.options,
-            view_titles={spec.name: spec.title for spec in VIEWS},
-        )
-        self._export = ExportPanel(state=self.state)
-        self._share_box = pn.Column(self._share, visible=False, sizing_mode="stretch_width")
-        self._export_box = pn.Column(self._export, visible=False, sizing_mode="stretch_width")
+        # Built when first opened: most visits never open them, and start-up builds less.
+        self._share: SharePanel | None = None
+        self._export: ExportPanel | None = None
+        self._share_box = pn.Column(visible=False, sizing_mode="stretch_width")
+        self._export_box = pn.Column(visible=False, sizing_mode="stretch_width")
         self._share_toggle.param.watch(self._toggle_panels, "value")
         self._export_toggle.param.watch(self._toggle_panels, "value")
         self._full_link = pn.pane.HTML("", margin=(4, 10), css_classes=["pe-full-link"])
@@ -203,16 +212,27 @@ class ExplorerPage(pn.viewable.Viewer):
             self._url_writer.query = query
         if any(event.name == "theme" for event in events):
             self._root.styles = THEME_STYLES[self.state.theme] | {"min-height": "100vh"}
-        if self._share_box.visible:
-            self._share.refresh()
-        if self._export_box.visible:
-            self._export.refresh()
+        self._refresh_panels()
         if self.options.embed:
             self._full_link.object = self._full_link_html()
 
     def _toggle_panels(self, event=None):
+        if self._share_toggle.value and self._share is None:
+            self._share = SharePanel(
+                state=self.state,
+                options=self.options,
+                view_titles={spec.name: spec.title for spec in VIEWS},
+            )
+            self._share_box.objects = [self._share]
+        if self._export_toggle.value and self._export is None:
+            self._export = ExportPanel(state=self.state)
+            self._export_box.objects = [self._export]
         self._share_box.visible = self._share_toggle.value
         self._export_box.visible = self._export_toggle.value
+        self._refresh_panels()
+
+    def _refresh_panels(self) -> None:
+        """Bring the open share and export panels up to date with the state."""
         if self._share_box.visible:
             self._share.refresh()
         if self._export_box.visible:
@@ -231,23 +251,54 @@ class ExplorerPage(pn.viewable.Viewer):
         """The view called name, made on first use."""
         if name not in self._views:
             self._views[name] = view_spec(name).make(self.state)
-            probe = self._probes[name] = ViewportProbe()
-            probe.param.watch(lambda event: self._show_view(name), "on_screen")
+            for slot in self._slots.get(name, ()):
+                slot.objects = [self._views[name]]
+            self._show_view(name)
         return self._views[name]
 
     def probe(self, name: str) -> ViewportProbe:
-        """The probe saying whether the view called name is on screen (made with the view)."""
-        self.view(name)
+        """The probe saying whether the card of the view called name is on screen.
+
+        It starts on screen for a view built with the page (the browser then says if it is
+        not), and off screen for one not built yet, which the browser's first report builds.
+        """
+        if name not in self._probes:
+            probe = self._probes[name] = ViewportProbe(on_screen=name in self._views)
+            probe.param.watch(lambda event: self._came_into_view(name), "on_screen")
         return self._probes[name]
+
+    def _came_into_view(self, name: str) -> None:
+        if self._probes[name].on_screen and name in self._selected:
+            self.view(name)
+        self._show_view(name)
 
     def _show_view(self, name: str) -> None:
         """A view redraws while it is on the page and on screen; otherwise it waits."""
-        on_screen = self._probes[name].on_screen
-        self._views[name].set_shown(name in self._selected and on_screen)
+        if name in self._views:
+            on_screen = self.probe(name).on_screen
+            self._views[name].set_shown(name in self._selected and on_screen)
+
+    def view_slot(self, spec) -> pn.Column:
+        """Where the view goes in its card: the view once built, a placeholder of about its
+        height until then."""
+        if spec.name in self._views:
+            content = self._views[spec.name]
+        else:
+            content = pn.pane.HTML(
+                f'<div class="pe-placeholder">{spec.title}: drawn when it comes into view</div>',
+                height=spec.height,
+                margin=0,
+                sizing_mode="stretch_width",
+                stylesheets=[PLACEHOLDER_STYLE],
+                css_classes=["pe-placeholder-pane"],
+            )
+        slot = pn.Column(content, sizing_mode="stretch_width", margin=0, css_classes=["pe-slot"])
+        self._slots.setdefault(spec.name, []).append(slot)
+        return slot
 
     def view_card(self, spec, embed: bool) -> pn.Column:
         """A view with its title and explanation (just the view when embedded)."""
-        parts = [self.view(spec.name), self.probe(spec.name)]
+        parts = [self.view_slot(spec), self.probe(spec.name)]
         if not embed:
             intro = pn.pane.HTML(
                 f"<h2>{spec.title}</h2><p>{spec.explanation}</p>",
@@ -262,6 +313,9 @@ class ExplorerPage(pn.viewable.Viewer):
         """Lay the page out for the current view and embed options."""
         specs = [view_spec(self.options.view)] if self.options.view else list(VIEWS)
         self._selected = {spec.name for spec in specs}
+        self._slots = {}
+        for spec in specs[:EAGER_VIEWS]:
+            self.view(spec.name)
         for name in self._views:
             self._show_view(name)
         control_names = sorted({c for spec in specs for c in spec.controls})

@@ -27,6 +27,7 @@ class ViewSpec:
     explanation: str  # two or three sentences, trusted HTML written by us
     make: Callable[[ExplorerState], pn.viewable.Viewer]
     controls: tuple[str, ...]  # names of the Controls widgets this view needs
+    height: int  # about how tall the view is drawn (px): its placeholder's height until then
 
 
 VIEWS: tuple[ViewSpec, ...] = (
@@ -38,6 +39,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         "they give every position a distinct pattern.",
         make=lambda state: HeatmapView(state=state),
         controls=("pos", "offset", "d_model", "n_positions", "base", "layout"),
+        height=460,
     ),
     ViewSpec(
         name="compare",
@@ -46,6 +48,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         "depend only on the offset k, not on pos: compare the rows below.",
         make=lambda state: CompareView(state=state),
         controls=("pos", "offset", "d_model", "base"),
+        height=630,
     ),
     ViewSpec(
         name="waves",
@@ -54,6 +57,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         "encoding samples them at whole positions (dots). Pick the pairs to compare.",
         make=lambda state: WavesView(state=state),
         controls=("pos", "offset", "d_model", "n_positions", "base", "pairs"),
+        height=640,
     ),
     ViewSpec(
         name="frequency",
@@ -62,6 +66,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         "base·2π: short ones tell neighbours apart, long ones place a token in a long text.",
         make=lambda state: FrequencyView(state=state),
         controls=("d_model", "base", "pairs"),
+        height=530,
     ),
     ViewSpec(
         name="dotproduct",
@@ -72,6 +77,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         "of PE, so the encoding matrix changes but these dot products and similarities do not.",
         make=lambda state: GramView(state=state),
         controls=("pos", "offset", "d_model", "n_positions", "base", "layout", "similarity"),
+        height=525,
     ),
     ViewSpec(
         name="rotation",
@@ -82,6 +88,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         "to attend by relative position.",
         make=lambda state: RotationView(state=state),
         controls=("pos", "offset", "d_model", "base", "rotation_pair"),
+        height=650,
     ),
     ViewSpec(
         name="tokens",
@@ -91,6 +98,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         "PE(pos) is what tells the same word at two places apart.",
         make=lambda state: TokensView(state=state),
         controls=("text", "d_model", "base"),
+        height=910,
     ),
     ViewSpec(
         name="properties",
@@ -101,6 +109,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         "10 000 positions.",
         make=lambda state: PropertiesView(state=state),
         controls=("pos", "d_model", "n_positions", "base"),
+        height=570,
     ),
 )
 

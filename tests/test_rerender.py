@@ -11,6 +11,7 @@ from bokeh.document import Document
 from components import compare
 from components.figure_patch import MAX_RESTYLE_VALUES, FigurePatcher, same_value
 from components.page import ExplorerPage
+from components.registry import VIEW_NAMES
 from components.state import ExplorerState, cached_encoding
 
 
@@ -36,9 +37,12 @@ class Sent:
 
 @pytest.fixture
 def page():
-    """The whole page with live Bokeh models, as a browser session has them."""
+    """The whole page with live Bokeh models, as a browser session has them, in a window tall
+    enough to show every view (so every view is built and follows the state)."""
     page = ExplorerPage(state=ExplorerState(n_positions=128, d_model=128))
     pn.panel(page).get_root(Document())
+    for name in VIEW_NAMES:
+        page.probe(name).on_screen = True
     return page
 
 

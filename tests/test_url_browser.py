@@ -102,6 +102,10 @@ def test_share_panel_offers_the_link_and_an_iframe_snippet(open_app):
     snippet = page.locator(".pe-share textarea").first.input_value()
     assert snippet.startswith("<iframe src=") and 'loading="lazy"' in snippet
     assert 'width="100%"' in snippet and "title=" in snippet and "embed=1" in snippet
+    # The open panel follows the controls.
+    page.locator(".pe-control-pos .noUi-handle").focus()
+    page.keyboard.press("ArrowRight")
+    wait_until(page, lambda: "pos=13" in link.input_value(), what="the link to follow pos")
     assert log.relevant_errors() == []
 
 

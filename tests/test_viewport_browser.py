@@ -40,10 +40,44 @@ def title_of(page, start: str) -> str:
     return plot["title"]
 
 
-def test_a_view_off_screen_waits_and_catches_up_when_scrolled_to(open_app):
+def placeholder_text(page, view: str) -> str:
+    return (
+        text(page, f".pe-view-{view} .pe-placeholder")
+        if page.locator(f".pe-view-{view} .pe-placeholder").count()
+        else ""
+    )
+
+
+def test_a_view_below_the_fold_is_drawn_when_first_scrolled_to(open_app):
     page, log = open_app("?d_model=4&pos=7")
     assert not on_screen(page, "properties")
+    page.wait_for_timeout(1000)
+    # Only the first row is drawn; the others wait, a placeholder saying so in their place.
+    assert sorted(p["title"].split(":")[0] for p in plots(page)) == sorted(
+        ["PE matrix", "PE(pos) and PE(pos + k) over the 4 dimensions"]
+    )
+    assert placeholder_text(page, "properties").endswith("drawn when it comes into view")
+    page.locator(".pe-control-pos .noUi-handle").focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    wait_for_text(page, ".pe-pos-readout", lambda t: t.startswith("pos = 10 "))
+    look_at(page, "properties")
+    wait_until(
+        page,
+        lambda: [p for p in plots(page) if p["title"].startswith("‖PE(q) − PE(10)‖")],
+        what="the properties view, drawn for pos = 10",
+    )
+    assert placeholder_text(page, "properties") == ""
+    assert log.relevant_errors() == []
+
+
+def test_a_view_scrolled_away_waits_and_catches_up_when_back(open_app):
+    page, log = open_app("?d_model=4&pos=7")
+    look_at(page, "properties")
+    wait_until(page, lambda: [p for p in plots(page) if p["title"].startswith("‖PE(q)")])
+    look_at(page, "heatmap")
     page.wait_for_timeout(1500)  # for the view's probe to report that it is off screen
+    assert not on_screen(page, "properties")
     before = title_of(page, "‖PE(q) − PE(7)‖")
     page.locator(".pe-control-pos .noUi-handle").focus()
     for _ in range(3):
@@ -63,6 +97,9 @@ def test_a_view_off_screen_waits_and_catches_up_when_scrolled_to(open_app):
 
 def test_a_d_model_step_draws_each_plot_on_screen_once_and_none_off_screen(open_app):
     page, log = open_app()
+    look_at(page, "properties")  # drawn now, and off screen once scrolled back up
+    wait_until(page, lambda: len(plots(page)) >= 3, what="the properties view")
+    look_at(page, "heatmap")
     page.wait_for_timeout(1500)
     views = page.evaluate(COUNT_DRAWS_JS)
     assert {"heatmap", "compare", "properties"} <= set(views)

@@ -1,0 +1,81 @@
+"""Start-up builds only the first row of views; the others are built when they come on screen,
+showing the state as it is then."""
+
+from __future__ import annotations
+
+import panel as pn
+import pytest
+from bokeh.document import Document
+from panel.models.plotly import PlotlyPlot
+
+from components.figure_patch import same_value
+from components.page import EAGER_VIEWS, ExplorerPage
+from components.page_options import PageOptions
+from components.registry import VIEW_NAMES, VIEWS
+from components.state import ExplorerState
+
+
+def served(page: ExplorerPage):
+    """The page's Bokeh root, as a browser session gets it."""
+    return pn.panel(page).get_root(Document())
+
+
+def drawn_titles(root) -> list[str]:
+    """The titles of the Plotly figures in the page's Bokeh models."""
+    return [plot.layout["title"]["text"] for plot in root.select({"type": PlotlyPlot})]
+
+
+def placeholders(root) -> list[str]:
+    return [
+        model.text
+        for model in root.select({"css_classes": ["pe-placeholder-pane"]})
+        if "pe-placeholder" in model.text
+    ]
+
+
+def test_a_page_starts_with_its_first_row_of_views_and_placeholders_for_the_rest():
+    root = served(ExplorerPage(state=ExplorerState(d_model=16)))
+    titles = sorted(drawn_titles(root))
+    assert len(titles) == EAGER_VIEWS == 2
+    assert titles[0].startswith("PE matrix: ")
+    assert titles[1].startswith("PE(pos) and PE(pos + k)")
+    assert len(placeholders(root)) == len(VIEWS) - EAGER_VIEWS
+    assert all("drawn when it comes into view" in text for text in placeholders(root))
+
+
+def test_a_view_coming_on_screen_is_built_for_the_state_as_it_is_then():
+    page = ExplorerPage(state=ExplorerState(d_model=16, n_positions=64))
+    root = served(page)
+    page.state.pos = 21
+    page.probe("properties").on_screen = True
+    assert len(drawn_titles(root)) == EAGER_VIEWS + 1
+    assert any(title.startswith("‖PE(q) − PE(21)‖") for title in drawn_titles(root))
+    assert len(placeholders(root)) == len(VIEWS) - EAGER_VIEWS - 1
+    view = page.view("properties")
+    assert same_value(view._plot.object, type(view).figure(page.state))
+
+
+def test_a_view_built_on_screen_then_follows_the_state():
+    page = ExplorerPage(state=ExplorerState(d_model=16, n_positions=64))
+    root = served(page)
+    page.probe("properties").on_screen = True
+    page.state.pos = 33
+    assert any(title.startswith("‖PE(q) − PE(33)‖") for title in drawn_titles(root))
+
+
+def test_a_view_not_yet_on_screen_costs_nothing_when_the_state_moves():
+    page = ExplorerPage(state=ExplorerState(d_model=16, n_positions=64))
+    root = served(page)
+    for pos in range(5):
+        page.state.pos = pos
+    page.state.d_model = 32
+    assert len(drawn_titles(root)) == EAGER_VIEWS
+    assert len(placeholders(root)) == len(VIEWS) - EAGER_VIEWS
+
+
+@pytest.mark.parametrize("name", VIEW_NAMES)
+def test_an_embed_of_one_view_draws_it_at_once(name):
+    page = ExplorerPage(options=PageOptions(view=name, embed=True))
+    root = served(page)
+    assert len(drawn_titles(root)) == 1
+    assert placeholders(root) == []
