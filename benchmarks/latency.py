@@ -130,7 +130,6 @@ HANDLES = {
     "n_positions": ".pe-control-n-positions .noUi-handle",
 }
 POS_READOUT = ".pe-pos-readout"
-WAVELENGTHS = ".pe-wavelengths"
 PLOT_TITLE = ".gtitle"
 LEGEND = ".legendtext"
 D_MODEL_VALUE = ".pe-control-d-model >>> .bk-slider-value"

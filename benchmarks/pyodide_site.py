@@ -19,7 +19,9 @@ from . import latency
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_OFFLINE = REPO_ROOT.parent / "shared" / "pyodide-offline"
 BASELINE_APP = "benchmarks/baseline_app.py"
-# The same requirements build.sh gives the explorer (SITE_REQUIREMENTS).
+# What a Panel + NumPy + Plotly app needs: Panel's Plotly pane turns a figure dict into a
+# plotly.py Figure, so plotly.py is installed. (The explorer passes its figures to plotly.js
+# as they are and does without it: build.sh's SITE_REQUIREMENTS.)
 BASELINE_REQUIREMENTS = ("numpy", "plotly==7.1.0")
 
 # Set a slider's value on its Bokeh model, as a drag would: the change goes to the worker.

@@ -87,7 +87,8 @@ def measure_size(browser, url: str, d_model: int, n_positions: int, steps: int) 
     try:
         started = time.monotonic()
         page.goto(f"{url}?d_model={d_model}&n_positions={n_positions}")
-        page.locator(latency.WAVELENGTHS).first.wait_for(timeout=60_000)
+        # The compare view's readout: the first row of views is drawn.
+        page.locator(latency.POS_READOUT).first.wait_for(timeout=60_000)
         page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
         latency.wait_quiet(page, quiet_ms=1000)
         load_s = time.monotonic() - started

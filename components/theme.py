@@ -21,6 +21,63 @@ DIVERGING_SCALE = [
     [1.0, "rgb(103,0,31)"],
 ]
 
+# The parts of plotly.py's default template ("plotly") that apply to the explorer's figures,
+# copied so that figures carry their template and need neither plotly.py nor its template at
+# run time (tests/test_figures.py checks the copy against plotly.py's). Our layouts override
+# most colours; these keep the rest of the familiar Plotly look (axis margins, title offsets,
+# bar outlines, hover alignment).
+INK = "#2a3f5f"
+PATTERN = {"fillmode": "overlay", "size": 10, "solidity": 0.2}
+CARTESIAN_AXIS = {
+    "gridcolor": "white",
+    "linecolor": "white",
+    "ticks": "",
+    "title": {"standoff": 15},
+    "zerolinecolor": "white",
+    "automargin": True,
+    "zerolinewidth": 2,
+}
+TEMPLATE = {
+    "data": {
+        "bar": [
+            {
+                "error_x": {"color": INK},
+                "error_y": {"color": INK},
+                "marker": {"line": {"color": "#E5ECF6", "width": 0.5}, "pattern": PATTERN},
+                "type": "bar",
+            }
+        ],
+        # Every heatmap of ours names its colour scale, so the template's is left out.
+        "heatmap": [{"type": "heatmap", "colorbar": {"outlinewidth": 0, "ticks": ""}}],
+        "scatter": [{"fillpattern": PATTERN, "type": "scatter"}],
+    },
+    "layout": {
+        "autotypenumbers": "strict",
+        "colorway": [
+            "#636efa",
+            "#EF553B",
+            "#00cc96",
+            "#ab63fa",
+            "#FFA15A",
+            "#19d3f3",
+            "#FF6692",
+            "#B6E880",
+            "#FF97FF",
+            "#FECB52",
+        ],
+        "font": {"color": INK},
+        "hovermode": "closest",
+        "hoverlabel": {"align": "left"},
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "#E5ECF6",
+        "xaxis": CARTESIAN_AXIS,
+        "yaxis": CARTESIAN_AXIS,
+        "shapedefaults": {"line": {"color": INK}},
+        "annotationdefaults": {"arrowcolor": INK, "arrowhead": 0, "arrowwidth": 1},
+        "title": {"x": 0.05},
+    },
+}
+
 THEMES = {
     "light": {
         "paper": "#ffffff",
@@ -50,6 +107,7 @@ def base_layout(theme: str, uirevision: str, height: int) -> dict:
     """Layout keys every figure shares: colours, font, margins and the zoom-keeping uirevision."""
     palette = colours(theme)
     return {
+        "template": TEMPLATE,
         "paper_bgcolor": palette["paper"],
         "plot_bgcolor": palette["plot"],
         "font": {"color": palette["text"], "size": 13},

@@ -42,8 +42,8 @@ def add_wheel_to_worker(worker: Path, wheel_url: str) -> None:
     """Install `wheel_url` right after the worker's micropip.install([...]) call, deps=False.
 
     Its own call, without dependencies: the list above already holds every runtime requirement,
-    and resolving the wheel's `plotly==7.1.0` alongside the list's made micropip download the
-    9.7 MB plotly wheel twice (seen in the offline runner's request log).
+    and resolving the wheel's requirements alongside the list's once made micropip download
+    the 9.7 MB plotly wheel twice (seen in the offline runner's request log).
     """
     source = worker.read_text(encoding="utf-8")
     calls = INSTALL_CALL.findall(source)

@@ -7,7 +7,7 @@ import plotly.graph_objs as go
 import plotly.io
 import pytest
 
-from components import compare, encoding, frequency, heatmap, waves
+from components import compare, encoding, frequency, heatmap, theme, waves
 from components.registry import VIEWS, view_spec
 from components.state import ExplorerState
 
@@ -190,3 +190,34 @@ def without_empty_lists(text: str):
         return value
 
     return clean(json.loads(text))
+
+
+def test_the_template_figures_carry_is_plotlys_default_for_what_they_draw():
+    """theme.TEMPLATE stands in for plotly.py's default template: the same values for every
+    layout key and trace type the explorer uses, so figures look as plotly.py would draw them."""
+    default = plotly.io.templates["plotly"].to_plotly_json()
+    ours = theme.TEMPLATE
+    assert ours["layout"] == {key: default["layout"][key] for key in ours["layout"]}
+    for kind, (defaults,) in ours["data"].items():
+        (expected,) = default["data"][kind]
+        # Left out on purpose: every heatmap names its own colour scale.
+        assert defaults == {key: value for key, value in expected.items() if key != "colorscale"}
+    assert set(default["layout"]) - set(ours["layout"]) <= {
+        "polar",
+        "ternary",
+        "coloraxis",
+        "colorscale",
+        "scene",
+        "geo",
+    }
+
+
+@pytest.mark.parametrize("view", [spec.name for spec in VIEWS])
+def test_every_trace_type_drawn_has_its_template_and_every_heatmap_its_colour_scale(view):
+    state = ExplorerState(text="the cat sat")
+    figure = type(view_spec(view).make(state)).figure(state)
+    assert figure["layout"]["template"] is theme.TEMPLATE
+    for trace in figure["data"]:
+        assert trace["type"] in theme.TEMPLATE["data"]
+        if trace["type"] == "heatmap":
+            assert trace["colorscale"]
