@@ -10,6 +10,9 @@ from .state import MAX_CHOSEN_PAIRS, MAX_TEXT_CHARS, ExplorerState
 D_MODEL_PRESETS = (4, 16, 64, 128, 512)
 # Stops of the base slider: a 1-2-5 log scale from 10 to 100 000.
 BASE_STOPS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
+# How many pairs the pair picker lists, and how many matches of a typed number it shows.
+PAIRS_LISTED = 64
+PAIRS_FOUND = 16
 SIMILARITY_LABELS = {"Dot product": "dot", "Cosine similarity": "cosine"}
 
 
@@ -74,6 +77,11 @@ class Controls(pn.viewable.Viewer):
             options=list(range(state.d_model // 2)),
             value=state.chosen_pairs,
             max_items=MAX_CHOSEN_PAIRS,
+            # The list shows the first pairs; typing finds any other. With d_model 2048 it would
+            # otherwise redraw 1024 hidden entries on every step of d_model.
+            option_limit=PAIRS_LISTED,
+            search_option_limit=PAIRS_FOUND,
+            placeholder="Type a pair number",
             sizing_mode="stretch_width",
             css_classes=["pe-control-pairs"],
         )
@@ -118,13 +126,15 @@ class Controls(pn.viewable.Viewer):
             self.state.pairs = sorted(int(i) for i in event.new)
 
     def _show_pairs(self, *events):
-        """Show the pairs in use (the visitor's, or the spread chosen for this d_model)."""
+        """Show the pairs in use (the visitor's, or the spread chosen for this d_model), in one
+        update: the picker redraws itself for each change it is sent."""
         self._syncing_pairs = True
         try:
             options = list(range(self.state.d_model // 2))
+            update = {"value": self.state.chosen_pairs}
             if options != self.pairs.options:
-                self.pairs.options = options
-            self.pairs.value = self.state.chosen_pairs
+                update["options"] = options
+            self.pairs.param.update(update)
         finally:
             self._syncing_pairs = False
 

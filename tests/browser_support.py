@@ -38,6 +38,7 @@ PLOTS_JS = """() => {
     columns: plot.data && plot.data[0] && plot.data[0].z ? plot.data[0].z[0].length : null,
     rows: plot.data && plot.data[0] && plot.data[0].z ? plot.data[0].z.length : null,
     title: plot.layout.title ? plot.layout.title.text : '',
+    names: (plot.data || []).map((trace) => trace.name || ''),
   }));
 }"""
 

@@ -1,6 +1,7 @@
 """Keyboard reach and small screens: every control by Tab, and no sideways scroll at 320 px."""
 
 import pytest
+from browser_support import look_at, plots, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -60,4 +61,21 @@ def test_no_sideways_scroll_on_a_320_px_phone(open_app, query):
     page, log = open_app(query, viewport=(320, 640))
     page.wait_for_timeout(500)
     assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    assert log.relevant_errors() == []
+
+
+def test_any_pair_can_be_picked_by_typing_its_number(open_app):
+    # At d_model 2048 the picker lists the first pairs only; typing finds the others.
+    page, log = open_app("?d_model=2048&n_positions=64")
+    look_at(page, "waves")
+    picker = page.locator(".pe-control-pairs input[type=search]").first
+    picker.click()
+    picker.type("700")
+    page.keyboard.press("Enter")
+    wait_until(
+        page,
+        lambda: any("i = 700" in name for plot in plots(page) for name in plot["names"]),
+        timeout_s=20,
+        what="the waves view to draw pair 700",
+    )
     assert log.relevant_errors() == []
