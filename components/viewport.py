@@ -17,7 +17,8 @@ class ViewportProbe(JSComponent):
 
     Put it last in the card. Views that are off screen stop redrawing on every slider step
     and catch up when they come back: with eight views on a page, a step redraws the two or
-    three that can be seen instead of all of them.
+    three that can be seen instead of all of them. Views below the first row are not even
+    built until their probe first reports them on screen (components/page.py).
     """
 
     on_screen = param.Boolean(default=True, doc="Whether the card is on screen or near it.")
@@ -35,7 +36,11 @@ class ViewportProbe(JSComponent):
         const root = host && host.getRootNode();
         return (root && root.host) || host;
       };
-      if (typeof IntersectionObserver !== 'function') return element;
+      // Without an observer, nothing can say a view is off screen: treat every view as on it.
+      if (typeof IntersectionObserver !== 'function') {
+        model.on_screen = true;
+        return element;
+      }
       const observer = new IntersectionObserver((entries) => {
         const onScreen = entries[entries.length - 1].isIntersecting;
         if (model.on_screen !== onScreen) model.on_screen = onScreen;

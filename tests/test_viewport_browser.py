@@ -2,8 +2,9 @@
 step redraws each plot on screen once (no second draw for an unchanged size)."""
 
 import pytest
-from browser_support import look_at, plots, text, wait_for_text, wait_until
+from browser_support import ConsoleLog, look_at, plots, text, wait_for_text, wait_until
 
+from components.registry import VIEWS
 from components.viewport import NEAR_PX
 
 pytestmark = pytest.mark.browser
@@ -121,3 +122,15 @@ def test_a_d_model_step_draws_each_plot_on_screen_once_and_none_off_screen(open_
         set(views) - shown, 0
     )
     assert log.relevant_errors() == []
+
+
+def test_without_an_intersection_observer_every_view_is_drawn(browser, served_app):
+    # An old browser cannot say what is on screen: then nothing waits to be seen.
+    context = browser.new_context(viewport={"width": 1400, "height": 900})
+    context.add_init_script("delete window.IntersectionObserver;")
+    page = context.new_page()
+    log = ConsoleLog(page)
+    page.goto(served_app + "?d_model=16")
+    wait_until(page, lambda: len(plots(page)) == len(VIEWS), timeout_s=30, what="every view")
+    assert log.relevant_errors() == []
+    context.close()
