@@ -4,69 +4,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import time
-import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
 from . import latency
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT / "tests"))
-from browser_support import CHROMIUM_ARGS, free_port  # noqa: E402
+from browser_support import CHROMIUM_ARGS, panel_serve  # noqa: E402
 
 APP = "benchmarks/sized_app.py"
 VIEWPORT = {"width": 1400, "height": 900}
-
-
-@contextmanager
-def served_app(app: str = APP):
-    """An app (default benchmarks/sized_app.py) under `panel serve` on a free port; yields its
-    URL."""
-    port = free_port()
-    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "panel",
-            "serve",
-            app,
-            "--port",
-            str(port),
-            "--address",
-            "127.0.0.1",
-            "--allow-websocket-origin",
-            f"127.0.0.1:{port}",
-        ],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}/{Path(app).stem}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"panel serve exited: {process.stdout.read()}")
-            try:
-                urllib.request.urlopen(url, timeout=2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("panel serve did not answer within 60 s") from None
-                time.sleep(0.3)
-        yield url
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
 
 
 def chromium_path() -> str:
@@ -113,7 +62,8 @@ def run(sizes: dict[str, tuple[int, int]], steps: int, log=print) -> dict:
     from playwright.sync_api import sync_playwright
 
     results = {}
-    with served_app() as url, sync_playwright() as playwright:
+    # Started the way the browser tests start the app (tests/browser_support.py).
+    with panel_serve(APP) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:
             for name, (d_model, n_positions) in sizes.items():

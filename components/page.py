@@ -139,7 +139,7 @@ class ExplorerPage(pn.viewable.Viewer):
         self.controls = Controls(state=self.state)
         self._views: dict = {}
         self._probes: dict[str, ViewportProbe] = {}
-        self._slots: dict[str, list[pn.Column]] = {}
+        self._slots: dict[str, pn.Column] = {}
         self._selected: set[str] = set()
         self._url_writer = UrlWriter()
         self._redraw_guard = RedrawGuard()
@@ -251,8 +251,8 @@ class ExplorerPage(pn.viewable.Viewer):
         """The view called name, made on first use."""
         if name not in self._views:
             self._views[name] = view_spec(name).make(self.state)
-            for slot in self._slots.get(name, ()):
-                slot.objects = [self._views[name]]
+            if name in self._slots:
+                self._slots[name].objects = [self._views[name]]
             self._show_view(name)
         return self._views[name]
 
@@ -293,7 +293,7 @@ class ExplorerPage(pn.viewable.Viewer):
                 css_classes=["pe-placeholder-pane"],
             )
         slot = pn.Column(content, sizing_mode="stretch_width", margin=0, css_classes=["pe-slot"])
-        self._slots.setdefault(spec.name, []).append(slot)
+        self._slots[spec.name] = slot
         return slot
 
     def view_card(self, spec, embed: bool) -> pn.Column:

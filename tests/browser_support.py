@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -49,9 +51,9 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@pytest.fixture(scope="session")
-def served_app():
-    """The app under `panel serve` on a free port; yields its URL."""
+@contextmanager
+def panel_serve(app: str = "app.py"):
+    """An app of this repository under `panel serve` on a free port; yields its URL."""
     port = free_port()
     process = subprocess.Popen(
         [
@@ -59,7 +61,7 @@ def served_app():
             "-m",
             "panel",
             "serve",
-            "app.py",
+            app,
             "--port",
             str(port),
             "--address",
@@ -68,29 +70,39 @@ def served_app():
             f"127.0.0.1:{port}",
         ],
         cwd=REPO_ROOT,
+        # An app outside the repository's root (benchmarks/) still imports components.
+        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
     )
-    url = f"http://127.0.0.1:{port}/app"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"panel serve exited: {process.stdout.read()}")
-        try:
-            urllib.request.urlopen(url, timeout=2).close()
-            break
-        except OSError:
-            time.sleep(0.3)
-    else:
-        process.kill()
-        pytest.fail("panel serve did not answer within 60 s")
-    yield url
-    process.terminate()
+    url = f"http://127.0.0.1:{port}/{Path(app).stem}"
     try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"panel serve exited: {process.stdout.read()}")
+            try:
+                urllib.request.urlopen(url, timeout=2).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("panel serve did not answer within 60 s") from None
+                time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture(scope="session")
+def served_app():
+    """The app under `panel serve` on a free port; yields its URL."""
+    with panel_serve("app.py") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
