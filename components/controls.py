@@ -28,13 +28,30 @@ def control_label(text: str) -> pn.pane.HTML:
 
 
 class Slider(pn.widgets.IntSlider):
-    """An IntSlider whose steps reach Python at once.
+    """An IntSlider whose steps reach Python at once, and reach the browser in one go.
 
     Panel holds a served widget's change for 50 ms (``_debounce``) to batch bursts; a slider
     step is one change, and changes that arrive while one is being handled are merged anyway.
+
+    Under `panel serve` a step's changes to the views are held on the document and sent when
+    the step is handled (Bokeh's ``Document.hold``). Sent one by one, Panel finds the socket
+    still busy with the reply to the step's own message and queues them for 10 ms
+    (``panel.io.document._dispatch_msgs``); Bokeh instead waits for that reply to be written
+    and sends them straight after. At S this takes about 12 ms off a step of pos or k.
     """
 
     _debounce = 0
+
+    def _process_events(self, events):
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None or doc.callbacks.hold_value:
+            super()._process_events(events)
+            return
+        doc.hold("combine")
+        try:
+            super()._process_events(events)
+        finally:
+            doc.unhold()
 
 
 class Controls(pn.viewable.Viewer):
