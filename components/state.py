@@ -17,7 +17,9 @@ MAX_CHOSEN_PAIRS = 6
 # Fractions of the pair range that span the frequencies: i / (d_model/2) = 0, 1/8, 1/4, 1/2
 # gives wavelengths 2π·base^(0, 1/8, 1/4, 1/2), i.e. 6.3, 20, 63 and 628 positions at base 10⁴.
 DEFAULT_PAIR_FRACTIONS = (0.0, 0.125, 0.25, 0.5)
-DEFAULT_TEXT = "I sleep in my park"
+# Long enough to have a word at the default pos (7, "the") and at pos + k (8, "dog"); "the" and
+# "sat" recur, so the tokens view opens on the same word at different places.
+DEFAULT_TEXT = "the cat sat on the mat and the dog sat"
 # Visitor text is capped: it travels in the URL and is drawn as chips.
 MAX_TEXT_CHARS = 200
 

@@ -283,6 +283,18 @@ def test_tokens_figure_bars_add_up_for_the_word_at_pos():
     assert "output = TokenEmbedding(“<span" in tokens.step_html(state)
 
 
+def test_the_default_sentence_has_a_word_at_pos_that_recurs_elsewhere():
+    """The tokens view opens on a word at pos, and on that word at other places too."""
+    state = ExplorerState()
+    rows = tokens.steps(state)
+    assert len(rows) > state.second_pos
+    word = rows[state.pos].token
+    assert [row.position for row in rows if row.token == word] == [0, 4, 7]
+    assert "no word" not in strings_in(tokens.figure(state))
+    same = [row.total for row in rows if row.token == word]
+    assert not np.allclose(same[0], same[1])
+
+
 def test_pos_beyond_the_sentence_shows_pe_alone_and_says_so():
     state = ExplorerState(text="I sleep in my park", pos=7)
     figure = tokens.figure(state)
