@@ -78,8 +78,8 @@ class Controls(pn.viewable.Viewer):
         )
         self.presets = [
             pn.widgets.Button(
-                name=str(value),
-                button_type="default",
+                label=str(value),
+                color="default",
                 width=52,
                 margin=(0, 4, 4, 0),
                 description=f"Set d_model to {value}",
@@ -90,7 +90,7 @@ class Controls(pn.viewable.Viewer):
         for button, value in zip(self.presets, D_MODEL_PRESETS, strict=True):
             button.on_click(lambda event, value=value: setattr(state, "d_model", value))
         self.pairs = pn.widgets.MultiChoice(
-            name="Pairs i shown as waves",
+            label="Pairs i shown as waves",
             options=list(range(state.d_model // 2)),
             value=state.chosen_pairs,
             max_items=MAX_CHOSEN_PAIRS,

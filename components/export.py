@@ -127,14 +127,14 @@ class ExportPanel(pn.viewable.Viewer):
             callback=lambda: io.StringIO(matrix_csv(self.state)),
             filename=f"{file_stem(self.state)}.csv",
             label="Download matrix (CSV)",
-            button_type="default",
+            color="default",
             width=220,
         )
         self.npy = pn.widgets.FileDownload(
             callback=lambda: io.BytesIO(matrix_npy(self.state)),
             filename=f"{file_stem(self.state)}.npy",
             label="Download matrix (.npy)",
-            button_type="default",
+            color="default",
             width=220,
         )
         self.code = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[CODE_STYLE])

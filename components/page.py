@@ -147,17 +147,17 @@ class ExplorerPage(pn.viewable.Viewer):
             "", visible=False, sizing_mode="stretch_width", stylesheets=[NOTICE_STYLE]
         )
         self._dismiss = pn.widgets.Button(
-            name="Dismiss", button_type="light", visible=False, width=90
+            label="Dismiss", color="light", visible=False, width=90
         )
         self._dismiss.on_click(self._hide_notices)
         self._theme = pn.widgets.RadioButtonGroup.from_param(
-            self.state.param.theme, name="Theme", width=140, css_classes=["pe-theme"]
+            self.state.param.theme, label="Theme", width=140, css_classes=["pe-theme"]
         )
         self._share_toggle = pn.widgets.Toggle(
-            name="Share / Embed", width=140, css_classes=["pe-share-toggle"]
+            label="Share / Embed", width=140, css_classes=["pe-share-toggle"]
         )
         self._export_toggle = pn.widgets.Toggle(
-            name="Export / Code", width=140, css_classes=["pe-export-toggle"]
+            label="Export / Code", width=140, css_classes=["pe-export-toggle"]
         )
         # Built when first opened: most visits never open them, and start-up builds less.
         self._share: SharePanel | None = None

@@ -90,14 +90,14 @@ class SharePanel(pn.viewable.Viewer):
         super().__init__(**params)
         choices = {"Whole page": ""} | {title: name for name, title in self.view_titles.items()}
         self.embed_view = pn.widgets.Select(
-            name="View to embed", options=choices, value=self.options.view, width=260
+            label="View to embed", options=choices, value=self.options.view, width=260
         )
-        self.link = pn.widgets.TextInput(name="Link to this state", sizing_mode="stretch_width")
+        self.link = pn.widgets.TextInput(label="Link to this state", sizing_mode="stretch_width")
         self.snippet = pn.widgets.TextAreaInput(
-            name="Embed in a course page", rows=3, sizing_mode="stretch_width"
+            label="Embed in a course page", rows=3, sizing_mode="stretch_width"
         )
-        self.copy_link = pn.widgets.Button(name="Copy link", button_type="primary", width=140)
-        self.copy_snippet = pn.widgets.Button(name="Copy iframe", button_type="primary", width=140)
+        self.copy_link = pn.widgets.Button(label="Copy link", color="primary", width=140)
+        self.copy_snippet = pn.widgets.Button(label="Copy iframe", color="primary", width=140)
         for button, source in ((self.copy_link, self.link), (self.copy_snippet, self.snippet)):
             button.js_on_click(
                 args={"source": source, "button": button, "label": button.name}, code=COPY_JS

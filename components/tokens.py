@@ -332,7 +332,7 @@ class TokensView(PlotView):
             for position, word in enumerate(words):
                 chip = pn.widgets.Button(
                     label=word,
-                    button_type="light",
+                    color="light",
                     sizing_mode="fixed",
                     width=min(CHIP_MAX_WIDTH, 28 + 8 * len(word)),
                     height=32,
@@ -343,7 +343,7 @@ class TokensView(PlotView):
                 chips.append(chip)
             self._chips.objects = chips
         for position, chip in enumerate(self._chips.objects):
-            chip.button_type = (
+            chip.color = (
                 "primary"
                 if position == self.state.pos
                 else "warning"

@@ -337,7 +337,7 @@ def test_clicking_chips_sets_pos_and_the_second_word():
     view.click_sets = "pos"
     chips[1].clicks += 1
     assert (state.pos, state.second_pos) == (1, 0)
-    assert [chip.button_type for chip in chips] == ["warning", "primary", "light"]
+    assert [chip.color for chip in chips] == ["warning", "primary", "light"]
     state.text = "a b"
     assert [chip.label for chip in view._chips.objects] == ["a", "b"]
 
