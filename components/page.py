@@ -146,9 +146,7 @@ class ExplorerPage(pn.viewable.Viewer):
         self._notices = pn.pane.HTML(
             "", visible=False, sizing_mode="stretch_width", stylesheets=[NOTICE_STYLE]
         )
-        self._dismiss = pn.widgets.Button(
-            label="Dismiss", color="light", visible=False, width=90
-        )
+        self._dismiss = pn.widgets.Button(label="Dismiss", color="light", visible=False, width=90)
         self._dismiss.on_click(self._hide_notices)
         self._theme = pn.widgets.RadioButtonGroup.from_param(
             self.state.param.theme, label="Theme", width=140, css_classes=["pe-theme"]
