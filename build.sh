@@ -15,11 +15,10 @@ ROOT=$PWD
 VENV=$ROOT/.venv
 PY=$VENV/bin/python
 # What the worker installs with micropip besides Panel and Bokeh (which Panel adds itself, from
-# cdn.holoviz.org). Listed explicitly: Panel's import scanner misses plotly and would look for a
-# PyPI package called `components`. The project's own wheel is added by scripts/postprocess_site.py.
-# Keep plotly's pin equal to pyproject.toml's; numpy comes from Pyodide's own build.
-# What micropip installs in the browser. Not plotly.py: figures are plain dicts drawn by
-# plotly.js (bundled by Panel), and the app never imports it (tests/test_build.py checks).
+# cdn.holoviz.org). Listed explicitly: Panel's import scanner would look for a PyPI package
+# called `components`. The project's own wheel is added by scripts/postprocess_site.py; numpy
+# comes from Pyodide's own build. Not plotly.py: figures are plain dicts drawn by plotly.js
+# (bundled by Panel), and the app never imports it (tests/test_build.py checks).
 SITE_REQUIREMENTS=(numpy)
 # The offline Pyodide test harness shared next to this repository (used by tests/test_pyodide_site.py).
 SHARED_OFFLINE=$ROOT/../shared/pyodide-offline

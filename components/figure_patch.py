@@ -1,11 +1,11 @@
 """Update a Plotly pane in place: send Plotly.restyle/relayout for what changed, not the figure.
 
 Panel's Plotly pane redraws the whole figure whenever `.object` changes (Plotly.react, then a
-resize, so twice), after validating it with plotly.py and diffing it: one step of pos redrew
-every view that marks pos twice over. When the new figure has the same traces (number and
-types) as the one shown, `PatchablePlotly.show` sends only the properties that changed, in the
-restyle/relayout messages Panel itself uses for figures edited in place; Plotly then redraws
-just those (a moved shape, a new title, one trace's values).
+resize, so twice): one step of pos redrew every view that marks pos twice over. When the new
+figure has the same traces (number and types) as the one shown, `PatchablePlotly.show` sends
+only the properties that changed, in the restyle/relayout messages Panel itself uses for
+figures edited in place; Plotly then redraws just those (a moved shape, a new title, one
+trace's values).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ MISSING = object()
 # the Pyodide worker cannot decode binary arrays coming from the page (Bokeh: KeyError 'id').
 # Beyond this many values a whole figure, whose arrays travel as binary, is cheaper.
 MAX_RESTYLE_VALUES = 4096
-# Changing these through relayout would override a visitor's zoom, which a whole-figure update
-# keeps (same uirevision); so would a new uirevision, which asks for exactly that.
 # Layout arrays whose entries Plotly can edit one at a time.
 CONTAINER_ARRAYS = ("shapes", "annotations", "images")
+# Changing these through relayout would override a visitor's zoom, which a whole-figure update
+# keeps (same uirevision); so would a new uirevision, which asks for exactly that.
 WHOLE_FIGURE_LAYOUT = re.compile(r"^uirevision$|^[xy]axis\d*\.(range|autorange)$")
 
 
@@ -54,9 +54,9 @@ def flatten(properties: dict, prefix: str = "", items: tuple[str, ...] = ()) -> 
     """Nested dicts as Plotly's dotted paths ({'title': {'text': t}} → {'title.text': t}).
 
     Lists and arrays stay whole, as restyle and relayout take them, except the container
-    arrays named in items (a layout's shapes and annotations), whose entries get indexed paths
-    ('shapes[0].y0'): Plotly redraws one moved item for those, but recomputes and redraws
-    the whole plot when the array is replaced.
+    arrays named in items (a layout's shapes, annotations and images), whose entries get
+    indexed paths ('shapes[0].y0'): Plotly redraws one moved item for those, but recomputes
+    and redraws the whole plot when the array is replaced.
     """
     flat = {}
     for key, value in properties.items():

@@ -100,7 +100,7 @@ class SharePanel(pn.viewable.Viewer):
         self.copy_snippet = pn.widgets.Button(label="Copy iframe", color="primary", width=140)
         for button, source in ((self.copy_link, self.link), (self.copy_snippet, self.snippet)):
             button.js_on_click(
-                args={"source": source, "button": button, "label": button.name}, code=COPY_JS
+                args={"source": source, "button": button, "label": button.label}, code=COPY_JS
             )
         self.embed_view.param.watch(self.refresh, "value")
         self.refresh()
