@@ -5,6 +5,7 @@ from __future__ import annotations
 import panel as pn
 import param
 
+from .serving import reply_written
 from .state import MAX_CHOSEN_PAIRS, MAX_TEXT_CHARS, ExplorerState
 
 D_MODEL_PRESETS = (4, 16, 64, 128, 512)
@@ -28,30 +29,19 @@ def control_label(text: str) -> pn.pane.HTML:
 
 
 class Slider(pn.widgets.IntSlider):
-    """An IntSlider whose steps reach Python at once, and reach the browser in one go.
+    """An IntSlider whose steps reach Python at once, and whose views reach the page one by one.
 
     Panel holds a served widget's change for 50 ms (``_debounce``) to batch bursts; a slider
     step is one change, and changes that arrive while one is being handled are merged anyway.
-
-    Under `panel serve` a step's changes to the views are held on the document and sent when
-    the step is handled (Bokeh's ``Document.hold``). Sent one by one, Panel finds the socket
-    still busy with the reply to the step's own message and queues them for 10 ms
-    (``panel.io.document._dispatch_msgs``); Bokeh instead waits for that reply to be written
-    and sends them straight after. At S this takes about 12 ms off a step of pos or k.
+    Under `panel serve` a step is handled once the reply to its message is written, so each
+    view's changes go out as soon as they are made (``serving.reply_written``).
     """
 
     _debounce = 0
 
-    def _process_events(self, events):
-        doc = pn.state.curdoc
-        if doc is None or doc.session_context is None or doc.callbacks.hold_value:
-            super()._process_events(events)
-            return
-        doc.hold("combine")
-        try:
-            super()._process_events(events)
-        finally:
-            doc.unhold()
+    async def _change_coroutine(self, doc=None, event_id=None):
+        await reply_written(doc)
+        await super()._change_coroutine(doc, event_id)
 
 
 class Controls(pn.viewable.Viewer):

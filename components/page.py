@@ -11,6 +11,7 @@ from .controls import Controls
 from .export import ExportPanel
 from .page_options import PageOptions
 from .registry import VIEW_NAMES, VIEWS, view_spec
+from .serving import prepare_session
 from .share import SharePanel, UrlWriter, page_url
 from .state import ExplorerState
 from .urlstate import Notice, parse_query, to_query
@@ -136,6 +137,7 @@ class ExplorerPage(pn.viewable.Viewer):
         params.setdefault("state", ExplorerState())
         params.setdefault("options", PageOptions())
         super().__init__(**params)
+        prepare_session()
         self.controls = Controls(state=self.state)
         self._views: dict = {}
         self._probes: dict[str, ViewportProbe] = {}

@@ -1,0 +1,75 @@
+"""How the served app (`panel serve`) talks to the page: what we set on each session's socket.
+
+None of this runs in the Pyodide worker or in tests without a session: there is no socket.
+Each part was found with a server-side timeline next to a websocket timeline in the page
+(notes in the README, "Where a `d_model` step at S goes").
+"""
+
+from __future__ import annotations
+
+import gc
+
+import panel as pn
+
+_imports_frozen = False
+
+
+def connections(doc) -> list:
+    """The websocket connections of doc's `panel serve` session (none without a session)."""
+    session = getattr(getattr(doc, "session_context", None), "session", None)
+    return list(getattr(session, "_subscribed_connections", ()))
+
+
+def send_without_delay(doc) -> None:
+    """Send every message of doc's session as soon as it is written (TCP_NODELAY).
+
+    Bokeh's server leaves Nagle's algorithm on for its websockets. A slider step makes the
+    server write several small messages in a row; the kernel then holds the next one until the
+    page acknowledges the last, and the page delays its acknowledgement by up to 40 ms. Steps
+    of pos were 36 ms or 78 ms at random, with nothing in between. (Upstream, Bokeh's
+    WSHandler.open could call set_nodelay(True), as Tornado's documentation advises.)
+    """
+    for connection in connections(doc):
+        set_nodelay = getattr(connection._socket, "set_nodelay", None)
+        if set_nodelay is not None:
+            set_nodelay(True)
+
+
+async def reply_written(doc) -> None:
+    """Wait until every connection of doc's session has finished the message it is writing.
+
+    A widget's change is handled while Bokeh is still writing its reply (OK) to the page's
+    message. Panel finds the socket busy and queues every change made meanwhile for a retry
+    10 ms later (``panel.io.document._dispatch_msgs``). Waiting for the reply (a fraction of a
+    millisecond) lets Panel write each change as it is made instead, so the page draws the
+    first view while the server is still computing the next.
+    """
+    for connection in connections(doc):
+        lock = getattr(connection._socket, "write_lock", None)
+        if lock is not None:
+            async with lock:
+                pass
+
+
+def freeze_imports() -> None:
+    """Move everything imported so far out of the garbage collector's way, once per process.
+
+    Panel, Bokeh and NumPy leave a large heap of objects that live as long as the server.
+    Python's full collections walk all of it: under `panel serve` one took 56 to 94 ms, in the
+    middle of a slider step, every 25 steps or so. Frozen before the first page is built, only
+    the sessions' own objects are walked (and a closed session is still collected).
+    """
+    global _imports_frozen
+    if not _imports_frozen:
+        _imports_frozen = True
+        gc.collect()
+        gc.freeze()
+
+
+def prepare_session() -> None:
+    """Set up the current `panel serve` session's socket once the page has connected."""
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None:
+        return
+    freeze_imports()
+    pn.state.onload(lambda: send_without_delay(doc))

@@ -1,0 +1,114 @@
+"""Served sessions: a slider step waits for the reply being written, sockets send at once, and
+the imported heap is frozen once."""
+
+import asyncio
+import gc
+import weakref
+
+import pytest
+from bokeh.document import Document
+from panel.io.state import set_curdoc
+from tornado import locks
+
+from components import serving
+from components.controls import Controls
+from components.state import ExplorerState
+
+
+class Socket:
+    """Stands in for Bokeh's WSHandler: a write lock, and the no-delay flag it was given."""
+
+    def __init__(self):
+        self.write_lock = locks.Lock()
+        self.nodelay = None
+
+    def set_nodelay(self, value: bool) -> None:
+        self.nodelay = value
+
+
+class Connection:
+    def __init__(self):
+        self._socket = Socket()
+
+
+class Session:
+    def __init__(self, connections):
+        self._subscribed_connections = set(connections)
+
+
+class SessionContext:
+    """Stands in for the `panel serve` session a document belongs to."""
+
+    def __init__(self, connections):
+        self.session = Session(connections)
+
+
+def served_document(*connections) -> tuple[Document, SessionContext]:
+    doc = Document()
+    context = SessionContext(connections)
+    doc._session_context = weakref.ref(context)
+    return doc, context
+
+
+def test_reply_written_waits_for_the_message_being_written():
+    async def scenario():
+        connection = Connection()
+        doc, _context = served_document(connection)
+        await connection._socket.write_lock.acquire()
+        waiting = asyncio.ensure_future(serving.reply_written(doc))
+        await asyncio.sleep(0.01)
+        assert not waiting.done()
+        connection._socket.write_lock.release()
+        await asyncio.wait_for(waiting, 1)
+
+    asyncio.run(scenario())
+
+
+def test_reply_written_does_not_wait_without_a_session():
+    asyncio.run(asyncio.wait_for(serving.reply_written(Document()), 1))
+
+
+@pytest.mark.parametrize(("control", "value"), [("pos", 9), ("offset", 5), ("d_model", 130)])
+def test_a_served_step_is_handled_once_the_reply_is_written(control, value):
+    async def scenario():
+        connection = Connection()
+        doc, _context = served_document(connection)
+        state = ExplorerState(d_model=128, n_positions=128)
+        slider = getattr(Controls(state=state), control)
+        slider._events = {"value": value}
+        await connection._socket.write_lock.acquire()
+        with set_curdoc(doc):
+            step = asyncio.ensure_future(slider._change_coroutine(doc))
+            await asyncio.sleep(0.01)
+            # While the reply is being written nothing has moved, so nothing is queued.
+            assert getattr(state, control) != value
+            connection._socket.write_lock.release()
+            await asyncio.wait_for(step, 5)
+        assert getattr(state, control) == value
+
+    asyncio.run(scenario())
+
+
+def test_every_connection_sends_without_delay():
+    connections = [Connection(), Connection()]
+    doc, _context = served_document(*connections)
+    serving.send_without_delay(doc)
+    assert [c._socket.nodelay for c in connections] == [True, True]
+
+
+def test_the_imported_heap_is_frozen_once(monkeypatch):
+    frozen = []
+    monkeypatch.setattr(serving, "_imports_frozen", False)
+    monkeypatch.setattr(serving.gc, "freeze", lambda: frozen.append(True))
+    serving.freeze_imports()
+    serving.freeze_imports()
+    assert frozen == [True]
+    assert serving.gc is gc
+
+
+def test_a_page_without_a_session_changes_nothing(monkeypatch):
+    """Tests and the Pyodide worker: no socket to set, nothing frozen."""
+    monkeypatch.setattr(serving, "_imports_frozen", False)
+    with set_curdoc(Document()):
+        serving.prepare_session()
+    assert serving._imports_frozen is False
