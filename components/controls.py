@@ -93,6 +93,8 @@ class Controls(pn.viewable.Viewer):
             css_classes=["pe-control-pairs"],
         )
         self._syncing_pairs = False
+        self._pairs_followed = True
+        self._pairs_stale = False
         self.pairs.param.watch(self._pairs_chosen, "value")
         state.param.watch(self._show_pairs, ["d_model", "pairs"])
         self.base = pn.widgets.DiscreteSlider(
@@ -132,9 +134,23 @@ class Controls(pn.viewable.Viewer):
         if not self._syncing_pairs:
             self.state.pairs = sorted(int(i) for i in event.new)
 
+    def follow_pairs(self, followed: bool) -> None:
+        """Whether the pair picker follows the state now (it is on screen), or catches up later.
+
+        The picker redraws itself whole, in 10 to 15 ms, for new options or a new value, and
+        both change with every step of d_model: a step would pay that for a picker no one sees.
+        """
+        self._pairs_followed = followed
+        if followed and self._pairs_stale:
+            self._show_pairs()
+
     def _show_pairs(self, *events):
         """Show the pairs in use (the visitor's, or the spread chosen for this d_model), in one
         update: the picker redraws itself for each change it is sent."""
+        if not self._pairs_followed:
+            self._pairs_stale = True
+            return
+        self._pairs_stale = False
         self._syncing_pairs = True
         try:
             options = list(range(self.state.d_model // 2))

@@ -143,6 +143,7 @@ class ExplorerPage(pn.viewable.Viewer):
         self._probes: dict[str, ViewportProbe] = {}
         self._slots: dict[str, pn.Column] = {}
         self._selected: set[str] = set()
+        self._carded: dict[str, str] = {}
         self._url_writer = UrlWriter()
         self._redraw_guard = RedrawGuard()
         self._notices = pn.pane.HTML(
@@ -271,6 +272,13 @@ class ExplorerPage(pn.viewable.Viewer):
         if self._probes[name].on_screen and name in self._selected:
             self.view(name)
         self._show_view(name)
+        self._follow_card_controls()
+
+    def _follow_card_controls(self) -> None:
+        """The pair picker follows the state while it is on screen: always in the sidebar, and
+        while its card is on screen when it sits in a card."""
+        card = self._carded.get("pairs")
+        self.controls.follow_pairs(card is None or self.probe(card).on_screen)
 
     def _show_view(self, name: str) -> None:
         """A view redraws while it is on the page and on screen; otherwise it waits."""
@@ -300,6 +308,7 @@ class ExplorerPage(pn.viewable.Viewer):
         """A view with its title and explanation (just the view when embedded)."""
         parts = [self.view_slot(spec), self.probe(spec.name)]
         if not embed:
+            parts[:0] = self.controls.widgets(spec.card_controls)
             intro = pn.pane.HTML(
                 f"<h2>{spec.title}</h2><p>{spec.explanation}</p>",
                 sizing_mode="stretch_width",
@@ -318,7 +327,13 @@ class ExplorerPage(pn.viewable.Viewer):
             self.view(spec.name)
         for name in self._views:
             self._show_view(name)
-        control_names = sorted({c for spec in specs for c in spec.controls})
+        # Embedded, every control sits above the view; on the page, a card holds its own.
+        self._carded = (
+            {}
+            if self.options.embed
+            else {name: spec.name for spec in specs for name in spec.card_controls}
+        )
+        control_names = sorted({c for spec in specs for c in spec.controls} - self._carded.keys())
         widgets = self.controls.widgets(control_names)
         toolbar = pn.FlexBox(
             self._theme,
@@ -360,6 +375,7 @@ class ExplorerPage(pn.viewable.Viewer):
             objects = [header, toolbar, self._share_box, self._export_box, notices, body]
         self._root.styles = THEME_STYLES[self.state.theme] | {"min-height": "100vh"}
         self._root.objects = [*objects, self._url_writer, self._redraw_guard]
+        self._follow_card_controls()
 
     def __panel__(self):
         return self._root

@@ -28,6 +28,9 @@ class ViewSpec:
     make: Callable[[ExplorerState], pn.viewable.Viewer]
     controls: tuple[str, ...]  # names of the Controls widgets this view needs
     height: int  # about how tall the view is drawn (px): its placeholder's height until then
+    # Of those, the ones the full page shows in this view's card instead of the sidebar: they
+    # serve this view, and follow the state only while the card is on screen.
+    card_controls: tuple[str, ...] = ()
 
 
 VIEWS: tuple[ViewSpec, ...] = (
@@ -54,10 +57,12 @@ VIEWS: tuple[ViewSpec, ...] = (
         name="waves",
         title="Sines and cosines",
         explanation="Each pair i is a sine and a cosine of the same frequency ω<sub>i</sub>; the "
-        "encoding samples them at whole positions (dots). Pick the pairs to compare.",
+        "encoding samples them at whole positions (dots). Pick the pairs to compare below; the "
+        "frequency view marks them too.",
         make=lambda state: WavesView(state=state),
         controls=("pos", "offset", "d_model", "n_positions", "base", "pairs"),
         height=640,
+        card_controls=("pairs",),
     ),
     ViewSpec(
         name="frequency",

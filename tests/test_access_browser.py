@@ -28,7 +28,7 @@ CONTROLS = [
     "pe-control-n-positions",
     "pe-control-base",
     "pe-control-layout",
-    "pe-control-pairs",
+    "pe-control-similarity",
 ]
 
 

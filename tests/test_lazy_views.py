@@ -79,3 +79,38 @@ def test_an_embed_of_one_view_draws_it_at_once(name):
     root = served(page)
     assert len(drawn_titles(root)) == 1
     assert placeholders(root) == []
+
+
+def pair_picker_cards(root) -> list[str]:
+    """The view cards (pe-view-NAME) holding the pair picker in the page's Bokeh models."""
+    picker = root.select_one({"css_classes": ["pe-control-pairs"]})
+    cards = []
+    for model in root.select({"type": pn.models.layout.Column}):
+        if picker in model.references():
+            cards += [c for c in model.css_classes if c.startswith("pe-view-")]
+    return cards
+
+
+def test_the_pair_picker_sits_in_the_waves_card_and_catches_up_when_it_comes_on_screen():
+    page = ExplorerPage(state=ExplorerState(d_model=16, n_positions=64))
+    root = served(page)
+    assert pair_picker_cards(root) == ["pe-view-waves"]
+    picker = page.controls.pairs
+    page.state.d_model = 64
+    # Off screen it does not redraw on every step of d_model...
+    assert picker.options == list(range(8))
+    page.probe("waves").on_screen = True
+    # ...and shows this d_model's pairs as soon as it is seen.
+    assert picker.options == list(range(32))
+    assert picker.value == page.state.chosen_pairs
+    page.state.d_model = 66
+    assert picker.options == list(range(33))
+
+
+def test_an_embedded_view_keeps_its_pair_picker_up_to_date():
+    page = ExplorerPage(
+        state=ExplorerState(d_model=16), options=PageOptions(view="frequency", embed=True)
+    )
+    served(page)
+    page.state.d_model = 64
+    assert page.controls.pairs.options == list(range(32))

@@ -3,6 +3,7 @@ the imported heap is frozen once."""
 
 import asyncio
 import gc
+import threading
 import weakref
 
 import pytest
@@ -43,6 +44,27 @@ class SessionContext:
         self.session = Session(connections)
 
 
+def run(scenario) -> None:
+    """Run the coroutine function scenario to the end on a loop of its own.
+
+    In its own thread: the browser tests' Playwright keeps an event loop running in this one.
+    """
+    failures = []
+
+    def main():
+        try:
+            asyncio.run(scenario())
+        except BaseException as error:  # noqa: BLE001 - re-raised in the test's thread
+            failures.append(error)
+
+    thread = threading.Thread(target=main)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive(), "the scenario did not finish in 30 s"
+    if failures:
+        raise failures[0]
+
+
 def served_document(*connections) -> tuple[Document, SessionContext]:
     doc = Document()
     context = SessionContext(connections)
@@ -61,11 +83,14 @@ def test_reply_written_waits_for_the_message_being_written():
         connection._socket.write_lock.release()
         await asyncio.wait_for(waiting, 1)
 
-    asyncio.run(scenario())
+    run(scenario)
 
 
 def test_reply_written_does_not_wait_without_a_session():
-    asyncio.run(asyncio.wait_for(serving.reply_written(Document()), 1))
+    async def scenario():
+        await asyncio.wait_for(serving.reply_written(Document()), 1)
+
+    run(scenario)
 
 
 @pytest.mark.parametrize(("control", "value"), [("pos", 9), ("offset", 5), ("d_model", 130)])
@@ -86,7 +111,7 @@ def test_a_served_step_is_handled_once_the_reply_is_written(control, value):
             await asyncio.wait_for(step, 5)
         assert getattr(state, control) == value
 
-    asyncio.run(scenario())
+    run(scenario)
 
 
 def test_every_connection_sends_without_delay():
