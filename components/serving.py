@@ -57,7 +57,8 @@ def freeze_imports() -> None:
     Panel, Bokeh and NumPy leave a large heap of objects that live as long as the server.
     Python's full collections walk all of it: under `panel serve` one took 56 to 94 ms, in the
     middle of a slider step, every 25 steps or so. Frozen before the first page is built, only
-    the sessions' own objects are walked (and a closed session is still collected).
+    the sessions' own objects are walked, and closed sessions are still collected (all but the
+    first session's document, which already exists when the first page is built).
     """
     global _imports_frozen
     if not _imports_frozen:
