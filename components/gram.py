@@ -185,7 +185,7 @@ def figure(state: ExplorerState) -> dict:
             "zmid": 0.0,
             "zmax": scale,
             "colorscale": theme.DIVERGING_SCALE,
-            "colorbar": {"x": 0.45, "thickness": 10, "len": 0.9, "title": {"text": measure}},
+            "colorbar": theme.colorbar(x=0.45, thickness=10, len=0.9, title={"text": measure}),
             "hovertemplate": f"i = %{{y}}, j = %{{x}}<br>{measure} = %{{z:.6f}}<extra></extra>",
             "name": "PE·PEᵀ",
         },

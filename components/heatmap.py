@@ -156,7 +156,7 @@ def figure(state: ExplorerState) -> dict:
         "zmid": 0.0,
         "zmax": 1.0,
         "colorscale": theme.DIVERGING_SCALE,
-        "colorbar": {"title": {"text": "PE"}, "thickness": 12},
+        "colorbar": theme.colorbar(title={"text": "PE"}, thickness=12),
         "hovertemplate": "pos %{y}<br>%{x}<br>value %{z:.6f}<extra></extra>",
     }
     return {"data": [trace], "layout": layout}

@@ -120,7 +120,19 @@ def base_layout(theme: str, uirevision: str, height: int) -> dict:
     }
 
 
+# Plotly's default for tick labels, "hide past div", measures every label after each redraw to
+# hide those crossing the figure's edge; automargin already makes room for them, so none ever
+# does. Labels drawn as they are look the same and save a forced layout per label (3 ms of a
+# compare view's 17 ms redraw).
+TICK_LABELS = {"ticklabeloverflow": "allow"}
+
+
 def axis(theme: str, **extra) -> dict:
     """An axis styled for the theme, with any extra keys."""
     palette = colours(theme)
-    return {"gridcolor": palette["grid"], "zerolinecolor": palette["grid"], **extra}
+    return {"gridcolor": palette["grid"], "zerolinecolor": palette["grid"], **TICK_LABELS, **extra}
+
+
+def colorbar(**extra) -> dict:
+    """A heatmap's colour bar, its tick labels drawn like the axes'."""
+    return {**TICK_LABELS, **extra}

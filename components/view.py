@@ -86,6 +86,12 @@ class PlotView(pn.viewable.Viewer):
             self._stale = True
             return
         self._stale = False
+        # Under `panel serve` each property change would be its own message (config, figure,
+        # readout: three for a d_model step of the compare view); held together they are one.
+        with pn.io.unlocked():
+            self._redraw()
+
+    def _redraw(self) -> None:
         try:
             figure = type(self).figure(self.state)
             self.update_extras()

@@ -221,3 +221,21 @@ def test_every_trace_type_drawn_has_its_template_and_every_heatmap_its_colour_sc
         assert trace["type"] in theme.TEMPLATE["data"]
         if trace["type"] == "heatmap":
             assert trace["colorscale"]
+
+
+@pytest.mark.parametrize("view", [spec.name for spec in VIEWS])
+def test_every_axis_and_colour_bar_draws_its_tick_labels_unmeasured(view):
+    """No tick label is ever hidden for crossing the figure's edge (automargin makes room), so
+    none is measured for it after each redraw (theme.TICK_LABELS)."""
+    state = ExplorerState(text="the cat sat")
+    figure = type(view_spec(view).make(state)).figure(state)
+    axes = [value for key, value in figure["layout"].items() if key[1:5] == "axis"]
+    bars = [
+        trace["colorbar"]
+        for trace in figure["data"]
+        if trace["type"] == "heatmap" and trace.get("showscale", True)
+    ]
+    assert axes
+    for part in axes + bars:
+        assert part["ticklabeloverflow"] == "allow"
+    assert theme.TEMPLATE["layout"]["xaxis"]["automargin"] is True

@@ -3,14 +3,17 @@ the imported heap is frozen once."""
 
 import asyncio
 import threading
+import types
 import weakref
 
+import panel as pn
 import pytest
 from bokeh.document import Document
 from panel.io.state import set_curdoc
 from tornado import locks
 
 from components import serving
+from components.compare import CompareView
 from components.controls import Controls
 from components.state import ExplorerState
 
@@ -41,6 +44,7 @@ class SessionContext:
 
     def __init__(self, connections):
         self.session = Session(connections)
+        self.request = types.SimpleNamespace(arguments={}, cookies={}, headers={})
 
 
 def run(scenario) -> None:
@@ -135,3 +139,33 @@ def test_a_page_without_a_session_changes_nothing(monkeypatch):
     with set_curdoc(Document()):
         serving.prepare_session()
     assert serving._imports_frozen is False
+
+
+@pytest.mark.parametrize(("parameter", "value"), [("d_model", 130), ("pos", 9)])
+def test_a_views_changes_in_one_step_are_written_as_one_message(monkeypatch, parameter, value):
+    """Config, figure and readout of the compare view: one PATCH-DOC, not one per property."""
+    from panel.io import document as panel_document
+
+    written = []
+    monkeypatch.setattr(
+        panel_document,
+        "write_events",
+        lambda doc, connections, events: written.append([event.attr for event in events]),
+    )
+    doc, _context = served_document(Connection())
+    # The page has loaded and connected: Panel writes changes at once, not at the next tick.
+    monkeypatch.setitem(pn.state._loaded, doc, True)
+    monkeypatch.setitem(pn.state._connected, doc, True)
+    monkeypatch.setitem(pn.state._thread_id_, doc, threading.get_ident())
+    state = ExplorerState(d_model=128, n_positions=128)
+    view = CompareView(state=state)
+    with set_curdoc(doc):
+        doc.add_root(view.__panel__().get_root(doc))
+        setattr(state, parameter, value)
+    assert len(written) == 1
+    changed = set(written[0])
+    assert "text" in changed  # the readout
+    if parameter == "d_model":
+        assert {"config", "layout", "data"} <= changed
+    else:
+        assert changed & {"restyle", "relayout"}
