@@ -1,5 +1,5 @@
-"""Served sessions: a slider step waits for the reply being written, sockets send at once, and
-the imported heap is frozen once."""
+"""Served sessions: a slider step waits for the reply being written, each view's changes go out
+as one message, sockets send at once, and the imported heap is frozen once."""
 
 import asyncio
 import threading
