@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
@@ -53,49 +54,66 @@ def free_port() -> int:
 
 @contextmanager
 def panel_serve(app: str = "app.py"):
-    """An app of this repository under `panel serve` on a free port; yields its URL."""
+    """An app of this repository under `panel serve` on a free port; yields its URL.
+
+    When the block ends without an error of its own, the server's log must hold no traceback:
+    an exception in a server callback never reaches the page's console.
+    """
     port = free_port()
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "panel",
-            "serve",
-            app,
-            "--port",
-            str(port),
-            "--address",
-            "127.0.0.1",
-            "--allow-websocket-origin",
-            f"127.0.0.1:{port}",
-        ],
-        cwd=REPO_ROOT,
-        # An app outside the repository's root (benchmarks/) still imports components.
-        env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    url = f"http://127.0.0.1:{port}/{Path(app).stem}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"panel serve exited: {process.stdout.read()}")
-            try:
-                urllib.request.urlopen(url, timeout=2).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("panel serve did not answer within 60 s") from None
-                time.sleep(0.3)
-        yield url
-    finally:
-        process.terminate()
+    # The server's log goes to a file: a pipe nobody reads would stop the server once its
+    # 64 KiB filled (a run that logs an error per step).
+    with tempfile.TemporaryFile("w+") as log:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "panel",
+                "serve",
+                app,
+                "--port",
+                str(port),
+                "--address",
+                "127.0.0.1",
+                "--allow-websocket-origin",
+                f"127.0.0.1:{port}",
+            ],
+            cwd=REPO_ROOT,
+            # An app outside the repository's root (benchmarks/) still imports components.
+            env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        url = f"http://127.0.0.1:{port}/{Path(app).stem}"
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+            wait_until_served(process, log, url)
+            yield url
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        log.seek(0)
+        output = log.read()
+    if "Traceback" in output:
+        raise RuntimeError(f"panel serve logged an error:\n{output[output.index('Traceback') :]}")
+
+
+def wait_until_served(process, log, url: str, timeout_s: float = 60) -> None:
+    """Wait until url answers; fail with the server's log if it exits first."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        if process.poll() is not None:
+            log.seek(0)
+            raise RuntimeError(f"panel serve exited: {log.read()}")
+        try:
+            urllib.request.urlopen(url, timeout=2).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"panel serve did not answer within {timeout_s:.0f} s") from None
+            time.sleep(0.3)
 
 
 @pytest.fixture(scope="session")
