@@ -7,6 +7,7 @@ import param
 
 from .serving import reply_written
 from .state import MAX_CHOSEN_PAIRS, MAX_TEXT_CHARS, ExplorerState
+from .view import WhileShown
 
 D_MODEL_PRESETS = (4, 16, 64, 128, 512)
 # Stops of the base slider: a 1-2-5 log scale from 10 to 100 000.
@@ -93,8 +94,7 @@ class Controls(pn.viewable.Viewer):
             css_classes=["pe-control-pairs"],
         )
         self._syncing_pairs = False
-        self._pairs_followed = True
-        self._pairs_stale = False
+        self._pairs_while_shown = WhileShown(self._update_pairs)
         self.pairs.param.watch(self._pairs_chosen, "value")
         state.param.watch(self._show_pairs, ["d_model", "pairs"])
         self.base = pn.widgets.DiscreteSlider(
@@ -140,17 +140,14 @@ class Controls(pn.viewable.Viewer):
         The picker redraws itself whole, in 10 to 15 ms, for new options or a new value, and
         both change with every step of d_model: a step would pay that for a picker no one sees.
         """
-        self._pairs_followed = followed
-        if followed and self._pairs_stale:
-            self._show_pairs()
+        self._pairs_while_shown.set_shown(followed)
 
     def _show_pairs(self, *events):
         """Show the pairs in use (the visitor's, or the spread chosen for this d_model), in one
         update: the picker redraws itself for each change it is sent."""
-        if not self._pairs_followed:
-            self._pairs_stale = True
-            return
-        self._pairs_stale = False
+        self._pairs_while_shown.request()
+
+    def _update_pairs(self) -> None:
         self._syncing_pairs = True
         try:
             options = list(range(self.state.d_model // 2))

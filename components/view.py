@@ -18,6 +18,28 @@ ERROR_STYLE = """
 """
 
 
+class WhileShown:
+    """Runs an update at once while its widget or view is on screen; off screen, it notes that
+    one is due and runs it once when shown again."""
+
+    def __init__(self, update: Callable[[], None]):
+        self._update = update
+        self.shown = True
+        self.stale = False
+
+    def request(self) -> None:
+        if not self.shown:
+            self.stale = True
+            return
+        self.stale = False
+        self._update()
+
+    def set_shown(self, shown: bool) -> None:
+        self.shown = shown
+        if shown and self.stale:
+            self.request()
+
+
 class PlotView(pn.viewable.Viewer):
     """A Plotly view of ExplorerState, redrawn only when a parameter it shows changes.
 
@@ -46,6 +68,7 @@ class PlotView(pn.viewable.Viewer):
         )
         self._error = pn.pane.HTML("", visible=False, stylesheets=[ERROR_STYLE], margin=(4, 0))
         self._extras = self.extra_panes()
+        self._while_shown = WhileShown(self._redraw_unlocked)
         self._refresh()
         self.state.param.watch(self._refresh, list(self.watches))
 
@@ -77,15 +100,12 @@ class PlotView(pn.viewable.Viewer):
 
     def set_shown(self, shown: bool) -> None:
         """Pause updates while the view is off the page; catch up when it is shown again."""
-        self._shown = shown
-        if shown and self._stale:
-            self._refresh()
+        self._while_shown.set_shown(shown)
 
     def _refresh(self, *events) -> None:
-        if not getattr(self, "_shown", True):
-            self._stale = True
-            return
-        self._stale = False
+        self._while_shown.request()
+
+    def _redraw_unlocked(self) -> None:
         # Under `panel serve` each property change would be its own message (config, figure,
         # readout: three for a d_model step of the compare view); held together they are one.
         with pn.io.unlocked():
