@@ -11,6 +11,8 @@ import gc
 
 import panel as pn
 
+from .icon import icon_data_uri
+
 _imports_frozen = False
 
 
@@ -67,10 +69,19 @@ def freeze_imports() -> None:
         gc.freeze()
 
 
+def inline_icon(doc) -> None:
+    """The served page gets the site's icon inline instead of Panel's `./favicon.ico`, which
+    the browser fetched again after every step (components/icon.py)."""
+    icon = icon_data_uri()
+    if icon is not None:
+        doc.template_variables["app_favicon"] = icon
+
+
 def prepare_session() -> None:
-    """Set up the current `panel serve` session's socket once the page has connected."""
+    """Set up the current `panel serve` session's page and socket."""
     doc = pn.state.curdoc
     if doc is None or doc.session_context is None:
         return
     freeze_imports()
+    inline_icon(doc)
     pn.state.onload(lambda: send_without_delay(doc))

@@ -11,8 +11,8 @@ Panel 1.9.4 leaves three things to do:
   separate page of links. The app page becomes `index.html`; its worker stays `app.js`.
 * Opening the page from disk. Browsers refuse to start the worker for a `file://` page, and
   Panel's spinner then turns forever. `static/file-protocol.js` replaces it with instructions
-  to serve the folder. The page also gets the site's icon, so browsers do not ask for a
-  missing `/favicon.ico`.
+  to serve the folder. The page also gets the site's icon, inline: browsers then neither ask
+  for a missing `/favicon.ico` nor fetch the icon again after each step (components/icon.py).
 
 Finally it checks that no text file of the site names a path of the build machine.
 """
@@ -29,7 +29,7 @@ APP_NAME = "app"
 # rendered as a Python list of repr()'d requirement strings.
 INSTALL_CALL = re.compile(r"(await micropip\.install\(\[)(.*?)(\]\);)", re.DOTALL)
 HEAD_ADDITIONS = (
-    '<link rel="icon" href="static/favicon.svg" type="image/svg+xml">\n'
+    '<link rel="icon" href="{icon}" type="image/svg+xml">\n'
     '<script src="static/file-protocol.js"></script>\n'
 )
 # A file URL naming a path (`file:/work/...`, `file:///tmp/...`, Panel's form for local wheels);
@@ -57,14 +57,15 @@ def add_wheel_to_worker(worker: Path, wheel_url: str) -> None:
     worker.write_text(source, encoding="utf-8")
 
 
-def make_index_page(site: Path) -> Path:
+def make_index_page(site: Path, icon: str) -> Path:
     """Rename the app page to index.html and add the icon and the file:// notice to its head."""
     page = site / f"{APP_NAME}.html"
     html = page.read_text(encoding="utf-8")
     if html.count("</head>") != 1:
         sys.exit(f"{page}: expected one </head>")
     index = site / "index.html"
-    index.write_text(html.replace("</head>", HEAD_ADDITIONS + "</head>"), encoding="utf-8")
+    head = HEAD_ADDITIONS.format(icon=icon)
+    index.write_text(html.replace("</head>", head + "</head>"), encoding="utf-8")
     page.unlink()
     return index
 
@@ -97,7 +98,13 @@ def main() -> None:
         sys.exit(f"no wheel at {wheel}")
     # The worker script is at the root of the site, so this URL resolves to the wheel.
     add_wheel_to_worker(site / f"{APP_NAME}.js", f"./{Path(args.wheel).as_posix()}")
-    make_index_page(site)
+    sys.path.insert(0, str(args.root.resolve()))
+    from components.icon import ICON, icon_data_uri
+
+    icon = icon_data_uri()
+    if icon is None:
+        sys.exit(f"no icon at {ICON}")
+    make_index_page(site, icon)
 
     forbidden = sorted({str(args.root.resolve()), str(site.resolve())})
     problems = leaked_paths(site, forbidden)

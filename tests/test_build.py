@@ -13,6 +13,8 @@ from pathlib import Path, PurePosixPath
 
 import pytest
 
+from components.icon import icon_data_uri
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TITLE = "Positional Encoding Explorer"
 PROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
@@ -129,9 +131,14 @@ def test_static_asset_is_copied(site_dir, asset):
     assert (site_dir / asset).read_bytes() == (REPO_ROOT / asset).read_bytes()
 
 
-@pytest.mark.parametrize("asset", ["static/file-protocol.js", "static/favicon.svg"])
-def test_index_page_loads_the_static_asset(site_dir, asset):
-    assert f'"{asset}"' in (site_dir / "index.html").read_text(encoding="utf-8")
+def test_index_page_loads_the_file_protocol_notice(site_dir):
+    assert '"static/file-protocol.js"' in (site_dir / "index.html").read_text(encoding="utf-8")
+
+
+def test_index_page_holds_the_icon_inline(site_dir):
+    """A linked icon was fetched again after every step (the page rewrites its URL)."""
+    page = (site_dir / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'<link rel="icon" href="([^"]+)"', page) == [icon_data_uri()]
 
 
 @pytest.mark.browser

@@ -43,10 +43,16 @@ def storm(site_dir) -> dict:
         for n, to in enumerate(DRAG_TARGETS):
             site.drag(POS_HANDLE, steps=30, to=to)
             check(f"drag {n} to {to}")
+        before = len(site.server.log.snapshot())
         site.press(POS_HANDLE, "ArrowLeft", 120)
         check("120 × ArrowLeft")
         site.press(POS_HANDLE, "ArrowRight", 40)
         check("40 × ArrowRight")
+        record["site_requests_in_steps"] = [
+            entry["path"]
+            for entry in site.server.log.snapshot()[before:]
+            if entry["host"] == offline_site.offline_server.SITE_HOST
+        ]
         record["console_errors"] = site.console_errors()
     return record
 
@@ -66,6 +72,12 @@ def test_every_view_ends_on_the_final_value(visit):
     ]
     assert stale == [], stale
     assert [check["slider"] for check in visit["checks"]][-2:] == [0, 40]
+
+
+def test_steps_fetch_nothing_from_the_site(visit):
+    """The page rewrites its URL on each step; with a linked icon, Chromium fetched the icon
+    again after every one (components/icon.py)."""
+    assert visit["site_requests_in_steps"] == []
 
 
 def test_console_has_no_errors(visit):

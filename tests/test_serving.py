@@ -2,8 +2,11 @@
 as one message, sockets send at once, and the imported heap is frozen once."""
 
 import asyncio
+import base64
+import re
 import threading
 import types
+import urllib.request
 import weakref
 
 import panel as pn
@@ -12,7 +15,7 @@ from bokeh.document import Document
 from panel.io.state import set_curdoc
 from tornado import locks
 
-from components import serving
+from components import icon, serving
 from components.compare import CompareView
 from components.controls import Controls
 from components.state import ExplorerState
@@ -139,6 +142,24 @@ def test_a_page_without_a_session_changes_nothing(monkeypatch):
     with set_curdoc(Document()):
         serving.prepare_session()
     assert serving._imports_frozen is False
+
+
+def test_the_icon_goes_inline_as_the_sites_own_file(tmp_path):
+    uri = icon.icon_data_uri()
+    assert uri.startswith("data:image/svg+xml;base64,")
+    assert base64.b64decode(uri.split(",", 1)[1]) == icon.ICON.read_bytes()
+    # Where the file is not shipped (the Pyodide wheel), Panel's default stays.
+    assert icon.icon_data_uri(tmp_path / "missing.svg") is None
+
+
+def test_the_served_page_never_asks_the_server_for_its_icon(served_app):
+    """Panel's page would link ./favicon.ico, which Bokeh sends without cache headers; with the
+    URL changing on every step, Chromium fetched it again after each one (seen in the server's
+    writes: one 15 KB icon per d_model step)."""
+    with urllib.request.urlopen(served_app, timeout=30) as response:
+        page = response.read().decode()
+    assert re.findall(r'<link rel="icon" href="([^"]+)"', page) == [icon.icon_data_uri()]
+    assert "favicon.ico" not in page
 
 
 @pytest.mark.parametrize(("parameter", "value"), [("d_model", 130), ("pos", 9)])
