@@ -1,5 +1,6 @@
 """Served sessions: a slider step waits for the reply being written, each view's changes go out
-as one message, sockets send at once, and the imported heap is frozen once."""
+as one message, sockets send at once, the imported heap is frozen once, and the page's icon is
+inline."""
 
 import asyncio
 import base64
