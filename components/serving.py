@@ -7,13 +7,17 @@ Each part was found with a server-side timeline next to a websocket timeline in 
 
 from __future__ import annotations
 
+import asyncio
 import gc
+import logging
 
 import panel as pn
+from tornado.websocket import WebSocketClosedError
 
 from .icon import icon_data_uri
 
 _imports_frozen = False
+log = logging.getLogger(__name__)
 
 
 def connections(doc) -> list:
@@ -69,6 +73,40 @@ def freeze_imports() -> None:
         gc.freeze()
 
 
+def is_write_to_departed_page(context: dict) -> bool:
+    """Whether an asyncio error report is a write to a page that has already gone away."""
+    return context.get("message") == "Task exception was never retrieved" and isinstance(
+        context.get("exception"), WebSocketClosedError
+    )
+
+
+def quiet_departed_pages(loop: asyncio.AbstractEventLoop) -> None:
+    """Report writes to a page that has gone away as such, not as a traceback; once per loop.
+
+    A visitor who closes the tab while a step's changes are being written leaves a traceback
+    in the server's log ("Task exception was never retrieved", WebSocketClosedError). Panel's
+    `dispatch_tornado` writes a message in several frames, one task each; when the socket
+    closes after the first frame, writing the next raises, and the tasks already made are
+    dropped unawaited (Panel 1.9.4; upstream it should catch the error and keep them). Nothing
+    is lost, the page is gone, so the report becomes one debug line; every other unretrieved
+    error still goes to the loop's handler.
+    """
+    previous = loop.get_exception_handler()
+    if getattr(previous, "quiets_departed_pages", False):
+        return
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+        if is_write_to_departed_page(context):
+            log.debug("dropped a write to a page that has gone away")
+        elif previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    handler.quiets_departed_pages = True
+    loop.set_exception_handler(handler)
+
+
 def inline_icon(doc) -> None:
     """The served page gets the site's icon inline instead of Panel's `./favicon.ico`, which
     the browser fetched again after every step (components/icon.py)."""
@@ -83,5 +121,11 @@ def prepare_session() -> None:
     if doc is None or doc.session_context is None:
         return
     freeze_imports()
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # a session made outside a server's loop (tests)
+        loop = None
+    if loop is not None:
+        quiet_departed_pages(loop)
     inline_icon(doc)
     pn.state.onload(lambda: send_without_delay(doc))

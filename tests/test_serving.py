@@ -6,6 +6,7 @@ import asyncio
 import base64
 import re
 import threading
+import time
 import types
 import urllib.request
 import weakref
@@ -13,8 +14,10 @@ import weakref
 import panel as pn
 import pytest
 from bokeh.document import Document
+from browser_support import panel_serve
 from panel.io.state import set_curdoc
 from tornado import locks
+from tornado.websocket import WebSocketClosedError
 
 from components import icon, serving
 from components.compare import CompareView
@@ -143,6 +146,43 @@ def test_a_page_without_a_session_changes_nothing(monkeypatch):
     with set_curdoc(Document()):
         serving.prepare_session()
     assert serving._imports_frozen is False
+
+
+def test_a_write_to_a_departed_page_is_not_reported_as_an_error():
+    loop = asyncio.new_event_loop()
+    try:
+        reported = []
+        loop.set_exception_handler(lambda loop, context: reported.append(context["message"]))
+        serving.quiet_departed_pages(loop)
+        serving.quiet_departed_pages(loop)  # once per loop: the handler does not wrap itself
+        loop.call_exception_handler(
+            {"message": "Task exception was never retrieved", "exception": WebSocketClosedError()}
+        )
+        loop.call_exception_handler(
+            {"message": "Task exception was never retrieved", "exception": ValueError("ours")}
+        )
+        loop.call_exception_handler({"message": "Exception in callback"})
+        assert reported == ["Task exception was never retrieved", "Exception in callback"]
+    finally:
+        loop.close()
+
+
+@pytest.mark.browser
+def test_visitors_leaving_mid_step_leave_no_traceback_in_the_servers_log(browser):
+    """Closing the page while a step's changes were being written logged a traceback (a write
+    task of Panel's dropped unawaited); panel_serve fails the test if the log holds one."""
+    with panel_serve("app.py") as url:
+        for _ in range(8):
+            context = browser.new_context(viewport={"width": 1400, "height": 900})
+            page = context.new_page()
+            page.goto(url)
+            handle = page.locator(".pe-control-d-model .noUi-handle").first
+            handle.focus(timeout=60_000)
+            for _ in range(3):
+                page.keyboard.press("ArrowRight")
+            context.close()
+        # The server notices the closed sockets and finishes its writes.
+        time.sleep(2)
 
 
 def test_the_icon_goes_inline_as_the_sites_own_file(tmp_path):
