@@ -175,11 +175,9 @@ class Controls(pn.viewable.Viewer):
             "offset": [self.offset],
             "d_model": [
                 self.d_model,
+                control_label("Presets"),
                 pn.FlexBox(
-                    pn.pane.HTML("<span>Presets</span>", width=64, margin=(6, 0, 0, 10)),
-                    *self.presets,
-                    flex_wrap="wrap",
-                    sizing_mode="stretch_width",
+                    *self.presets, flex_wrap="wrap", sizing_mode="stretch_width", margin=(0, 10)
                 ),
             ],
             "n_positions": [self.n_positions],
