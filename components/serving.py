@@ -12,7 +12,6 @@ import gc
 import logging
 
 import panel as pn
-from tornado.websocket import WebSocketClosedError
 
 from .icon import icon_data_uri
 
@@ -75,6 +74,9 @@ def freeze_imports() -> None:
 
 def is_write_to_departed_page(context: dict) -> bool:
     """Whether an asyncio error report is a write to a page that has already gone away."""
+    # Tornado is the server's: the Pyodide site imports this module without it.
+    from tornado.websocket import WebSocketClosedError
+
     return context.get("message") == "Task exception was never retrieved" and isinstance(
         context.get("exception"), WebSocketClosedError
     )
