@@ -50,9 +50,7 @@ def measure_app(browser, app: str, size: str, control: str, steps: int) -> dict:
         context.add_init_script(latency.PROBE_JS)
         try:
             page = context.new_page()
-            page.goto(f"{url}?d_model={d_model}&n_positions={n_positions}")
-            page.locator(latency.POS_READOUT).first.wait_for(timeout=60_000)
-            latency.wait_quiet(page, quiet_ms=1000)
+            served.open_at_size(page, url, d_model, n_positions)
             page.evaluate(TIME_REACT_JS)
             latency.measure_control(page, control, WARM_UP_STEPS, n_positions)
             page.evaluate("() => { window.__reactTimes.length = 0; }")

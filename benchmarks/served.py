@@ -25,6 +25,15 @@ def chromium_path() -> str:
     return path
 
 
+def open_at_size(page, url: str, d_model: int, n_positions: int) -> None:
+    """Open the app at one size and wait until its first row of views is drawn and still."""
+    page.goto(f"{url}?d_model={d_model}&n_positions={n_positions}")
+    # The compare view's readout: the first row of views is drawn.
+    page.locator(latency.POS_READOUT).first.wait_for(timeout=60_000)
+    page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+    latency.wait_quiet(page, quiet_ms=1000)
+
+
 def measure_size(browser, url: str, d_model: int, n_positions: int, steps: int) -> dict:
     """Open the app at one size and step pos, offset and d_model."""
     context = browser.new_context(viewport=VIEWPORT)
@@ -35,11 +44,7 @@ def measure_size(browser, url: str, d_model: int, n_positions: int, steps: int) 
     page.on("pageerror", lambda e: errors.append(str(e)))
     try:
         started = time.monotonic()
-        page.goto(f"{url}?d_model={d_model}&n_positions={n_positions}")
-        # The compare view's readout: the first row of views is drawn.
-        page.locator(latency.POS_READOUT).first.wait_for(timeout=60_000)
-        page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
-        latency.wait_quiet(page, quiet_ms=1000)
+        open_at_size(page, url, d_model, n_positions)
         load_s = time.monotonic() - started
         controls = {}
         for control in ("pos", "offset", "d_model"):
