@@ -5,7 +5,7 @@ from __future__ import annotations
 import panel as pn
 import param
 
-from .serving import reply_written
+from .fixes.slider import Slider
 from .state import MAX_CHOSEN_PAIRS, MAX_TEXT_CHARS, ExplorerState
 from .view import WhileShown
 
@@ -27,22 +27,6 @@ def base_options(base: float, options: dict | None = None) -> dict[str, float]:
 def control_label(text: str) -> pn.pane.HTML:
     """A label for a widget that draws none itself (button groups)."""
     return pn.pane.HTML(f"<span>{text}</span>", margin=(6, 10, 0, 10))
-
-
-class Slider(pn.widgets.IntSlider):
-    """An IntSlider whose steps reach Python at once, and whose views reach the page one by one.
-
-    Panel holds a served widget's change for 50 ms (``_debounce``) to batch bursts; a slider
-    step is one change, and changes that arrive while one is being handled are merged anyway.
-    Under `panel serve` a step is handled once the reply to its message is written, so each
-    view's changes go out as soon as they are made (``serving.reply_written``).
-    """
-
-    _debounce = 0
-
-    async def _change_coroutine(self, doc=None, event_id=None):
-        await reply_written(doc)
-        await super()._change_coroutine(doc, event_id)
 
 
 class Controls(pn.viewable.Viewer):

@@ -110,16 +110,40 @@ def wavelengths(d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:
     return 2.0 * np.pi / angular_frequencies(d_model, base)
 
 
-def _interleave(angles: np.ndarray, layout: str, dtype: np.dtype) -> np.ndarray:
-    """Lay out sin(angles) and cos(angles) as encoding columns in the given layout."""
+def pair_columns(d_model: int, layout: str = "interleaved", pair=None):
+    """The columns (sin, cos) of pair i: (2i, 2i + 1) interleaved, (i, i + d_model/2) concatenated.
+
+    ``pair`` is an index or an array of indices; None gives every pair in order, as slices
+    (they index a matrix without copying it).
+    """
+    half = check_d_model(d_model) // 2
+    if check_layout(layout) == "interleaved":
+        if pair is None:
+            return slice(0, None, 2), slice(1, None, 2)
+        return 2 * pair, 2 * pair + 1
+    if pair is None:
+        return slice(0, half), slice(half, None)
+    return pair, pair + half
+
+
+def column_roles(d_model: int, layout: str = "interleaved") -> tuple[np.ndarray, np.ndarray]:
+    """For each column: the pair i it belongs to, and whether it holds the sine (True)."""
+    pairs = np.arange(check_d_model(d_model) // 2)
+    sin_cols, cos_cols = pair_columns(d_model, layout, pairs)
+    pair_of = np.empty(d_model, dtype=np.int64)
+    is_sine = np.zeros(d_model, dtype=bool)
+    pair_of[sin_cols] = pair_of[cos_cols] = pairs
+    is_sine[sin_cols] = True
+    return pair_of, is_sine
+
+
+def _lay_out(angles: np.ndarray, layout: str, dtype: np.dtype) -> np.ndarray:
+    """sin(angles) and cos(angles) as encoding columns in the given layout."""
     rows, pairs = angles.shape
     encoding = np.empty((rows, 2 * pairs), dtype=dtype)
-    if layout == "interleaved":
-        encoding[:, 0::2] = np.sin(angles)
-        encoding[:, 1::2] = np.cos(angles)
-    else:
-        encoding[:, :pairs] = np.sin(angles)
-        encoding[:, pairs:] = np.cos(angles)
+    sin_cols, cos_cols = pair_columns(2 * pairs, layout)
+    encoding[:, sin_cols] = np.sin(angles)
+    encoding[:, cos_cols] = np.cos(angles)
     return encoding
 
 
@@ -140,7 +164,7 @@ def encode_positions(
             f"got {positions.size} x {d_model}"
         )
     angles = positions[:, None] * angular_frequencies(d_model, base)[None, :]
-    return _interleave(angles, layout, np.dtype(dtype))
+    return _lay_out(angles, layout, np.dtype(dtype))
 
 
 def positional_encoding(
@@ -181,11 +205,8 @@ def rotation_matrix(
 ) -> np.ndarray:
     """The block-diagonal matrix R(k) with PE(pos + k) = R(k) @ PE(pos) for every pos."""
     blocks = rotation_blocks(offset, d_model, base)
-    layout = check_layout(layout)
-    pairs = d_model // 2
     matrix = np.zeros((d_model, d_model))
-    i = np.arange(pairs)
-    sin_col, cos_col = (2 * i, 2 * i + 1) if layout == "interleaved" else (i, i + pairs)
+    sin_col, cos_col = pair_columns(d_model, layout, np.arange(d_model // 2))
     matrix[sin_col, sin_col] = blocks[:, 0, 0]
     matrix[sin_col, cos_col] = blocks[:, 0, 1]
     matrix[cos_col, sin_col] = blocks[:, 1, 0]
@@ -242,6 +263,15 @@ def offset_distance(offset, d_model: int, base: float = DEFAULT_BASE):
     # Rounding can push d - 2D a hair below zero when k = 0.
     distance = np.sqrt(np.maximum(squared, 0.0))
     return float(distance) if distance.ndim == 0 else distance
+
+
+def offset_comparison(offset: float, d_model: int, base: float = DEFAULT_BASE) -> Comparison:
+    """The (dot, cosine, distance) of any two encodings k apart, from k alone."""
+    return Comparison(
+        dot=offset_dot(offset, d_model, base),
+        cosine=offset_cosine(offset, d_model, base),
+        distance=offset_distance(offset, d_model, base),
+    )
 
 
 # How far the nearest-position search looks by default, and at most (positions).
@@ -345,14 +375,8 @@ def rotate(encodings, offset: float, base: float = DEFAULT_BASE, layout: str = "
     if vectors.ndim not in (1, 2):
         raise ValueError(f"encodings must be a vector or a 2-D array, got shape {vectors.shape}")
     d_model = check_d_model(vectors.shape[-1])
-    layout = check_layout(layout)
     blocks = rotation_blocks(offset, d_model, base)
-    pairs = d_model // 2
-    sin_cols, cos_cols = (
-        (slice(0, None, 2), slice(1, None, 2))
-        if layout == "interleaved"
-        else (slice(0, pairs), slice(pairs, None))
-    )
+    sin_cols, cos_cols = pair_columns(d_model, layout)
     sines, cosines = vectors[..., sin_cols], vectors[..., cos_cols]
     rotated = np.empty_like(vectors)
     rotated[..., sin_cols] = blocks[:, 0, 0] * sines + blocks[:, 0, 1] * cosines
@@ -361,7 +385,12 @@ def rotate(encodings, offset: float, base: float = DEFAULT_BASE, layout: str = "
 
 
 def measured_rotation_block(
-    first: int, second: int, pair: int, d_model: int, base: float = DEFAULT_BASE
+    first: int,
+    second: int,
+    pair: int,
+    d_model: int,
+    base: float = DEFAULT_BASE,
+    layout: str = "interleaved",
 ) -> np.ndarray:
     """The 2x2 rotation taking pair i of PE(first) to pair i of PE(second), read off the encodings.
 
@@ -369,7 +398,8 @@ def measured_rotation_block(
     sin(b - a) = u_1 v_0 - u_0 v_1. It equals rotation_blocks(second - first)[i] for every first.
     """
     pair = check_pair(pair, d_model)
-    u, v = encode_positions([first, second], d_model, base)[:, 2 * pair : 2 * pair + 2]
+    rows = encode_positions([first, second], d_model, base, layout=layout)
+    u, v = rows[:, list(pair_columns(d_model, layout, pair))]
     cos = float(u @ v)
     sin = float(u[1] * v[0] - u[0] * v[1])
     return np.array([[cos, sin], [-sin, cos]])
@@ -383,10 +413,13 @@ def gram_matrix(encodings, similarity: str = "dot") -> np.ndarray:
     if similarity not in ("dot", "cosine"):
         raise ValueError(f"similarity must be one of dot, cosine, got {similarity!r}")
     gram = rows @ rows.T
-    if similarity == "cosine":
-        norms = np.sqrt(np.diagonal(gram))
-        gram = gram / np.outer(norms, norms)
-    return gram
+    return cosine_similarities(gram) if similarity == "cosine" else gram
+
+
+def cosine_similarities(gram: np.ndarray) -> np.ndarray:
+    """Cosine similarities from a Gram matrix of dot products: G_ij / sqrt(G_ii G_jj)."""
+    norms = np.sqrt(np.diagonal(gram))
+    return gram / np.outer(norms, norms)
 
 
 def diagonal_products(encodings, offset: int) -> np.ndarray:

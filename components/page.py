@@ -1,4 +1,4 @@
-"""ExplorerPage: the whole explorer (header, explanation, controls and linked views)."""
+"""ExplorerPage: the shell of the explorer: header, toolbar, controls and the cards of its views."""
 
 from __future__ import annotations
 
@@ -7,15 +7,17 @@ import html
 import panel as pn
 import param
 
+from . import theme
 from .controls import Controls
 from .export import ExportPanel
+from .fixes.redraw_guard import RedrawGuard
+from .fixes.serving import prepare_session
+from .lazy_views import LazyViews
 from .page_options import PageOptions
-from .registry import VIEW_NAMES, VIEWS, view_spec
-from .serving import prepare_session
-from .share import SharePanel, UrlWriter, page_url
+from .share import SharePanel
 from .state import ExplorerState
-from .urlstate import Notice, parse_query, to_query
-from .viewport import RedrawGuard, ViewportProbe
+from .urlsync import UrlSync, page_url
+from .views import VIEWS, view_spec
 
 TITLE = "Positional Encoding Explorer"
 
@@ -74,58 +76,6 @@ SIDEBAR_STYLES = {
 
 VIEW_CARD = {"flex": "1 1 520px", "min-width": "0", "max-width": "100%"}
 
-# Views built with the page: the first row, which a wide first screen shows. The others are
-# built when they first come on screen, which keeps start-up (and the prerendered page) to two
-# plots instead of eight.
-EAGER_VIEWS = 2
-
-PLACEHOLDER_STYLE = """
-:host { width: 100%; }
-.pe-placeholder { display: flex; align-items: center; justify-content: center;
-                  height: 100%; color: #6b7280; border: 1px dashed #d1d5db; border-radius: 6px; }
-"""
-
-NOTICE_STYLE = """
-:host { width: 100%; }
-.pe-notices { border: 1px solid #b45309; background: #fffbeb; color: #78350f;
-              padding: 0.4em 0.8em; border-radius: 6px; }
-.pe-notices ul { margin: 0.2em 0 0; padding-left: 1.2em; }
-"""
-
-# Panel's design variables cascade into every widget's shadow root.
-THEME_STYLES = {
-    "light": {
-        "background-color": "#ffffff",
-        "color": "#1f2328",
-        "--panel-background-color": "#ffffff",
-        "--panel-on-background-color": "#1f2328",
-        "--panel-surface-color": "#f6f8fa",
-        "--panel-on-surface-color": "#1f2328",
-        "--pe-code-bg": "#f6f8fa",
-        "--pe-grid": "#e5e7eb",
-    },
-    "dark": {
-        "background-color": "#111827",
-        "color": "#e5e7eb",
-        "--panel-background-color": "#111827",
-        "--panel-on-background-color": "#e5e7eb",
-        "--panel-surface-color": "#1f2937",
-        "--panel-on-surface-color": "#e5e7eb",
-        "--pe-code-bg": "#1f2937",
-        "--pe-grid": "#374151",
-        "color-scheme": "dark",
-    },
-}
-
-
-def notices_html(notices: list[Notice]) -> str:
-    """The URL notices as escaped text: nothing from the URL is ever rendered as HTML."""
-    items = "".join(f"<li>{html.escape(str(notice))}</li>" for notice in notices)
-    return (
-        '<div class="pe-notices" role="status"><strong>Some link parameters were adjusted:'
-        f"</strong><ul>{items}</ul></div>"
-    )
-
 
 class ExplorerPage(pn.viewable.Viewer):
     """The explorer: controls and the linked views of one ExplorerState, kept in the URL."""
@@ -139,18 +89,9 @@ class ExplorerPage(pn.viewable.Viewer):
         super().__init__(**params)
         prepare_session()
         self.controls = Controls(state=self.state)
-        self._views: dict = {}
-        self._probes: dict[str, ViewportProbe] = {}
-        self._slots: dict[str, pn.Column] = {}
-        self._selected: set[str] = set()
-        self._carded: dict[str, str] = {}
-        self._url_writer = UrlWriter()
+        self.lazy = LazyViews(self.state, self.controls)
+        self.url = UrlSync(state=self.state, options=self.options)
         self._redraw_guard = RedrawGuard()
-        self._notices = pn.pane.HTML(
-            "", visible=False, sizing_mode="stretch_width", stylesheets=[NOTICE_STYLE]
-        )
-        self._dismiss = pn.widgets.Button(label="Dismiss", color="light", visible=False, width=90)
-        self._dismiss.on_click(self._hide_notices)
         self._theme = pn.widgets.RadioButtonGroup.from_param(
             self.state.param.theme, label="Theme", width=140, css_classes=["pe-theme"]
         )
@@ -169,61 +110,38 @@ class ExplorerPage(pn.viewable.Viewer):
         self._export_toggle.param.watch(self._toggle_panels, "value")
         self._full_link = pn.pane.HTML("", margin=(4, 10), css_classes=["pe-full-link"])
         self._root = pn.Column(sizing_mode="stretch_width", css_classes=["pe-page"])
-        self._read_location()
+        self.url.read_location()
         self._rebuild()
         self.options.param.watch(self._rebuild, ["view", "embed"])
-        self.state.param.watch(self._state_changed, [n for n in self.state.param if n != "name"])
+        self.state.param.watch(
+            self._state_changed, [n for n in self.state.param if n != "name"], precedence=1
+        )
 
-    # --- the URL -------------------------------------------------------------------------
+    def view(self, name: str):
+        """The view called name, made on first use."""
+        return self.lazy.view(name)
 
-    def _read_location(self):
-        """Apply the URL now (served app) or when the browser reports it (Pyodide worker)."""
-        location = pn.state.location
-        if location is None:
-            return
-        location.param.watch(self._location_changed, ["href", "search"])
-        if location.href:
-            self.apply_query(location.search)
+    def probe(self, name: str):
+        """The probe saying whether the card of the view called name is on screen."""
+        return self.lazy.probe(name)
 
-    def _location_changed(self, *events):
-        location = pn.state.location
-        if not self._url_writer.active or location.search.lstrip("?") != self._url_writer.query:
-            self.apply_query(location.search)
-
-    def apply_query(self, query: str):
-        """Show the state a query string asks for, in one update, and say what was adjusted."""
-        parsed = parse_query(query or "", VIEW_NAMES)
-        # Layout first: views the link leaves off the page are paused before the state moves.
-        self.options.param.update(view=parsed.view, embed=parsed.embed)
-        self.state.apply(parsed.values)
-        self._show_notices(parsed.notices)
-        self._url_writer.query = to_query(self.state, self.options.view, self.options.embed)
-        self._url_writer.active = True
-
-    def _show_notices(self, notices):
-        self._notices.object = notices_html(notices) if notices else ""
-        self._notices.visible = self._dismiss.visible = bool(notices)
-
-    def _hide_notices(self, event=None):
-        self._notices.visible = self._dismiss.visible = False
+    def apply_query(self, query: str) -> None:
+        """Show the state a query string asks for (see UrlSync.apply_query)."""
+        self.url.apply_query(query)
 
     def _state_changed(self, *events):
-        query = to_query(self.state, self.options.view, self.options.embed)
-        if self._url_writer.active:
-            self._url_writer.query = query
         if any(event.name == "theme" for event in events):
-            self._root.styles = THEME_STYLES[self.state.theme] | {"min-height": "100vh"}
+            self._root.styles = self._root_styles()
         self._refresh_panels()
         if self.options.embed:
             self._full_link.object = self._full_link_html()
 
+    def _root_styles(self) -> dict:
+        return theme.page_styles(self.state.theme) | {"min-height": "100vh"}
+
     def _toggle_panels(self, event=None):
         if self._share_toggle.value and self._share is None:
-            self._share = SharePanel(
-                state=self.state,
-                options=self.options,
-                view_titles={spec.name: spec.title for spec in VIEWS},
-            )
+            self._share = SharePanel(state=self.state, options=self.options)
             self._share_box.objects = [self._share]
         if self._export_toggle.value and self._export is None:
             self._export = ExportPanel(state=self.state)
@@ -240,73 +158,15 @@ class ExplorerPage(pn.viewable.Viewer):
             self._export.refresh()
 
     def _full_link_html(self) -> str:
-        url = page_url(to_query(self.state))
+        url = page_url(self.url.query(view="", embed=False))
         return (
             f'<a href="{html.escape(url)}" target="_blank" rel="noopener">'
             "Open in the Positional Encoding Explorer ↗</a>"
         )
 
-    # --- the layout ----------------------------------------------------------------------
-
-    def view(self, name: str):
-        """The view called name, made on first use."""
-        if name not in self._views:
-            self._views[name] = view_spec(name).make(self.state)
-            if name in self._slots:
-                self._slots[name].objects = [self._views[name]]
-            self._show_view(name)
-        return self._views[name]
-
-    def probe(self, name: str) -> ViewportProbe:
-        """The probe saying whether the card of the view called name is on screen.
-
-        It starts on screen for a view built with the page (the browser then says if it is
-        not), and off screen for one not built yet, which the browser's first report builds.
-        """
-        if name not in self._probes:
-            probe = self._probes[name] = ViewportProbe(on_screen=name in self._views)
-            probe.param.watch(lambda event: self._came_into_view(name), "on_screen")
-        return self._probes[name]
-
-    def _came_into_view(self, name: str) -> None:
-        if self._probes[name].on_screen and name in self._selected:
-            self.view(name)
-        self._show_view(name)
-        self._follow_card_controls()
-
-    def _follow_card_controls(self) -> None:
-        """The pair picker follows the state while it is on screen: always in the sidebar, and
-        while its card is on screen when it sits in a card."""
-        card = self._carded.get("pairs")
-        self.controls.follow_pairs(card is None or self.probe(card).on_screen)
-
-    def _show_view(self, name: str) -> None:
-        """A view redraws while it is on the page and on screen; otherwise it waits."""
-        if name in self._views:
-            on_screen = self.probe(name).on_screen
-            self._views[name].set_shown(name in self._selected and on_screen)
-
-    def view_slot(self, spec) -> pn.Column:
-        """Where the view goes in its card: the view once built, a placeholder of about its
-        height until then."""
-        if spec.name in self._views:
-            content = self._views[spec.name]
-        else:
-            content = pn.pane.HTML(
-                f'<div class="pe-placeholder">{spec.title}: drawn when it comes into view</div>',
-                height=spec.height,
-                margin=0,
-                sizing_mode="stretch_width",
-                stylesheets=[PLACEHOLDER_STYLE],
-                css_classes=["pe-placeholder-pane"],
-            )
-        slot = pn.Column(content, sizing_mode="stretch_width", margin=0, css_classes=["pe-slot"])
-        self._slots[spec.name] = slot
-        return slot
-
     def view_card(self, spec, embed: bool) -> pn.Column:
         """A view with its title and explanation (just the view when embedded)."""
-        parts = [self.view_slot(spec), self.probe(spec.name)]
+        parts = [self.lazy.slot(spec), self.lazy.probe(spec.name)]
         if not embed:
             parts[:0] = self.controls.widgets(spec.card_controls)
             intro = pn.pane.HTML(
@@ -321,29 +181,11 @@ class ExplorerPage(pn.viewable.Viewer):
     def _rebuild(self, *events):
         """Lay the page out for the current view and embed options."""
         specs = [view_spec(self.options.view)] if self.options.view else list(VIEWS)
-        self._selected = {spec.name for spec in specs}
-        self._slots = {}
-        for spec in specs[:EAGER_VIEWS]:
-            self.view(spec.name)
-        for name in self._views:
-            self._show_view(name)
-        # Embedded, every control sits above the view; on the page, a card holds its own.
-        self._carded = (
-            {}
-            if self.options.embed
-            else {name: spec.name for spec in specs for name in spec.card_controls}
+        self.lazy.select(specs, self.options.embed)
+        control_names = sorted(
+            {c for spec in specs for c in spec.controls} - self.lazy.carded.keys()
         )
-        control_names = sorted({c for spec in specs for c in spec.controls} - self._carded.keys())
         widgets = self.controls.widgets(control_names)
-        toolbar = pn.FlexBox(
-            self._theme,
-            self._share_toggle,
-            self._export_toggle,
-            flex_wrap="wrap",
-            sizing_mode="stretch_width",
-            css_classes=["pe-toolbar"],
-        )
-        notices = pn.Row(self._notices, self._dismiss, sizing_mode="stretch_width")
         cards = [self.view_card(spec, self.options.embed) for spec in specs]
         if self.options.embed:
             self._full_link.object = self._full_link_html()
@@ -353,13 +195,21 @@ class ExplorerPage(pn.viewable.Viewer):
                 sizing_mode="stretch_width",
                 css_classes=["pe-controls"],
             )
-            objects = [notices, controls, *cards, self._full_link]
+            objects = [self.url, controls, *cards, self._full_link]
         else:
             header = pn.pane.HTML(
                 INTRODUCTION,
                 sizing_mode="stretch_width",
                 stylesheets=[PAGE_STYLE],
                 margin=(0, 10),
+            )
+            toolbar = pn.FlexBox(
+                self._theme,
+                self._share_toggle,
+                self._export_toggle,
+                flex_wrap="wrap",
+                sizing_mode="stretch_width",
+                css_classes=["pe-toolbar"],
             )
             sidebar = pn.Column(
                 pn.pane.HTML("<h2>Controls</h2>", margin=(0, 10)),
@@ -372,10 +222,10 @@ class ExplorerPage(pn.viewable.Viewer):
                 *cards, flex_wrap="wrap", styles={"flex": "1 1 560px", "min-width": "0"}
             )
             body = pn.FlexBox(sidebar, views, flex_wrap="wrap", align_items="flex-start")
-            objects = [header, toolbar, self._share_box, self._export_box, notices, body]
-        self._root.styles = THEME_STYLES[self.state.theme] | {"min-height": "100vh"}
-        self._root.objects = [*objects, self._url_writer, self._redraw_guard]
-        self._follow_card_controls()
+            objects = [header, toolbar, self._share_box, self._export_box, self.url, body]
+        self._root.styles = self._root_styles()
+        self._root.objects = [*objects, self.url.writer, self._redraw_guard]
+        self.lazy.follow_card_controls()
 
     def __panel__(self):
         return self._root

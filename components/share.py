@@ -1,4 +1,4 @@
-"""Keeping the URL in step with the state, and the Share / Embed panel."""
+"""The Share / Embed panel: the link to this state and an <iframe> snippet for any view."""
 
 from __future__ import annotations
 
@@ -6,62 +6,20 @@ import html
 
 import panel as pn
 import param
-from panel.custom import JSComponent
 
 from .page_options import PageOptions
 from .state import ExplorerState
 from .urlstate import to_query
+from .urlsync import page_url
+from .views import VIEWS, view_spec
 
-EMBED_HEIGHTS = {"": 900, "heatmap": 560, "waves": 760, "frequency": 600, "compare": 820}
-DEFAULT_EMBED_HEIGHT = 640
-
-
-class UrlWriter(JSComponent):
-    """Writes the query string with history.replaceState: no reload, no new history entries.
-
-    Panel's own Location uses pushState, so every slider step would add a Back entry.
-    Nothing is written until ``active`` is set, after the page has read the URL it was
-    opened with (in the Pyodide worker that URL arrives only after the first render).
-    """
-
-    query = param.String(default="", doc="The query string to show, without '?'.")
-    active = param.Boolean(default=False, doc="Whether the URL may be written yet.")
-
-    _esm = """
-    export function render({ model }) {
-      const write = () => {
-        if (!model.active) return;
-        const search = model.query ? '?' + model.query : '';
-        if (window.location.search === search) return;
-        try {
-          const url = window.location.pathname + search + window.location.hash;
-          window.history.replaceState(window.history.state, '', url);
-        } catch (error) {
-          // A sandboxed iframe may forbid it; the page works the same without it.
-        }
-      };
-      model.on('query', write);
-      model.on('active', write);
-      write();
-      const element = document.createElement('span');
-      element.hidden = true;
-      return element;
-    }
-    """
-
-
-def page_url(query: str) -> str:
-    """The absolute URL of this page with the given query (relative when unknown)."""
-    location = pn.state.location
-    if location is None or not location.hostname:
-        return f"?{query}"
-    port = f":{location.port}" if location.port else ""
-    return f"{location.protocol}//{location.hostname}{port}{location.pathname}?{query}"
+# The whole page's <iframe> height; a single view's is its row of the view table.
+PAGE_EMBED_HEIGHT = 900
 
 
 def iframe_snippet(url: str, view: str, title: str) -> str:
     """A ready <iframe> for course pages: titled, lazy, full width."""
-    height = EMBED_HEIGHTS.get(view, DEFAULT_EMBED_HEIGHT)
+    height = view_spec(view).embed_height if view else PAGE_EMBED_HEIGHT
     return (
         f'<iframe src="{html.escape(url)}" title="{html.escape(title)}" loading="lazy" '
         f'width="100%" height="{height}" style="border:0; max-width:100%"></iframe>'
@@ -84,11 +42,11 @@ class SharePanel(pn.viewable.Viewer):
 
     state = param.ClassSelector(class_=ExplorerState)
     options = param.ClassSelector(class_=PageOptions)
-    view_titles = param.Dict(default={}, doc="?view= name → title, for the view picker.")
 
     def __init__(self, **params):
         super().__init__(**params)
-        choices = {"Whole page": ""} | {title: name for name, title in self.view_titles.items()}
+        self.view_titles = {spec.name: spec.title for spec in VIEWS}
+        choices = {"Whole page": ""} | {spec.title: spec.name for spec in VIEWS}
         self.embed_view = pn.widgets.Select(
             label="View to embed", options=choices, value=self.options.view, width=260
         )

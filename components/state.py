@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 import param
 
-from . import encoding
+from . import derived, encoding
 
 DEFAULT_D_MODEL = 128
 DEFAULT_N_POSITIONS = 64
@@ -33,14 +31,6 @@ class EvenInteger(param.Integer):
             raise ValueError(
                 f"{type(self).__name__} parameter {self.name!r} must be even, not {val!r}."
             )
-
-
-@lru_cache(maxsize=4)
-def cached_encoding(n_positions: int, d_model: int, base: float, layout: str) -> np.ndarray:
-    """The PE matrix, computed once per (n_positions, d_model, base, layout) and read-only."""
-    matrix = encoding.positional_encoding(n_positions, d_model, base, layout=layout)
-    matrix.flags.writeable = False
-    return matrix
 
 
 def default_pairs(d_model: int) -> list[int]:
@@ -176,4 +166,4 @@ class ExplorerState(param.Parameterized):
     @property
     def matrix(self) -> np.ndarray:
         """The PE matrix of the shown positions (cached: moving pos or k never recomputes it)."""
-        return cached_encoding(self.n_positions, self.d_model, float(self.base), self.layout)
+        return derived.pe_matrix(self.n_positions, self.d_model, float(self.base), self.layout)

@@ -82,6 +82,7 @@ THEMES = {
     "light": {
         "paper": "#ffffff",
         "plot": "#ffffff",
+        "surface": "#f6f8fa",
         "text": "#1f2328",
         "grid": "#e5e7eb",
         "pos": "#111111",
@@ -90,6 +91,7 @@ THEMES = {
     "dark": {
         "paper": "#111827",
         "plot": "#111827",
+        "surface": "#1f2937",
         "text": "#e5e7eb",
         "grid": "#374151",
         "pos": "#f9fafb",
@@ -103,8 +105,29 @@ def colours(theme: str) -> dict[str, str]:
     return THEMES.get(theme, THEMES["light"])
 
 
-def base_layout(theme: str, uirevision: str, height: int) -> dict:
-    """Layout keys every figure shares: colours, font, margins and the zoom-keeping uirevision."""
+def page_styles(theme: str) -> dict[str, str]:
+    """CSS of the page for a theme: Panel's design variables cascade into every widget."""
+    palette = colours(theme)
+    styles = {
+        "background-color": palette["paper"],
+        "color": palette["text"],
+        "--panel-background-color": palette["paper"],
+        "--panel-on-background-color": palette["text"],
+        "--panel-surface-color": palette["surface"],
+        "--panel-on-surface-color": palette["text"],
+        "--pe-code-bg": palette["surface"],
+        "--pe-grid": palette["grid"],
+    }
+    if theme == "dark":
+        styles["color-scheme"] = "dark"
+    return styles
+
+
+def base_layout(theme: str, uirevision: str) -> dict:
+    """Layout keys every figure shares: colours, font, margins and the zoom-keeping uirevision.
+
+    The height is the view's (components/views: plot_height), set when the figure is shown.
+    """
     palette = colours(theme)
     return {
         "template": TEMPLATE,
@@ -112,7 +135,6 @@ def base_layout(theme: str, uirevision: str, height: int) -> dict:
         "plot_bgcolor": palette["plot"],
         "font": {"color": palette["text"], "size": 13},
         "margin": {"l": 64, "r": 24, "t": 48, "b": 48},
-        "height": height,
         "autosize": True,
         "uirevision": uirevision,
         "hoverlabel": {"namelength": -1},

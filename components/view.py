@@ -1,4 +1,4 @@
-"""PlotView: the Viewer shape every view shares (one long-lived Plotly pane, updated in place)."""
+"""PlotView: the one view class (one long-lived Plotly pane, updated in place from the state)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 import panel as pn
 import param
 
-from .figure_patch import PatchablePlotly
+from .fixes.plotly_patch import PatchablePlotly
 from .state import ExplorerState
 
 ERROR_STYLE = """
@@ -41,28 +41,19 @@ class WhileShown:
 
 
 class PlotView(pn.viewable.Viewer):
-    """A Plotly view of ExplorerState, redrawn only when a parameter it shows changes.
-
-    Subclasses set ``figure`` (the module's pure figure function), ``watches`` (the
-    state parameters the figure reads) and ``file_stem`` (the PNG export name).
-    """
+    """A view of ExplorerState as its row of the view table describes it (components.views):
+    its figure, drawn at its height, and its readout, redrawn only when a parameter it follows
+    changes."""
 
     state = param.ClassSelector(class_=ExplorerState, doc="The shared explorer state.")
-
-    figure: Callable = None
-    watches: tuple[str, ...] = ()
-    file_stem = "pe-view"
-    # Optional: state -> HTML of numbers shown under the plot (written by us, never visitor text).
-    readout: Callable | None = None
-    readout_style = ""
-    height = 420
+    spec = param.Parameter(doc="The view's row of the view table (components.views.ViewSpec).")
 
     def __init__(self, **params):
         super().__init__(**params)
         self._plot = PatchablePlotly(
             None,
             sizing_mode="stretch_width",
-            height=self.height,
+            height=self.spec.plot_height,
             config=self._config(),
             margin=(0, 0),
         )
@@ -70,21 +61,27 @@ class PlotView(pn.viewable.Viewer):
         self._extras = self.extra_panes()
         self._while_shown = WhileShown(self._redraw_unlocked)
         self._refresh()
-        self.state.param.watch(self._refresh, list(self.watches))
+        self.state.param.watch(self._refresh, list(self.spec.follows))
 
     def extra_panes(self) -> list:
         """Panes shown under the plot: the readout, when the view has one."""
-        if type(self).readout is None:
+        if self.spec.readout is None:
             return []
         self._readout = pn.pane.HTML(
-            "", sizing_mode="stretch_width", stylesheets=[self.readout_style], margin=(4, 8)
+            "", sizing_mode="stretch_width", stylesheets=[self.spec.readout_style], margin=(4, 8)
         )
         return [self._readout]
 
     def update_extras(self) -> None:
         """Refresh the readout from the state."""
-        if type(self).readout is not None:
-            self._readout.object = type(self).readout(self.state)
+        if self.spec.readout is not None:
+            self._readout.object = self.spec.readout(self.state)
+
+    def figure(self) -> dict:
+        """The view's figure for the state, at its height unless the figure sets its own."""
+        figure = self.spec.figure(self.state)
+        figure["layout"].setdefault("height", self.spec.plot_height)
+        return figure
 
     def _config(self) -> dict:
         state = self.state
@@ -94,7 +91,7 @@ class PlotView(pn.viewable.Viewer):
             "toImageButtonOptions": {
                 "format": "png",
                 "scale": 2,
-                "filename": f"pe-{self.file_stem}-d{state.d_model}-n{state.n_positions}",
+                "filename": f"pe-{self.spec.name}-d{state.d_model}-n{state.n_positions}",
             },
         }
 
@@ -107,13 +104,13 @@ class PlotView(pn.viewable.Viewer):
 
     def _redraw_unlocked(self) -> None:
         # Under `panel serve` each property change would be its own message (config, figure,
-        # readout: three for a d_model step of the compare view); held together they are one.
+        # readout); held together they are one.
         with pn.io.unlocked():
             self._redraw()
 
     def _redraw(self) -> None:
         try:
-            figure = type(self).figure(self.state)
+            figure = self.figure()
             self.update_extras()
         except ValueError as error:
             # The state never lets a bad value through; if one did, say so in words.
@@ -124,7 +121,7 @@ class PlotView(pn.viewable.Viewer):
         config = self._config()
         if config != self._plot.config:
             self._plot.config = config
-        height = figure["layout"].get("height", self.height)
+        height = figure["layout"]["height"]
         if height != self._plot.height:
             self._plot.height = height
         # Only what changed travels: a moved marker is a small relayout, not a new figure.

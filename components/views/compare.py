@@ -6,9 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import encoding, theme
-from .state import ExplorerState
-from .view import PlotView
+from .. import encoding, theme
+from ..state import ExplorerState
 
 # Starting positions of the other pairs at the same offset (the text's 7 → 8 and 22 → 23).
 OTHER_STARTS = (0, 22, 100, 1000)
@@ -66,25 +65,15 @@ def readouts(state: ExplorerState) -> list[PairReadout]:
     ]
 
 
-def closed_form(state: ExplorerState) -> encoding.Comparison:
-    """The same three numbers from k alone: D(k), 2D(k)/d_model and √(d_model − 2D(k))."""
-    k, d = state.offset, state.d_model
-    return encoding.Comparison(
-        dot=encoding.offset_dot(k, d, state.base),
-        cosine=encoding.offset_cosine(k, d, state.base),
-        distance=encoding.offset_distance(k, d, state.base),
-    )
-
-
 def _number(value: float) -> str:
     # Adding 0.0 turns -0.0 into 0.0, so an exact zero never shows a sign.
     return f"{value + 0.0:.9f}"
 
 
-def readouts_html(state: ExplorerState) -> str:
+def readout(state: ExplorerState) -> str:
     """The readout table (numbers only; nothing a visitor typed is ever put in it)."""
     pairs = readouts(state)
-    exact = closed_form(state)
+    exact = encoding.offset_comparison(state.offset, state.d_model, state.base)
     current = pairs[0]
     lines = [
         '<table class="pe-readouts">',
@@ -144,7 +133,7 @@ def figure(state: ExplorerState) -> dict:
                 fillcolor=colour,
             )
         traces.append(trace)
-    layout = theme.base_layout(state.theme, uirevision=f"compare-{state.d_model}", height=420)
+    layout = theme.base_layout(state.theme, uirevision=f"compare-{state.d_model}")
     layout.update(
         title={
             # Which positions stays in the legend and the readout, so that a step of pos or k
@@ -171,14 +160,3 @@ def figure(state: ExplorerState) -> dict:
     layout["legend"] = {"orientation": "h", "y": -0.2, "x": 0}
     layout["margin"] = {"l": 72, "r": 24, "t": 48, "b": 80}
     return {"data": traces, "layout": layout}
-
-
-class CompareView(PlotView):
-    """Both vectors, and the readouts for them and for other pairs at the same offset."""
-
-    figure = staticmethod(figure)
-    watches = ("pos", "offset", "d_model", "base", "layout", "theme")
-    file_stem = "compare"
-    readout = staticmethod(readouts_html)
-    readout_style = READOUT_STYLE
-    height = 420

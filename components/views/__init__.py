@@ -1,4 +1,9 @@
-"""The explorer's views: one entry each, giving its ?view= name, title, explanation and controls."""
+"""The table of the explorer's views: one row each, read by the page, share, export and tests.
+
+A row gives everything about a view: its ?view= name, title and explanation, its figure and
+readout functions, the state parameters it follows, its heights and its controls. Adding a
+view means adding a module here and a row below.
+"""
 
 from __future__ import annotations
 
@@ -7,30 +12,34 @@ from dataclasses import dataclass
 
 import panel as pn
 
-from .compare import CompareView
-from .frequency import FrequencyView
-from .gram import GramView
-from .heatmap import HeatmapView
-from .properties import PropertiesView
-from .rotation import RotationView
-from .state import ExplorerState
-from .tokens import TokensView
-from .waves import WavesView
+from ..state import ExplorerState
+from ..view import PlotView
+from . import compare, dotproduct, frequency, heatmap, properties, rotation, tokens, waves
 
 
 @dataclass(frozen=True)
 class ViewSpec:
-    """A view of the explorer, as the page and the single-view embeds show it."""
+    """A view of the explorer, as the page, the single-view embeds and the share panel show it."""
 
-    name: str  # the value of ?view= that shows this view alone
+    name: str  # the value of ?view= that shows this view alone; also its PNG file name
     title: str
     explanation: str  # two or three sentences, trusted HTML written by us
-    make: Callable[[ExplorerState], pn.viewable.Viewer]
+    figure: Callable[[ExplorerState], dict]  # state -> Plotly figure dict
+    follows: tuple[str, ...]  # the state parameters its figure and readout depend on
     controls: tuple[str, ...]  # names of the Controls widgets this view needs
-    height: int  # about how tall the view is drawn (px): its placeholder's height until then
-    # Of those, the ones the full page shows in this view's card instead of the sidebar: they
-    # serve this view, and follow the state only while the card is on screen.
+    plot_height: int  # the figure's height (px), unless the figure sets its own
+    height: int  # about how tall the whole view is (px): its placeholder's height until drawn
+    embed_height: int  # the height of its <iframe> in the share panel's snippet
+    readout: Callable[[ExplorerState], str] | None = None  # state -> HTML of numbers only
+    readout_style: str = ""
+    # Of the controls, the ones the full page shows in this view's card instead of the sidebar:
+    # they serve this view, and follow the state only while the card is on screen.
     card_controls: tuple[str, ...] = ()
+    view_class: type[PlotView] = PlotView
+
+    def make(self, state: ExplorerState) -> pn.viewable.Viewer:
+        """The view of state."""
+        return self.view_class(state=state, spec=self)
 
 
 VIEWS: tuple[ViewSpec, ...] = (
@@ -40,18 +49,26 @@ VIEWS: tuple[ViewSpec, ...] = (
         explanation="Each row is the vector PE(pos) added to the token at position pos; each "
         "column is one dimension. Left columns oscillate fast, right ones slowly: together "
         "they give every position a distinct pattern.",
-        make=lambda state: HeatmapView(state=state),
+        figure=heatmap.figure,
+        follows=("pos", "offset", "n_positions", "d_model", "base", "layout", "theme"),
         controls=("pos", "offset", "d_model", "n_positions", "base", "layout"),
+        plot_height=460,
         height=460,
+        embed_height=560,
     ),
     ViewSpec(
         name="compare",
         title="Two positions k apart",
         explanation="The dot product, cosine similarity and distance of PE(pos) and PE(pos + k) "
         "depend only on the offset k, not on pos: compare the rows below.",
-        make=lambda state: CompareView(state=state),
+        figure=compare.figure,
+        readout=compare.readout,
+        readout_style=compare.READOUT_STYLE,
+        follows=("pos", "offset", "d_model", "base", "layout", "theme"),
         controls=("pos", "offset", "d_model", "base"),
+        plot_height=420,
         height=630,
+        embed_height=820,
     ),
     ViewSpec(
         name="waves",
@@ -59,9 +76,12 @@ VIEWS: tuple[ViewSpec, ...] = (
         explanation="Each pair i is a sine and a cosine of the same frequency ω<sub>i</sub>; the "
         "encoding samples them at whole positions (dots). Pick the pairs to compare below; the "
         "frequency view marks them too.",
-        make=lambda state: WavesView(state=state),
+        figure=waves.figure,
+        follows=("pos", "offset", "n_positions", "d_model", "base", "pairs", "theme"),
         controls=("pos", "offset", "d_model", "n_positions", "base", "pairs"),
+        plot_height=640,
         height=640,
+        embed_height=760,
         card_controls=("pairs",),
     ),
     ViewSpec(
@@ -69,9 +89,13 @@ VIEWS: tuple[ViewSpec, ...] = (
         title="Frequencies and wavelengths",
         explanation="Frequencies fall geometrically with i, so wavelengths grow from 2π to "
         "base·2π: short ones tell neighbours apart, long ones place a token in a long text.",
-        make=lambda state: FrequencyView(state=state),
+        figure=frequency.figure,
+        readout=frequency.readout,
+        follows=("d_model", "base", "pairs", "theme"),
         controls=("d_model", "base", "pairs"),
+        plot_height=480,
         height=530,
+        embed_height=600,
     ),
     ViewSpec(
         name="dotproduct",
@@ -80,9 +104,14 @@ VIEWS: tuple[ViewSpec, ...] = (
         "frequencies: every diagonal is constant (a Toeplitz matrix), and the curve beside it "
         "gives D(k) for the dotted diagonal k. The concatenated layout only reorders the columns "
         "of PE, so the encoding matrix changes but these dot products and similarities do not.",
-        make=lambda state: GramView(state=state),
+        figure=dotproduct.figure,
+        readout=dotproduct.readout,
+        readout_style=dotproduct.READOUT_STYLE,
+        follows=("pos", "offset", "n_positions", "d_model", "base", "similarity", "theme"),
         controls=("pos", "offset", "d_model", "n_positions", "base", "layout", "similarity"),
+        plot_height=460,
         height=525,
+        embed_height=640,
     ),
     ViewSpec(
         name="rotation",
@@ -91,9 +120,14 @@ VIEWS: tuple[ViewSpec, ...] = (
         "unit circle; moving k positions turns it by the angle k·ω<sub>i</sub>. The matrix "
         "R(k) that does this for every pair depends on k alone, which is why a model can learn "
         "to attend by relative position.",
-        make=lambda state: RotationView(state=state),
+        figure=rotation.figure,
+        readout=rotation.readout,
+        readout_style=rotation.READOUT_STYLE,
+        follows=("pos", "offset", "d_model", "base", "layout", "rotation_pair", "theme"),
         controls=("pos", "offset", "d_model", "base", "rotation_pair"),
+        plot_height=460,
         height=650,
+        embed_height=640,
     ),
     ViewSpec(
         name="tokens",
@@ -101,9 +135,13 @@ VIEWS: tuple[ViewSpec, ...] = (
         explanation="The model receives TokenEmbedding(word) + PE(pos) for each word. The "
         "embedding here is a fixed random vector per word (a learned one in a real model); "
         "PE(pos) is what tells the same word at two places apart.",
-        make=lambda state: TokensView(state=state),
+        figure=tokens.figure,
+        follows=("pos", "offset", "n_positions", "d_model", "base", "layout", "text", "theme"),
         controls=("text", "d_model", "base"),
+        plot_height=560,
         height=910,
+        embed_height=640,
+        view_class=tokens.TokensView,
     ),
     ViewSpec(
         name="properties",
@@ -112,9 +150,14 @@ VIEWS: tuple[ViewSpec, ...] = (
         "and 1 however long the text, and neighbours are close. With few dimensions, far "
         "positions can come back close: the curve shows the distance from pos to each of "
         "10 000 positions.",
-        make=lambda state: PropertiesView(state=state),
+        figure=properties.figure,
+        readout=properties.readout,
+        readout_style=properties.READOUT_STYLE,
+        follows=("pos", "n_positions", "d_model", "base", "theme"),
         controls=("pos", "d_model", "n_positions", "base"),
+        plot_height=420,
         height=570,
+        embed_height=640,
     ),
 )
 

@@ -6,9 +6,8 @@ import math
 
 import numpy as np
 
-from . import encoding, theme
-from .state import ExplorerState
-from .view import PlotView
+from .. import encoding, theme
+from ..state import ExplorerState
 
 # Points per wavelength of the continuous curves, and bounds on points per curve.
 SAMPLES_PER_WAVELENGTH = 24
@@ -34,10 +33,10 @@ def figure(state: ExplorerState) -> dict:
     palette = theme.colours(state.theme)
     n_rows = len(pairs)
     gap = 0.06 if n_rows > 1 else 0.0
+    # Its own height: one row per pair.
     height = 120 + 130 * n_rows
-    layout = theme.base_layout(
-        state.theme, uirevision=f"waves-{state.d_model}-{state.n_positions}", height=height
-    )
+    layout = theme.base_layout(state.theme, uirevision=f"waves-{state.d_model}-{state.n_positions}")
+    layout["height"] = height
     traces = []
     for row, i in enumerate(pairs):
         colour = theme.PAIR_COLOURS[row % len(theme.PAIR_COLOURS)]
@@ -89,8 +88,8 @@ def figure(state: ExplorerState) -> dict:
                         "name": f"{function} at integer pos · i = {i}",
                         "legendgroup": group,
                         "showlegend": False,
-                        "hovertemplate": f"PE(pos, {2 * i if function == 'sin' else 2 * i + 1})"
-                        "<br>pos %{x}<br>%{y:.6f}<extra></extra>",
+                        "hovertemplate": f"{function}(pos·ω_{i}) at pos %{{x}}<br>"
+                        "%{y:.6f}<extra></extra>",
                     }
                 )
     layout["xaxis"] = theme.axis(
@@ -125,12 +124,3 @@ def figure(state: ExplorerState) -> dict:
     layout["legend"] = {"orientation": "h", "y": -60 / height - 0.02, "x": 0}
     layout["margin"] = {"l": 64, "r": 24, "t": 48, "b": 90}
     return {"data": traces, "layout": layout}
-
-
-class WavesView(PlotView):
-    """The waves of the chosen pairs, with a picker for the pair indices."""
-
-    figure = staticmethod(figure)
-    watches = ("pos", "offset", "n_positions", "d_model", "base", "pairs", "theme")
-    file_stem = "waves"
-    height = 640

@@ -6,9 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import encoding, theme
-from .state import ExplorerState
-from .view import PlotView
+from .. import encoding, theme
+from ..state import ExplorerState
 
 
 @dataclass(frozen=True)
@@ -87,7 +86,7 @@ def figure(state: ExplorerState) -> dict:
             "hovertemplate": "chosen pair i = %{x}<br>ω_i = %{y:.6g}<extra></extra>",
         },
     ]
-    layout = theme.base_layout(state.theme, uirevision=f"frequency-{state.d_model}", height=480)
+    layout = theme.base_layout(state.theme, uirevision=f"frequency-{state.d_model}")
     layout.update(
         title={
             "text": f"ω_i = {base}^(−2i/d_model) and λ_i = 2π·{base}^(2i/d_model), "
@@ -108,7 +107,7 @@ def figure(state: ExplorerState) -> dict:
     return {"data": traces, "layout": layout}
 
 
-def summary_html(state: ExplorerState) -> str:
+def readout(state: ExplorerState) -> str:
     """The shortest and longest wavelengths as text (numbers only, nothing from visitors)."""
     extremes = summary(state)
     return (
@@ -117,13 +116,3 @@ def summary_html(state: ExplorerState) -> str:
         f"longest λ<sub>{extremes.pairs - 1}</sub> = "
         f'<span class="pe-longest">{extremes.longest:.3f}</span> positions.</p>'
     )
-
-
-class FrequencyView(PlotView):
-    """Frequencies and wavelengths, with their extremes as numbers."""
-
-    figure = staticmethod(figure)
-    watches = ("d_model", "base", "pairs", "theme")
-    file_stem = "frequency"
-    readout = staticmethod(summary_html)
-    height = 480

@@ -1,11 +1,11 @@
-"""Update a Plotly pane in place: send Plotly.restyle/relayout for what changed, not the figure.
+"""Works around Panel's Plotly pane drawing a whole new figure, twice, for every change.
 
-Panel's Plotly pane redraws the whole figure whenever `.object` changes (Plotly.react, then a
-resize, so twice): one step of pos redrew every view that marks pos twice over. When the new
-figure has the same traces (number and types) as the one shown, `PatchablePlotly.show` sends
-only the properties that changed, in the restyle/relayout messages Panel itself uses for
-figures edited in place; Plotly then redraws just those (a moved shape, a new title, one
-trace's values).
+Upstream: none found (nearest, for linked go.Figure only: https://github.com/holoviz/panel/pull/7662);
+report text: docs/upstream.md, "Plotly pane".
+
+`PatchablePlotly.show` sends only what changed, in the restyle/relayout messages Panel itself
+uses for figures edited in place, whenever the new figure has the same traces (number and
+types) as the one shown; Plotly then redraws just those (a moved shape, a title, one trace).
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ import param
 
 MISSING = object()
 # Arrays in a restyle travel as JSON lists: the page echoes the restyle back (restyle_data), and
-# the Pyodide worker cannot decode binary arrays coming from the page (Bokeh: KeyError 'id').
-# Beyond this many values a whole figure, whose arrays travel as binary, is cheaper.
+# the Pyodide worker cannot decode binary arrays coming from the page (Bokeh: KeyError 'id',
+# https://github.com/holoviz/panel/issues/6579). Beyond this many values a whole figure, sent
+# as binary, is cheaper.
 MAX_RESTYLE_VALUES = 4096
 # Layout arrays whose entries Plotly can edit one at a time.
 CONTAINER_ARRAYS = ("shapes", "annotations", "images")

@@ -9,9 +9,9 @@ import numpy as np
 import panel as pn
 import param
 
-from . import encoding, theme
-from .state import MAX_TEXT_CHARS, ExplorerState
-from .view import PlotView
+from .. import encoding, theme
+from ..state import MAX_TEXT_CHARS, ExplorerState
+from ..view import PlotView
 
 MAX_TOKENS = 32
 CHIP_MAX_WIDTH = 220
@@ -175,7 +175,7 @@ def figure(state: ExplorerState) -> dict:
     positions = np.arange(len(rows))
     labels = [f"{row.position} {plotly_text(row.token)}" for row in rows]
     word = "" if current.token is None else plotly_text(current.token)
-    layout = theme.base_layout(state.theme, uirevision=f"tokens-{state.d_model}", height=560)
+    layout = theme.base_layout(state.theme, uirevision=f"tokens-{state.d_model}")
     traces, annotations, shapes = [], [], []
     tops = (
         [row.embedding for row in rows],
@@ -272,11 +272,6 @@ def figure(state: ExplorerState) -> dict:
 
 class TokensView(PlotView):
     """Words as chips (a click sets pos or pos + k), and the sum the model receives."""
-
-    figure = staticmethod(figure)
-    watches = ("pos", "offset", "n_positions", "d_model", "base", "layout", "text", "theme")
-    file_stem = "tokens"
-    height = 560
 
     click_sets = param.Selector(
         default="pos", objects=list(CLICK_MODES.values()), doc="What a click on a word sets."

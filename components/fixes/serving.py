@@ -1,8 +1,7 @@
-"""How the served app (`panel serve`) talks to the page: what we set on each session's socket.
+"""Works around Bokeh and Panel server internals that delay or litter a `panel serve` session.
 
 None of this runs in the Pyodide worker or in tests without a session: there is no socket.
-Each part was found with a server-side timeline next to a websocket timeline in the page
-(notes in the README, "Where a `d_model` step at S goes").
+How each was found and what it gained: benchmarks/RESULTS.md, "Where a served step goes".
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import logging
 
 import panel as pn
 
-from .icon import icon_data_uri
+from ..icon import icon_data_uri
 
 _imports_frozen = False
 log = logging.getLogger(__name__)
@@ -26,13 +25,11 @@ def connections(doc) -> list:
 
 
 def send_without_delay(doc) -> None:
-    """Send every message of doc's session as soon as it is written (TCP_NODELAY).
+    """Works around Bokeh leaving Nagle's algorithm on for its websockets (WSHandler.open).
 
-    Bokeh's server leaves Nagle's algorithm on for its websockets. A slider step makes the
-    server write several small messages in a row; the kernel then holds the next one until the
-    page acknowledges the last, and the page delays its acknowledgement by up to 40 ms. Steps
-    of pos were 36 ms or 78 ms at random, with nothing in between. (Upstream, Bokeh's
-    WSHandler.open could call set_nodelay(True), as Tornado's documentation advises.)
+    Upstream: none found in Bokeh (Tornado's set_nodelay: https://github.com/tornadoweb/tornado/issues/755);
+    report text: docs/upstream.md, "Nagle". Small messages in a row otherwise wait for the
+    page's delayed ACK (up to 40 ms).
     """
     for connection in connections(doc):
         set_nodelay = getattr(connection._socket, "set_nodelay", None)
@@ -41,13 +38,12 @@ def send_without_delay(doc) -> None:
 
 
 async def reply_written(doc) -> None:
-    """Wait until every connection of doc's session has finished the message it is writing.
+    """Works around Panel retrying a change 10 ms later when the socket is busy writing.
 
-    A widget's change is handled while Bokeh is still writing its reply (OK) to the page's
-    message. Panel finds the socket busy and queues every change made meanwhile for a retry
-    10 ms later (``panel.io.document._dispatch_msgs``). Waiting for the reply (a fraction of a
-    millisecond) lets Panel write each change as it is made instead, so the page draws the
-    first view while the server is still computing the next.
+    Upstream: none found (the retry came with https://github.com/holoviz/panel/pull/6052);
+    report text: docs/upstream.md, "Busy socket". Waiting until the reply to the page's own
+    message is written (well under a millisecond) lets Panel send each view's change as it is
+    made (`panel.io.document._dispatch_msgs`).
     """
     for connection in connections(doc):
         lock = getattr(connection._socket, "write_lock", None)
@@ -57,13 +53,13 @@ async def reply_written(doc) -> None:
 
 
 def freeze_imports() -> None:
-    """Move everything imported so far out of the garbage collector's way, once per process.
+    """Works around full garbage collections of the imported heap pausing a step (60-90 ms).
 
-    Panel, Bokeh and NumPy leave a large heap of objects that live as long as the server.
-    Python's full collections walk all of it: under `panel serve` one took 56 to 94 ms, in the
-    middle of a slider step, every 25 steps or so. Frozen before the first page is built, only
-    the sessions' own objects are walked, and closed sessions are still collected (all but the
-    first session's document, which already exists when the first page is built).
+    Upstream: none found (https://github.com/holoviz/panel/pull/3259 throttles explicit
+    collections only); report text: docs/upstream.md, "GC pauses".
+
+    Everything imported before the first page is moved out of the collector's way, once per
+    process (`gc.freeze`); the sessions' own objects are still collected.
     """
     global _imports_frozen
     if not _imports_frozen:
@@ -83,15 +79,12 @@ def is_write_to_departed_page(context: dict) -> bool:
 
 
 def quiet_departed_pages(loop: asyncio.AbstractEventLoop) -> None:
-    """Report writes to a page that has gone away as such, not as a traceback; once per loop.
+    """Works around Panel leaving write tasks unawaited when a page closes mid-write.
 
-    A visitor who closes the tab while a step's changes are being written leaves a traceback
-    in the server's log ("Task exception was never retrieved", WebSocketClosedError). Panel's
-    `dispatch_tornado` writes a message in several frames, one task each; when the socket
-    closes after the first frame, writing the next raises, and the tasks already made are
-    dropped unawaited (Panel 1.9.4; upstream it should catch the error and keep them). Nothing
-    is lost, the page is gone, so the report becomes one debug line; every other unretrieved
-    error still goes to the loop's handler.
+    Upstream: https://github.com/holoviz/panel/issues/3743 (open).
+    A page closed mid-write left "Task exception was never retrieved" (WebSocketClosedError)
+    in the server's log; it becomes one debug line. Every other error still reaches the loop's
+    handler. Once per loop.
     """
     previous = loop.get_exception_handler()
     if getattr(previous, "quiets_departed_pages", False):
@@ -110,8 +103,12 @@ def quiet_departed_pages(loop: asyncio.AbstractEventLoop) -> None:
 
 
 def inline_icon(doc) -> None:
-    """The served page gets the site's icon inline instead of Panel's `./favicon.ico`, which
-    the browser fetched again after every step (components/icon.py)."""
+    """Works around Bokeh's favicon.ico, sent without cache headers and so fetched again after
+    every URL rewrite.
+
+    Upstream: none found (the handler came with https://github.com/bokeh/bokeh/pull/11796);
+    report text: docs/upstream.md, "Favicon". The served page gets the site's icon inline.
+    """
     icon = icon_data_uri()
     if icon is not None:
         doc.template_variables["app_favicon"] = icon

@@ -7,9 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import encoding, theme
-from .state import ExplorerState
-from .view import PlotView
+from .. import encoding, theme
+from ..state import ExplorerState
 
 # R_i(k) is also read off at this position + pos, to show it does not depend on pos.
 FAR_START = 1000
@@ -41,14 +40,7 @@ class RotationReadout:
     error: float  # ‖PE(pos + k) − R(k)·PE(pos)‖ over all d_model dimensions
 
 
-def pair_columns(pair: int, d_model: int, layout: str) -> tuple[int, int]:
-    """The dimensions holding sin and cos of pair i in this layout."""
-    if layout == "interleaved":
-        return 2 * pair, 2 * pair + 1
-    return pair, pair + d_model // 2
-
-
-def readout(state: ExplorerState) -> RotationReadout:
+def numbers(state: ExplorerState) -> RotationReadout:
     """The numbers the rotation view prints."""
     k, d, base, i = state.offset, state.d_model, state.base, state.rotation_pair
     pos, second = state.pos, state.second_pos
@@ -59,9 +51,9 @@ def readout(state: ExplorerState) -> RotationReadout:
         pair=i,
         angle=k * float(encoding.angular_frequencies(d, base)[i]),
         formula=encoding.rotation_blocks(k, d, base)[i],
-        measured=encoding.measured_rotation_block(pos, second, i, d, base),
+        measured=encoding.measured_rotation_block(pos, second, i, d, base, state.layout),
         far_start=far,
-        measured_far=encoding.measured_rotation_block(far, far + k, i, d, base),
+        measured_far=encoding.measured_rotation_block(far, far + k, i, d, base, state.layout),
         error=float(np.linalg.norm(after - rotated)),
     )
 
@@ -74,28 +66,28 @@ def matrix_html(matrix: np.ndarray, css_class: str) -> str:
     return f'<table class="pe-matrix {css_class}">{cells}</table>'
 
 
-def readout_html(state: ExplorerState) -> str:
+def readout(state: ExplorerState) -> str:
     """R_i(k) three ways and the whole-vector check, as text (numbers only)."""
-    numbers = readout(state)
-    k, pos, second, far = state.offset, state.pos, state.second_pos, numbers.far_start
-    difference = float(np.abs(numbers.measured - numbers.measured_far).max())
+    shown = numbers(state)
+    k, pos, second, far = state.offset, state.pos, state.second_pos, shown.far_start
+    difference = float(np.abs(shown.measured - shown.measured_far).max())
     return (
         '<div class="pe-rotation-readouts">'
-        f"<p>Pair i = {numbers.pair}: from pos to pos + k the point turns by k·ω<sub>i</sub> = "
-        f'<span class="pe-rotation-angle">{numbers.angle + 0.0:.6f}</span> rad.</p>'
+        f"<p>Pair i = {shown.pair}: from pos to pos + k the point turns by k·ω<sub>i</sub> = "
+        f'<span class="pe-rotation-angle">{shown.angle + 0.0:.6f}</span> rad.</p>'
         '<div class="pe-rotation-matrices">'
-        f"<figure><figcaption>R<sub>{numbers.pair}</sub>({k}) from its formula</figcaption>"
-        f"{matrix_html(numbers.formula, 'pe-rotation-formula')}</figure>"
+        f"<figure><figcaption>R<sub>{shown.pair}</sub>({k}) from its formula</figcaption>"
+        f"{matrix_html(shown.formula, 'pe-rotation-formula')}</figure>"
         f"<figure><figcaption>read off PE({pos}) → PE({second})</figcaption>"
-        f"{matrix_html(numbers.measured, 'pe-rotation-matrix')}</figure>"
+        f"{matrix_html(shown.measured, 'pe-rotation-matrix')}</figure>"
         f"<figure><figcaption>read off PE({far}) → PE({far + k})</figcaption>"
-        f"{matrix_html(numbers.measured_far, 'pe-rotation-matrix-other')}</figure>"
+        f"{matrix_html(shown.measured_far, 'pe-rotation-matrix-other')}</figure>"
         "</div>"
         f"<p>The same matrix wherever the pair starts (largest difference "
         f'<span class="pe-rotation-difference">{difference:.1e}</span>): R(k) depends on k '
         "alone.</p>"
         f"<p>Whole vector, all {state.d_model} dimensions: ‖PE({second}) − R({k})·PE({pos})‖ = "
-        f'<span class="pe-rotation-error">{numbers.error:.1e}</span></p>'
+        f'<span class="pe-rotation-error">{shown.error:.1e}</span></p>'
         "</div>"
     )
 
@@ -112,7 +104,7 @@ def figure(state: ExplorerState) -> dict:
     pos, second = state.pos, state.second_pos
     omega = float(encoding.angular_frequencies(d, state.base)[i])
     palette = theme.colours(state.theme)
-    sin_dim, cos_dim = pair_columns(i, d, state.layout)
+    sin_dim, cos_dim = encoding.pair_columns(d, state.layout, i)
     # A turn by k·ω equals a turn by its remainder mod 2π, in the direction of k.
     turn = math.copysign(math.fmod(abs(k) * omega, 2 * math.pi), k)
     circle_x, circle_y = arc(0.0, 2 * math.pi, 1.0)
@@ -158,7 +150,7 @@ def figure(state: ExplorerState) -> dict:
                 f"PE({position}, {cos_dim}) = cos = %{{y:.6f}}<extra></extra>",
             }
         )
-    layout = theme.base_layout(state.theme, uirevision="rotation", height=460)
+    layout = theme.base_layout(state.theme, uirevision="rotation")
     layout.update(
         title={
             "text": f"Pair i = {i} (dimensions {sin_dim}, {cos_dim}), ω<sub>{i}</sub> = "
@@ -185,14 +177,3 @@ def figure(state: ExplorerState) -> dict:
         legend={"orientation": "v", "x": 1.0, "xanchor": "right", "y": 0.0, "yanchor": "bottom"},
     )
     return {"data": traces, "layout": layout}
-
-
-class RotationView(PlotView):
-    """One pair on the unit circle, and R_i(k) with the numbers that show it is a rotation."""
-
-    figure = staticmethod(figure)
-    watches = ("pos", "offset", "d_model", "base", "layout", "rotation_pair", "theme")
-    file_stem = "rotation"
-    readout = staticmethod(readout_html)
-    readout_style = READOUT_STYLE
-    height = 460

@@ -2,76 +2,19 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
-from . import encoding, theme
-from .heatmap import MAX_DISPLAY_CELLS
-from .state import ExplorerState, cached_encoding
-from .view import PlotView
+from .. import derived, encoding, theme
+from ..state import ExplorerState
 
-# Up to this many multiply-adds the shown matrix is the product PE·PEᵀ itself; beyond, it is
-# filled from D(i − j), which equals it (tests/test_insight_figures.py), so the browser never
-# waits seconds for a 2048 × 2048 × 2048 product.
-MAX_DIRECT_PRODUCT = 1 << 23
 SIMILARITY_TITLES = {"dot": "dot products PE(i)·PE(j)", "cosine": "cosine similarities"}
 
 READOUT_STYLE = """
 :host { overflow-x: auto; max-width: 100%; }
 p.pe-gram-readout { margin: 0.3em 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
 """
-
-
-@dataclass(frozen=True)
-class GramDisplay:
-    """The Gram matrix as shown: every stride-th position, as float32, in both variants."""
-
-    rows: np.ndarray
-    dots: np.ndarray
-    cosines: np.ndarray
-    stride: int
-    direct: bool  # True when computed as PE·PEᵀ, False when filled from D(i − j)
-
-
-def display_stride(n_positions: int, max_cells: int = MAX_DISPLAY_CELLS) -> int:
-    """Show every stride-th position so that at most max_cells cells are drawn."""
-    return max(1, math.ceil(n_positions / math.isqrt(max_cells)))
-
-
-@lru_cache(maxsize=4)
-def display_gram(n_positions: int, d_model: int, base: float, layout: str) -> GramDisplay:
-    """The shown Gram matrix, computed once per (n_positions, d_model, base, layout)."""
-    stride = display_stride(n_positions)
-    rows = np.arange(0, n_positions, stride)
-    direct = rows.size**2 * d_model <= MAX_DIRECT_PRODUCT
-    if direct:
-        dots = encoding.gram_matrix(cached_encoding(n_positions, d_model, base, layout)[rows])
-    else:
-        dots = offset_dots(n_positions, d_model, base)[np.abs(rows[:, None] - rows[None, :])]
-    norms = np.sqrt(np.diagonal(dots))
-    cosines = dots / np.outer(norms, norms)
-    shown = [np.ascontiguousarray(z, dtype=np.float32) for z in (dots, cosines)]
-    for z in (rows, *shown):
-        z.flags.writeable = False
-    return GramDisplay(rows, *shown, stride=stride, direct=direct)
-
-
-@lru_cache(maxsize=4)
-def offset_dots(n_positions: int, d_model: int, base: float) -> np.ndarray:
-    """D(k) for k = 0 … n_positions − 1 (read-only, cached)."""
-    dots = encoding.offset_dots(n_positions, d_model, base)
-    dots.flags.writeable = False
-    return dots
-
-
-def offset_curve(n_positions: int, d_model: int, base: float) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets k = −(n−1) … n−1 and D(k), which is even in k."""
-    dots = offset_dots(n_positions, d_model, base)
-    offsets = np.arange(-(n_positions - 1), n_positions)
-    return offsets, np.concatenate([dots[:0:-1], dots])
 
 
 @dataclass(frozen=True)
@@ -86,33 +29,37 @@ class OffsetReadout:
     spread: float  # max − min of the entries PE(i)·PE(i + k) on diagonal k
 
 
-def readout(state: ExplorerState) -> OffsetReadout:
+def numbers(state: ExplorerState) -> OffsetReadout:
     """D(k), 2D(k)/d_model and √(d_model − 2D(k)), and the spread of diagonal k of PE·PEᵀ."""
-    k, d = state.offset, state.d_model
-    diagonal = encoding.diagonal_products(state.matrix, k)
+    k, d, base = state.offset, state.d_model, float(state.base)
+    exact = encoding.offset_comparison(k, d, base)
+    # The products of the interleaved matrix, as the picture shows (the layout changes nothing).
+    diagonal = encoding.diagonal_products(
+        derived.pe_matrix(state.n_positions, d, base, "interleaved"), k
+    )
     return OffsetReadout(
         offset=k,
-        dot=encoding.offset_dot(k, d, state.base),
-        cosine=encoding.offset_cosine(k, d, state.base),
-        distance=encoding.offset_distance(k, d, state.base),
+        dot=exact.dot,
+        cosine=exact.cosine,
+        distance=exact.distance,
         entries=int(diagonal.size),
         spread=float(diagonal.max() - diagonal.min()),
     )
 
 
-def readout_html(state: ExplorerState) -> str:
+def readout(state: ExplorerState) -> str:
     """The numbers of diagonal k as text (numbers only)."""
-    numbers = readout(state)
+    shown = numbers(state)
     return (
-        f'<p class="pe-gram-readout">Diagonal k = <span class="pe-gram-offset">{numbers.offset}'
-        f'</span>: all <span class="pe-gram-entries">{numbers.entries}</span> entries '
+        f'<p class="pe-gram-readout">Diagonal k = <span class="pe-gram-offset">{shown.offset}'
+        f'</span>: all <span class="pe-gram-entries">{shown.entries}</span> entries '
         f"PE(i)·PE(i + k) equal D(k) = "
-        f'<span class="pe-gram-dot">{numbers.dot + 0.0:.9f}</span> (largest minus smallest: '
-        f'<span class="pe-gram-spread">{numbers.spread:.1e}</span>).<br>'
+        f'<span class="pe-gram-dot">{shown.dot + 0.0:.9f}</span> (largest minus smallest: '
+        f'<span class="pe-gram-spread">{shown.spread:.1e}</span>).<br>'
         f"Cosine similarity 2D(k)/d<sub>model</sub> = "
-        f'<span class="pe-gram-cosine">{numbers.cosine + 0.0:.9f}</span>; distance '
+        f'<span class="pe-gram-cosine">{shown.cosine + 0.0:.9f}</span>; distance '
         f"√(d<sub>model</sub> − 2D(k)) = "
-        f'<span class="pe-gram-distance">{numbers.distance:.9f}</span>.</p>'
+        f'<span class="pe-gram-distance">{shown.distance:.9f}</span>.</p>'
     )
 
 
@@ -136,17 +83,16 @@ def diagonal_line(offset: int, n_positions: int, half: float, colour: str) -> di
 def figure(state: ExplorerState) -> dict:
     """Heatmap of PE·PEᵀ (or cosines) with diagonal k marked; D(k) against k beside it."""
     n, d, base = state.n_positions, state.d_model, float(state.base)
-    shown = display_gram(n, d, base, state.layout)
+    shown = derived.dot_product_cells(n, d, base)
     cosine = state.similarity == "cosine"
     z = shown.cosines if cosine else shown.dots
     scale = 1.0 if cosine else d / 2
     palette = theme.colours(state.theme)
     k = state.offset
-    offsets, dots = offset_curve(n, d, base)
+    offsets, dots = derived.offset_dot_curve(n, d, base)
+    exact = encoding.offset_comparison(k, d, base)
     curve = 2.0 * dots / d if cosine else dots
-    current = (
-        2.0 * encoding.offset_dot(k, d, base) / d if cosine else encoding.offset_dot(k, d, base)
-    )
+    current = exact.cosine if cosine else exact.dot
     measure = "cos" if cosine else "D"
     shapes = [diagonal_line(k, n, 0.5 * shown.stride, palette["second"])]
     if state.second_pos < n:
@@ -212,7 +158,7 @@ def figure(state: ExplorerState) -> dict:
             "hovertemplate": f"k = {k}<br>{measure} = %{{y:.9f}}<extra></extra>",
         },
     ]
-    layout = theme.base_layout(state.theme, uirevision=f"gram-{n}-{d}", height=460)
+    layout = theme.base_layout(state.theme, uirevision=f"dotproduct-{n}-{d}")
     layout.update(
         title={"text": title, "x": 0, "font": {"size": 15}},
         margin={"l": 56, "r": 16, "t": 80 if notes else 56, "b": 56},
@@ -252,14 +198,3 @@ def figure(state: ExplorerState) -> dict:
         ],
     )
     return {"data": traces, "layout": layout}
-
-
-class GramView(PlotView):
-    """The dot-product (or cosine) matrix and the offset curve, with the numbers of diagonal k."""
-
-    figure = staticmethod(figure)
-    watches = ("pos", "offset", "n_positions", "d_model", "base", "layout", "similarity", "theme")
-    file_stem = "dotproduct"
-    readout = staticmethod(readout_html)
-    readout_style = READOUT_STYLE
-    height = 460

@@ -1,76 +1,16 @@
-"""Fix the message handler of Panel 1.9.4's generated Pyodide worker script.
+"""Works around the race in Panel 1.9.4's Pyodide worker that drops patches during fast drags.
 
-``panel convert app.py --to pyodide-worker`` writes ``app.html`` and a worker
-script ``app.js`` rendered from ``panel/_templates/pyodide_worker.js``.  The
-build calls :func:`patch_worker_script` on that ``.js`` text (or runs this file
-as a script on the file: ``python patch_worker.py site/app.js``).
+Upstream: none found; report text: docs/upstream.md, "Pyodide worker".
 
-The bug (panel 1.9.4, ``panel/_templates/pyodide_worker.js`` lines 59-93)
--------------------------------------------------------------------------
-The worker's ``self.onmessage`` handles a ``patch`` message from the page like
-this::
-
-    self.pyodide.globals.set('patch', msg.patch)      # (1) one shared global
-    self.pyodide.runPythonAsync(`                     # (2) not awaited
-    ...
-    state.curdoc.apply_json_patch(_convert_json_patch(patch), setter='js')
-    `)
-    self.postMessage({type: 'idle'})                  # (3) before Python ran
-
-``runPythonAsync`` only *schedules* the Python code: it returns a coroutine
-that Pyodide's WebLoop runs in a later macrotask (``scheduler.postTask`` in
-Chromium).  The name ``patch`` is looked up when that task runs, not when the
-message arrived.  So:
-
-* (1)+(2): if a second ``patch`` message is handled before the first task has
-  started, the global is overwritten; both tasks apply the *second* patch and
-  the first is lost.  A drag ends with the page sending ``{value: 30}`` and
-  then ``{value_throttled: 30}``; losing the first leaves Python with the old
-  ``value`` (plot and readout for 26) and the correct ``value_throttled``;
-  nothing is sent afterwards, so the view never catches up.
-* (3): ``idle`` is posted before Python has applied the patch.  The page
-  (``pyodide_handler.js``: ``send_change`` / the ``idle`` branch) uses
-  ``idle`` as its flow control: while ``busy`` it coalesces events per
-  (model, attr) and only sends the next patch on ``idle``.  Posting it at once
-  turns that off: the page sends its next patch as fast as the message
-  round-trip, which is what opens the window for (1), and it makes the worker
-  run every intermediate slider value instead of the latest one.
-
-The fix
--------
-The ``self.onmessage`` block is replaced (and only that block; the rest of the
-generated script is untouched) by one that:
-
-* passes each patch to Python in a fresh ``locals`` dict of its own, so no
-  message can overwrite another's data (same for ``location``);
-* runs all Python work triggered by messages (``rendered``, ``patch``,
-  ``location``) strictly one after the other, in arrival order, through one
-  promise chain, awaiting each ``runPythonAsync``;
-* posts ``idle`` for a patch only after Python has applied it (in ``finally``,
-  so an exception in a callback cannot leave the page ``busy`` forever; the
-  error is logged with ``console.error``).
-
-No patch is dropped or merged in the worker: every patch is applied in order,
-so the last value the page sent is always the last one applied.  Throttling
-comes for free from the page's existing queue: while the worker is busy, the
-page keeps only the newest event per (model, attr) and sends it with the next
-``idle``; the final value is therefore always sent and applied.
-
-If Panel's template changes, the block is not found and
-:class:`WorkerTemplateChanged` is raised, so a Panel upgrade fails the build
-loudly instead of shipping an unpatched (or wrongly patched) worker.  Running
-the patch twice is a no-op (it recognises its own marker).
-
-What upstream Panel should change
----------------------------------
-In ``panel/_templates/pyodide_worker.js`` (``self.onmessage``): do not store
-message data in Pyodide globals; pass it with ``runPythonAsync(code,
-{locals})`` (or call a Python function with it as argument); serialise the
-message handling (await each ``runPythonAsync`` through a queue/promise
-chain); and ``postMessage({type: 'idle'})`` only after ``apply_json_patch``
-has returned (in a ``finally``).  ``pyodide_handler.js`` (page side) needs no
-change: its busy/queue protocol is right once ``idle`` means "applied".  The
-``_guiEditing`` console error is a separate Panel bug, see REPORT.md.
+`panel convert --to pyodide-worker` renders `self.onmessage` from
+`panel/_templates/pyodide_worker.js`. It stores each incoming patch in one shared Pyodide
+global, starts `runPythonAsync` without awaiting it and posts `idle` at once, so a second
+patch arriving before the first ran overwrites it (a drag then ends on a stale value), and the
+page's own coalescing queue is switched off. The build replaces that one block
+(`python -m components.fixes.pyodide_worker site/app.js`) with a handler that gives each
+message's data its own `locals`, applies messages one at a time in order, and posts `idle`
+only after Python applied the patch. If Panel's template changes, the block is not found and
+the build fails.
 """
 
 from __future__ import annotations
@@ -82,7 +22,9 @@ from pathlib import Path
 __all__ = ["WorkerTemplateChanged", "patch_worker_script", "main"]
 
 #: Marker written into patched scripts; makes the patch idempotent.
-MARKER = "/* patched by patch_worker.py: serialised patch queue, idle after apply */"
+MARKER = (
+    "/* patched by components.fixes.pyodide_worker: serialised patch queue, idle after apply */"
+)
 
 # The exact ``self.onmessage`` block that panel 1.9.4 renders from
 # panel/_templates/pyodide_worker.js (it contains no template variables, so it
@@ -221,7 +163,8 @@ def patch_worker_script(js_text: str) -> str:
         raise WorkerTemplateChanged(
             f"patch_worker: cannot patch the Pyodide worker script: {hint}. "
             "Panel's template (panel/_templates/pyodide_worker.js) has probably changed; "
-            "check whether the upstream fix is in and update or drop patch_worker.py."
+            "check whether the upstream fix is in, and update or drop "
+            "components/fixes/pyodide_worker.py."
         )
     return js_text.replace(original, PATCHED_ONMESSAGE.replace("\n", newline))
 

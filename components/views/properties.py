@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 
-from . import encoding, theme
-from .state import ExplorerState, cached_encoding
-from .view import PlotView
+from .. import derived, encoding, theme
+from ..state import ExplorerState
 
 HORIZON = encoding.NEAREST_HORIZON
 # The last position searched, with a thin space between thousands: "9 999".
@@ -22,21 +20,6 @@ ul.pe-properties { margin: 0.3em 0; padding-left: 1.2em; line-height: 1.5;
                    font-variant-numeric: tabular-nums; }
 ul.pe-properties li { margin: 0.15em 0; }
 """
-
-
-@lru_cache(maxsize=4)
-def offset_curve(d_model: int, base: float, horizon: int = HORIZON) -> np.ndarray:
-    """Distance of encodings k apart for k = 0 … horizon − 1 (cached: pos never recomputes it)."""
-    curve = encoding.offset_distances(horizon, d_model, base)
-    curve.flags.writeable = False
-    return curve
-
-
-@lru_cache(maxsize=4)
-def value_range(n_positions: int, d_model: int, base: float, layout: str) -> tuple[float, float]:
-    """Smallest and largest entry of the PE matrix."""
-    matrix = cached_encoding(n_positions, d_model, base, layout)
-    return float(matrix.min()), float(matrix.max())
 
 
 @dataclass(frozen=True)
@@ -55,8 +38,8 @@ class Properties:
 def properties(state: ExplorerState) -> Properties:
     """Uniqueness, nearest position, boundedness and smoothness for the state."""
     d, base = state.d_model, float(state.base)
-    curve = offset_curve(d, base)
-    smallest, largest = value_range(state.n_positions, d, base, state.layout)
+    curve = derived.offset_distance_curve(d, base)
+    smallest, largest = derived.value_range(state.n_positions, d, base, state.layout)
     distances = encoding.position_distances(state.pos, curve)
     return Properties(
         closest_pair=encoding.smallest_separation(state.n_positions, d, base),
@@ -69,7 +52,7 @@ def properties(state: ExplorerState) -> Properties:
     )
 
 
-def properties_html(state: ExplorerState) -> str:
+def readout(state: ExplorerState) -> str:
     """The four properties as a list of sentences with their numbers (numbers only)."""
     facts = properties(state)
     n, pos = state.n_positions, state.pos
@@ -105,7 +88,7 @@ def properties_html(state: ExplorerState) -> str:
 def figure(state: ExplorerState) -> dict:
     """Distance from PE(pos) to PE(q) for every q in the horizon, the nearest q marked."""
     d, base, pos = state.d_model, float(state.base), state.pos
-    curve = offset_curve(d, base)
+    curve = derived.offset_distance_curve(d, base)
     distances = encoding.position_distances(pos, curve)
     q, nearest = encoding.nearest_position(pos, d, base, HORIZON, offset_curve=curve)
     palette = theme.colours(state.theme)
@@ -139,7 +122,7 @@ def figure(state: ExplorerState) -> dict:
             "hovertemplate": f"pos = {pos}<extra></extra>",
         },
     ]
-    layout = theme.base_layout(state.theme, uirevision=f"properties-{d}-{base}", height=420)
+    layout = theme.base_layout(state.theme, uirevision=f"properties-{d}-{base}")
     layout.update(
         title={
             "text": f"‖PE(q) − PE({pos})‖ for q < {HORIZON}: nearest is PE({q}), {nearest:.4f}",
@@ -170,14 +153,3 @@ def figure(state: ExplorerState) -> dict:
     )
     layout["legend"] = {"orientation": "h", "y": -0.2, "x": 0}
     return {"data": traces, "layout": layout}
-
-
-class PropertiesView(PlotView):
-    """The distance curve from pos, and the four properties with their numbers."""
-
-    figure = staticmethod(figure)
-    watches = ("pos", "n_positions", "d_model", "base", "layout", "theme")
-    file_stem = "properties"
-    readout = staticmethod(properties_html)
-    readout_style = READOUT_STYLE
-    height = 420

@@ -1,0 +1,17 @@
+"""Every workaround of Panel, Bokeh and Plotly internals, one module each; the upgrade checklist.
+
+| module | works around |
+| --- | --- |
+| plotly_patch | Panel's Plotly pane drawing a whole figure (twice) for every change |
+| redraw_guard | Panel's Plotly model redrawing plots whose size did not change |
+| serving | the served session: Nagle, the busy-socket retry, GC pauses, departed pages, icon |
+| slider | Panel's 50 ms debounce of served slider changes |
+| pyodide_worker | the race in Panel's Pyodide worker that drops patches (applied at build time) |
+
+Each module's first line names what it works around and links the upstream report; where none
+exists, docs/upstream.md holds the text of one. When Panel or Bokeh is upgraded, go through
+this list: tests/test_fixes_versions.py fails until WRITTEN_FOR says the new versions.
+"""
+
+# The versions these workarounds were written for and checked against.
+WRITTEN_FOR = {"panel": "1.9.4", "bokeh": "3.9.2"}
