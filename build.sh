@@ -20,8 +20,10 @@ PY=$VENV/bin/python
 # comes from Pyodide's own build. Not plotly.py: figures are plain dicts drawn by plotly.js
 # (bundled by Panel), and the app never imports it (tests/test_build.py checks).
 SITE_REQUIREMENTS=(numpy)
-# The offline Pyodide test harness shared next to this repository (used by tests/test_pyodide_site.py).
+# The offline Pyodide test harness and its runtime mirror, shared beside this checkout (used by
+# tests/test_pyodide_*.py and the benchmarks; the mirror is read in place, never copied here).
 SHARED_OFFLINE=$ROOT/../shared/pyodide-offline
+SHARED_MIRROR=$(cd "$ROOT/.." && pwd)/shared/pyodide-mirror
 
 log() { printf '==> %s\n' "$*" >&2; }
 die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
@@ -65,6 +67,11 @@ ensure_system_packages() {
     fi
 }
 
+# The Pyodide runtime for tests and benchmarks: an explicit $PYODIDE_MIRROR, else the shared mirror.
+export_pyodide_mirror() {
+    export PYODIDE_MIRROR=${PYODIDE_MIRROR:-$SHARED_MIRROR}
+}
+
 cmd_setup() {
     ensure_python_env
     ensure_system_packages
@@ -101,9 +108,8 @@ cmd_build() {
 
     cp -R static "$out/static"
     "$PY" scripts/postprocess_site.py "$out" --wheel "wheels/$(basename "${wheels[0]}")" --root "$ROOT"
-    # Panel 1.9.4's worker keeps each incoming patch in one shared global and reports idle
-    # before Python applied it, so fast drags can end on a stale value: see scripts/patch_worker.py.
-    "$PY" scripts/patch_worker.py "$out/app.js"
+    # Panel 1.9.4's worker can drop a patch during fast drags: components/fixes/pyodide_worker.py.
+    "$PY" -m components.fixes.pyodide_worker "$out/app.js"
     log "site written to $out/ (open it through a web server: ./build.sh serve)"
 }
 
@@ -134,10 +140,8 @@ cmd_test() {
         PYTHONPATH=$(cd "$SHARED_OFFLINE" && pwd)${PYTHONPATH:+:$PYTHONPATH}
         export PYTHONPATH
     fi
-    # The offline harness's default mirror location; without a mirror the Pyodide test skips.
-    if [[ -z ${PYODIDE_MIRROR:-} && -d $HOME/.cache/pyodide-mirror ]]; then
-        export PYODIDE_MIRROR=$HOME/.cache/pyodide-mirror
-    fi
+    # Without a mirror the Pyodide tests skip, or fail under CI=true (.ci/run sets it).
+    export_pyodide_mirror
     "$PY" -m pytest "$@"
 }
 
@@ -149,9 +153,7 @@ cmd_lint() {
 
 cmd_bench() {
     cmd_setup
-    if [[ -z ${PYODIDE_MIRROR:-} && -d $HOME/.cache/pyodide-mirror ]]; then
-        export PYODIDE_MIRROR=$HOME/.cache/pyodide-mirror
-    fi
+    export_pyodide_mirror
     "$PY" -m benchmarks.run "$@"
 }
 

@@ -79,13 +79,25 @@ def describe(results: dict) -> str:
     )
 
 
+# RESULTS.md's hand-written part starts at this heading; a run rewrites only what is above it.
+NOTES_HEADING = "## Notes"
+
+
+def kept_notes() -> str:
+    """The hand-written notes at the end of RESULTS.md (how the figures came about), or ''."""
+    text = RESULTS_MD.read_text() if RESULTS_MD.is_file() else ""
+    start = text.find(f"\n{NOTES_HEADING}")
+    return text[start + 1 :] if start >= 0 else ""
+
+
 def markdown(results: dict, befores: list[dict]) -> str:
-    """RESULTS.md: the latest tables, then each earlier run's."""
+    """RESULTS.md: the latest tables, then each earlier run's, then the kept notes."""
     parts = [
         "# Benchmark results",
         "",
-        "Made by `python -m benchmarks.run` (or `./build.sh bench`); rewritten on every run. "
-        "These are measurements, not tests: see benchmarks/run.py for what each number means.",
+        "Made by `python -m benchmarks.run` (or `./build.sh bench`); the tables are rewritten on "
+        f"every run, the notes under '{NOTES_HEADING}' are kept. These are measurements, not "
+        "tests: see benchmarks/run.py for what each number means.",
         "",
         "- Sizes: S = d_model 128 × 128 positions, M = 512 × 512, L = 2048 × 2048.",
         "- Latency: one arrow key on a slider (Chromium via Playwright) until every view that "
@@ -113,6 +125,9 @@ def markdown(results: dict, befores: list[dict]) -> str:
             "",
             tables.replace("\n### ", "\n#### ").replace("### ", "#### ", 1),
         ]
+    notes = kept_notes()
+    if notes:
+        parts += ["", notes.rstrip()]
     return "\n".join(parts).rstrip() + "\n"
 
 

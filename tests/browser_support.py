@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from pyodide_support import unavailable
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM_ARGS = [
@@ -54,12 +55,15 @@ def free_port() -> int:
 
 @contextmanager
 def panel_serve(app: str = "app.py"):
-    """An app of this repository under `panel serve` on a free port; yields its URL.
+    """An app of this checkout (or of another one, e.g. an old commit's) under `panel serve`; yields
+    its URL.
 
     When the block ends without an error of its own, the server's log must hold no traceback:
     an exception in a server callback never reaches the page's console.
     """
     port = free_port()
+    # The checkout the app belongs to: this one, or another one's (an old commit's, to compare).
+    root = next((d for d in (REPO_ROOT / app).resolve().parents if (d / "components").is_dir()))
     # The server's log goes to a file: a pipe nobody reads would stop the server once its
     # 64 KiB filled (a run that logs an error per step).
     with tempfile.TemporaryFile("w+") as log:
@@ -77,9 +81,9 @@ def panel_serve(app: str = "app.py"):
                 "--allow-websocket-origin",
                 f"127.0.0.1:{port}",
             ],
-            cwd=REPO_ROOT,
+            cwd=root,
             # An app outside the repository's root (benchmarks/) still imports components.
-            env=dict(os.environ, PYTHONPATH=str(REPO_ROOT)),
+            env=dict(os.environ, PYTHONPATH=str(root)),
             stdout=log,
             stderr=subprocess.STDOUT,
             text=True,
@@ -125,7 +129,10 @@ def served_app():
 
 @pytest.fixture(scope="session")
 def browser(chromium_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
+    try:
+        from playwright import sync_api
+    except ImportError:
+        unavailable("no playwright Python package: run ./build.sh setup (pip install -e .[test])")
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
         yield browser

@@ -1,4 +1,7 @@
-"""Shared fixtures: the repository root, the built static site and Debian's Chromium."""
+"""Shared fixtures: the repository root, the built static site and Debian's Chromium.
+
+A missing Chromium fails the run under CI=true and skips it elsewhere (`unavailable`).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from pyodide_support import unavailable
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,5 +43,5 @@ def chromium_path() -> str:
     """$CHROMIUM, else Debian's chromium (Playwright's own browsers are never installed)."""
     path = os.environ.get("CHROMIUM") or shutil.which("chromium")
     if not path:
-        pytest.skip("no chromium: run ./build.sh setup (apt-get install chromium) or set $CHROMIUM")
+        unavailable("no chromium: run ./build.sh setup (apt-get install chromium) or set $CHROMIUM")
     return path

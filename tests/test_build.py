@@ -72,7 +72,7 @@ import sys
 import panel as pn
 from bokeh.document import Document
 from components.page import ExplorerPage
-from components.registry import VIEW_NAMES
+from components.views import VIEW_NAMES
 
 pn.extension("plotly")
 page = ExplorerPage()

@@ -6,8 +6,9 @@ import io
 import numpy as np
 import pytest
 
-from components import compare, encoding, export
+from components import encoding, export
 from components.state import ExplorerState
+from components.views import compare
 
 STATES = [
     ExplorerState(),

@@ -8,11 +8,12 @@ import pytest
 from bokeh.document import Document
 from panel.models.plotly import PlotlyPlot
 
-from components.figure_patch import same_value
-from components.page import EAGER_VIEWS, ExplorerPage
+from components.fixes.plotly_patch import same_value
+from components.lazy_views import EAGER_VIEWS
+from components.page import ExplorerPage
 from components.page_options import PageOptions
-from components.registry import VIEW_NAMES, VIEWS
 from components.state import ExplorerState
+from components.views import VIEW_NAMES, VIEWS
 
 
 def served(page: ExplorerPage):
@@ -52,7 +53,7 @@ def test_a_view_coming_on_screen_is_built_for_the_state_as_it_is_then():
     assert any(title.startswith("‖PE(q) − PE(21)‖") for title in drawn_titles(root))
     assert len(placeholders(root)) == len(VIEWS) - EAGER_VIEWS - 1
     view = page.view("properties")
-    assert same_value(view._plot.object, type(view).figure(page.state))
+    assert same_value(view._plot.object, view.figure())
 
 
 def test_a_view_built_on_screen_then_follows_the_state():

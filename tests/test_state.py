@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from components import encoding
-from components.state import ExplorerState, cached_encoding, default_pairs
+from components import derived, encoding
+from components.state import ExplorerState, default_pairs
 
 
 def test_defaults_are_the_documented_ones():
@@ -48,12 +48,12 @@ def test_offset_may_reach_beyond_the_shown_rows():
 def test_moving_pos_or_offset_does_not_recompute_the_matrix():
     state = ExplorerState(n_positions=100, d_model=64)
     matrix = state.matrix
-    misses = cached_encoding.cache_info().misses
+    misses = derived.pe_matrix.cache_info().misses
     for pos in range(0, 100, 7):
         state.pos = pos
         state.offset = 3
         assert state.matrix is matrix
-    assert cached_encoding.cache_info().misses == misses
+    assert derived.pe_matrix.cache_info().misses == misses
 
 
 def test_matrix_follows_size_and_base_changes():

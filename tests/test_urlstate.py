@@ -4,9 +4,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from components.registry import VIEW_NAMES
 from components.state import ExplorerState
 from components.urlstate import MAX_KEYS, parse_query, to_query
+from components.views import VIEW_NAMES
 
 
 def parsed(query):

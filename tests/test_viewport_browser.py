@@ -4,8 +4,8 @@ step redraws each plot on screen once (no second draw for an unchanged size)."""
 import pytest
 from browser_support import ConsoleLog, look_at, plots, text, wait_for_text, wait_until
 
-from components.registry import VIEWS
-from components.viewport import NEAR_PX
+from components.lazy_views import NEAR_PX
+from components.views import VIEWS
 
 pytestmark = pytest.mark.browser
 

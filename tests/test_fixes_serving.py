@@ -19,10 +19,11 @@ from panel.io.state import set_curdoc
 from tornado import locks
 from tornado.websocket import WebSocketClosedError
 
-from components import icon, serving
-from components.compare import CompareView
+from components import icon
 from components.controls import Controls
+from components.fixes import serving
 from components.state import ExplorerState
+from components.views import view_spec
 
 
 class Socket:
@@ -220,7 +221,7 @@ def test_a_views_changes_in_one_step_are_written_as_one_message(monkeypatch, par
     monkeypatch.setitem(pn.state._connected, doc, True)
     monkeypatch.setitem(pn.state._thread_id_, doc, threading.get_ident())
     state = ExplorerState(d_model=128, n_positions=128)
-    view = CompareView(state=state)
+    view = view_spec("compare").make(state)
     with set_curdoc(doc):
         doc.add_root(view.__panel__().get_root(doc))
         setattr(state, parameter, value)

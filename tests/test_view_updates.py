@@ -8,11 +8,11 @@ import panel as pn
 import pytest
 from bokeh.document import Document
 
-from components import compare
-from components.figure_patch import MAX_RESTYLE_VALUES, FigurePatcher, same_value
+from components import derived
+from components.fixes.plotly_patch import same_value
 from components.page import ExplorerPage
-from components.registry import VIEW_NAMES
-from components.state import ExplorerState, cached_encoding
+from components.state import ExplorerState
+from components.views import VIEW_NAMES, compare
 
 
 class Sent:
@@ -57,10 +57,10 @@ def model_of(pane):
 
 @pytest.mark.parametrize("parameter", ["pos", "offset"])
 def test_moving_pos_or_k_never_recomputes_the_matrix(page, parameter):
-    before = cached_encoding.cache_info()
+    before = derived.pe_matrix.cache_info()
     for _ in range(3):
         setattr(page.state, parameter, getattr(page.state, parameter) + 1)
-    after = cached_encoding.cache_info()
+    after = derived.pe_matrix.cache_info()
     assert after.misses == before.misses
     assert after.currsize == before.currsize
 
@@ -118,7 +118,7 @@ def test_the_patch_reaches_the_bokeh_model(page):
 def test_after_a_patch_the_pane_holds_the_current_figure(page):
     view = page.view("waves")
     page.state.pos = 25
-    assert same_value(view._plot.object, type(view).figure(page.state))
+    assert same_value(view._plot.object, view.figure())
 
 
 def test_refreshing_an_unchanged_view_sends_nothing(page):
@@ -136,62 +136,6 @@ def test_changing_d_model_sends_the_heatmap_whole(page):
     assert sent.patches == []
 
 
-def figure(y, shapes=(), title="t", z=None):
-    trace = {"type": "heatmap", "z": z} if z is not None else {"type": "scatter", "y": y}
-    return {"data": [trace], "layout": {"title": {"text": title}, "shapes": list(shapes)}}
-
-
-def test_patches_are_cumulative_since_the_last_whole_figure():
-    patcher = FigurePatcher()
-    patcher.reset(figure(np.zeros(3), title="a"))
-    first = patcher.patch(figure(np.zeros(3), title="b"))
-    assert first == ({}, {"title.text": "b"}, [])
-    # The title is back to its first value, but a browser that missed the first patch
-    # (combined away) must still be told.
-    restyle, relayout, traces = patcher.patch(figure(np.ones(3), title="a"))
-    assert relayout == {"title.text": "a"}
-    assert traces == [0]
-    np.testing.assert_array_equal(restyle["y"][0], np.ones(3))
-
-
-def test_an_unchanged_figure_gives_an_empty_patch():
-    patcher = FigurePatcher()
-    patcher.reset(figure(np.zeros(3)))
-    assert patcher.patch(figure(np.zeros(3))) == ({}, {}, [])
-
-
-@pytest.mark.parametrize(
-    "changed",
-    [
-        {"data": [{"type": "scatter", "y": np.zeros(3)}] * 2, "layout": {}},
-        {"data": [{"type": "bar", "y": np.zeros(3)}], "layout": {}},
-        figure(None, z=np.ones((2, 2))),
-        {"data": [{"type": "scatter", "y": np.zeros(3)}], "layout": {"xaxis": {"range": [0, 1]}}},
-        {"data": [{"type": "scatter", "y": np.zeros(3)}], "layout": {"uirevision": "other"}},
-    ],
-    ids=["more traces", "other trace type", "2-D array", "axis range", "uirevision"],
-)
-def test_what_a_patch_cannot_carry_asks_for_the_whole_figure(changed):
-    patcher = FigurePatcher()
-    heatmap = "z" in changed["data"][0]
-    patcher.reset(figure(None, z=np.zeros((2, 2))) if heatmap else figure(np.zeros(3)))
-    assert patcher.patch(changed) is None
-
-
-@pytest.mark.parametrize(
-    ("a", "b", "same"),
-    [
-        (np.arange(3.0), np.arange(3.0), True),
-        (np.arange(3.0), np.arange(3.0).astype(np.float32), False),
-        (np.arange(3.0), [0.0, 1.0, 2.0], False),
-        ({"a": [1, {"b": np.ones(2)}]}, {"a": [1, {"b": np.ones(2)}]}, True),
-        ({"a": 1}, {"a": 1, "b": 2}, False),
-    ],
-)
-def test_same_value_compares_arrays_by_content(a, b, same):
-    assert same_value(a, b) is same
-
-
 @pytest.mark.parametrize(("d_model", "kind"), [(128, "bar"), (256, "bar"), (258, "scatter")])
 def test_compare_draws_many_dimensions_as_a_filled_step_line(d_model, kind):
     state = ExplorerState(d_model=d_model)
@@ -200,43 +144,6 @@ def test_compare_draws_many_dimensions_as_a_filled_step_line(d_model, kind):
     np.testing.assert_array_equal(traces[0]["y"], compare.vectors(state)[0])
     if kind == "scatter":
         assert (traces[0]["line"]["shape"], traces[0]["fill"]) == ("hvh", "tozeroy")
-
-
-def test_a_property_a_trace_lacks_asks_for_the_whole_figure():
-    # A restyle would have to send null for the first trace's text: Plotly reports that back as
-    # undefined, which the page cannot serialise.
-    start = {
-        "data": [{"type": "scatter", "y": np.zeros(2)}, {"type": "scatter", "text": ["a"]}],
-        "layout": {},
-    }
-    changed = {
-        "data": [{"type": "scatter", "y": np.ones(2)}, {"type": "scatter", "text": ["b"]}],
-        "layout": {},
-    }
-    patcher = FigurePatcher()
-    patcher.reset(start)
-    assert patcher.patch(changed) is None
-
-
-def test_a_layout_property_that_is_gone_asks_for_the_whole_figure():
-    patcher = FigurePatcher()
-    patcher.reset(figure(np.zeros(3), title="a"))
-    assert patcher.patch({"data": [{"type": "scatter", "y": np.zeros(3)}], "layout": {}}) is None
-
-
-def test_patch_arrays_travel_as_lists():
-    # The page echoes a restyle back, and the Pyodide worker cannot decode binary arrays from it.
-    patcher = FigurePatcher()
-    patcher.reset(figure(np.zeros(3)))
-    restyle, _, _ = patcher.patch(figure(np.arange(3.0)))
-    assert restyle == {"y": [[0.0, 1.0, 2.0]]}
-
-
-def test_a_patch_with_too_many_values_asks_for_the_whole_figure():
-    size = MAX_RESTYLE_VALUES + 1
-    patcher = FigurePatcher()
-    patcher.reset(figure(np.zeros(size)))
-    assert patcher.patch(figure(np.ones(size))) is None
 
 
 def test_a_patch_equal_to_the_last_one_is_still_sent(page):
@@ -252,24 +159,6 @@ def test_a_patch_equal_to_the_last_one_is_still_sent(page):
     assert len(sent) == 2
 
 
-def test_a_moved_shape_travels_as_indexed_paths():
-    patcher = FigurePatcher()
-    patcher.reset(figure(np.zeros(3), shapes=[{"type": "line", "y0": 1}]))
-    assert patcher.patch(figure(np.zeros(3), shapes=[{"type": "line", "y0": 2}])) == (
-        {},
-        {"shapes[0].y0": 2},
-        [],
-    )
-
-
-def test_a_shape_added_or_removed_sends_the_figure_whole():
-    patcher = FigurePatcher()
-    patcher.reset(figure(np.zeros(3), shapes=[{"type": "line", "y0": 1}]))
-    two = [{"type": "line", "y0": 1}, {"type": "line", "y0": 2}]
-    assert patcher.patch(figure(np.zeros(3), shapes=two)) is None
-    assert patcher.patch(figure(np.zeros(3), shapes=[])) is None
-
-
 def test_a_view_off_screen_waits_and_catches_up_when_back(page):
     sent = sent_by(page, "properties")
     page.probe("properties").on_screen = False
@@ -278,4 +167,4 @@ def test_a_view_off_screen_waits_and_catches_up_when_back(page):
     page.probe("properties").on_screen = True
     assert sent.whole + len(sent.patches) == 1
     view = page.view("properties")
-    assert same_value(view._plot.object, type(view).figure(page.state))
+    assert same_value(view._plot.object, view.figure())

@@ -1,13 +1,11 @@
-"""The fix for Panel 1.9.4's Pyodide worker message handler (scripts/patch_worker.py)."""
+"""The fix for Panel 1.9.4's Pyodide worker message handler (components/fixes/pyodide_worker.py)."""
 
-import sys
 from pathlib import Path
 
 import panel
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
-import patch_worker  # noqa: E402
+from components.fixes import pyodide_worker as patch_worker
 
 TEMPLATE = Path(panel.__file__).parent / "_templates" / "pyodide_worker.js"
 
