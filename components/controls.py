@@ -121,7 +121,7 @@ class Controls(pn.viewable.Viewer):
     def follow_pairs(self, followed: bool) -> None:
         """Whether the pair picker follows the state now (it is on screen), or catches up later.
 
-        The picker redraws itself whole, in 10 to 15 ms, for new options or a new value, and
+        The picker redraws itself whole for new options or a new value, and
         both change with every step of d_model: a step would pay that for a picker no one sees.
         """
         self._pairs_while_shown.set_shown(followed)

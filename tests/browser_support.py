@@ -63,7 +63,7 @@ def panel_serve(app: str = "app.py"):
     """
     port = free_port()
     # The checkout the app belongs to: this one, or another one's (an old commit's, to compare).
-    root = next((d for d in (REPO_ROOT / app).resolve().parents if (d / "components").is_dir()))
+    root = next(d for d in (REPO_ROOT / app).resolve().parents if (d / "components").is_dir())
     # The server's log goes to a file: a pipe nobody reads would stop the server once its
     # 64 KiB filled (a run that logs an error per step).
     with tempfile.TemporaryFile("w+") as log:

@@ -13,7 +13,7 @@ from ..state import ExplorerState
 OTHER_STARTS = (0, 22, 100, 1000)
 OTHER_PAIRS = 3
 # Beyond this many dimensions the bars are under 2 px wide; a filled step line looks the same
-# and Plotly redraws it about 6 times faster (13 ms against 82 ms at d_model = 2048).
+# and Plotly redraws it several times faster (benchmarks/RESULTS.md).
 MAX_BARS = 256
 
 READOUT_STYLE = """
