@@ -72,6 +72,24 @@ export_pyodide_mirror() {
     export PYODIDE_MIRROR=${PYODIDE_MIRROR:-$SHARED_MIRROR}
 }
 
+# The runtime files (Pyodide, wheels, Bokeh's and Panel's JS and CSS) go into the site, checked
+# against scripts/runtime-files.json: from $PE_RUNTIME_DIR, a folder laid out by host, else the
+# shared mirror beside this checkout, else downloaded once into ~/.cache/pe-explorer/runtime.
+# Without any of them the site loads them from the CDNs, as Panel wrote it.
+vendor_runtime() {
+    local out=$1 wheel=$2 runtime=${PE_RUNTIME_DIR:-} status=0
+    if [[ -z $runtime && -d $SHARED_MIRROR ]]; then
+        runtime=$SHARED_MIRROR
+    fi
+    "$PY" scripts/runtime.py vendor "$out" --wheel "$wheel" ${runtime:+--runtime "$runtime"} ||
+        status=$?
+    case $status in
+        0) ;;
+        3) log "runtime files unavailable: this site loads Pyodide, Bokeh and Panel from their CDNs" ;;
+        *) die "the runtime files were refused (see above)" ;;
+    esac
+}
+
 cmd_setup() {
     ensure_python_env
     ensure_system_packages
@@ -110,6 +128,7 @@ cmd_build() {
     "$PY" scripts/postprocess_site.py "$out" --wheel "wheels/$(basename "${wheels[0]}")" --root "$ROOT"
     # Panel 1.9.4's worker can drop a patch during fast drags: components/fixes/pyodide_worker.py.
     "$PY" -m components.fixes.pyodide_worker "$out/app.js"
+    vendor_runtime "$out" "wheels/$(basename "${wheels[0]}")"
     log "site written to $out/ (open it through a web server: ./build.sh serve)"
 }
 

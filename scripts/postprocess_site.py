@@ -31,6 +31,7 @@ INSTALL_CALL = re.compile(r"(await micropip\.install\(\[)(.*?)(\]\);)", re.DOTAL
 HEAD_ADDITIONS = (
     '<link rel="icon" href="{icon}" type="image/svg+xml">\n'
     '<script src="static/file-protocol.js"></script>\n'
+    '<script src="static/startup.js"></script>\n'
 )
 # A file URL naming a path (`file:/work/...`, `file:///tmp/...`, Panel's form for local wheels);
 # neither `location.protocol === 'file:'` nor prose about "file://" pages is one.

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-import ast
+import hashlib
+import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,18 +34,26 @@ def worker_script(site: Path) -> Path:
     return site / match[1]
 
 
-def micropip_requirements(worker: Path) -> list[str]:
-    """The list the worker passes to micropip.install([...])."""
-    calls = re.findall(r"micropip\.install\(\[(.*?)\]\)", worker.read_text(encoding="utf-8"), re.S)
-    assert len(calls) == 1, f"expected one micropip.install call in {worker.name}, found {calls}"
-    return list(ast.literal_eval(f"[{calls[0]}]"))
+def site_lock(site: Path) -> dict:
+    """The Pyodide lock file the worker loads its packages with (scripts/runtime.py)."""
+    return json.loads((site / "runtime" / "pe-lock.json").read_text(encoding="utf-8"))
+
+
+def loaded_packages(worker: Path) -> list[str]:
+    """The packages the worker asks loadPyodide for."""
+    found = re.findall(r"^\s*packages: (\[.*\]),$", worker.read_text(encoding="utf-8"), re.M)
+    assert len(found) == 1, f"expected one packages list in {worker.name}, found {found}"
+    return json.loads(found[0])
 
 
 def text_files(site: Path) -> dict[str, str]:
-    """Every text file of the site, and every text member of its wheels, by name."""
+    """Every text file the build wrote, and every text member of its wheels, by name (not the
+    third-party runtime files, which are copied as pinned: tests below check their hashes)."""
     texts = {}
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         name = str(path.relative_to(site))
+        if name.startswith("runtime/") and name != "runtime/pe-lock.json":
+            continue
         if path.suffix == ".whl":
             with zipfile.ZipFile(path) as wheel:
                 for member in wheel.namelist():
@@ -59,11 +69,13 @@ def test_index_page_is_the_app_with_its_title(site_dir):
     assert worker_script(site_dir).is_file()
 
 
-def test_worker_installs_numpy_and_not_plotly_py(site_dir):
-    # plotly.js draws; plotly.py (a 9.7 MB wheel) is never imported, so never downloaded.
-    requirements = micropip_requirements(worker_script(site_dir))
-    assert "numpy" in requirements
-    assert not [r for r in requirements if r.startswith("plotly")]
+def test_worker_loads_numpy_and_not_what_the_app_never_imports(site_dir):
+    # plotly.js draws; plotly.py (a 9.7 MB wheel) is never imported, so never downloaded, and
+    # nor are pandas, pillow and the rest of Panel's and Bokeh's metadata the app never uses.
+    packages = loaded_packages(worker_script(site_dir))
+    assert {"numpy", "bokeh", "panel", "pe-explorer"} <= set(packages)
+    assert not {"plotly", "pandas", "pillow", "micropip"} & set(packages)
+    assert sorted(packages) == sorted(site_lock(site_dir)["packages"])
 
 
 # Builds the page, shows every view and panel, and moves every control the views follow.
@@ -98,18 +110,91 @@ def test_the_app_never_imports_plotly_py():
     assert result.stdout.strip() == "[]"
 
 
-def test_worker_installs_the_project_wheel_from_a_relative_url(site_dir):
-    worker = worker_script(site_dir)
-    # Its own call without dependencies: they are all in the list above, and resolving them
-    # twice at once made micropip download plotly twice.
-    wheel_urls = re.findall(
-        r"micropip\.install\('([^']+)', deps=False\)", worker.read_text(encoding="utf-8")
-    )
-    assert len(wheel_urls) == 1 and WHEEL_NAME.match(wheel_urls[0]), wheel_urls
-    # micropip fetches a relative URL from the worker, i.e. relative to the worker script.
-    wheel = worker.parent / PurePosixPath(wheel_urls[0])
+def test_worker_loads_the_project_wheel_from_the_site(site_dir):
+    entry = site_lock(site_dir)["packages"]["pe-explorer"]
+    # Relative to runtime/, the folder of the lock file: the site works under any path.
+    assert WHEEL_NAME.match("./" + entry["file_name"].removeprefix("../")), entry["file_name"]
+    wheel = site_dir / "runtime" / entry["file_name"]
     with zipfile.ZipFile(wheel) as archive:
         assert "components/__init__.py" in archive.namelist()
+
+
+def test_every_package_file_is_in_the_site_with_the_hash_the_lock_names(site_dir):
+    for name, entry in site_lock(site_dir)["packages"].items():
+        path = site_dir / "runtime" / entry["file_name"]
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"], name
+
+
+def test_the_page_and_the_worker_load_nothing_from_another_host(site_dir):
+    page = (site_dir / "index.html").read_text(encoding="utf-8")
+    worker = worker_script(site_dir).read_text(encoding="utf-8")
+    assert (
+        re.findall(r"https?://[^\s\"'<>]*(?:cdn|pypi|pythonhosted)[^\s\"'<>]*", page + worker) == []
+    )
+    (pyodide,) = re.findall(r'importScripts\("([^"]+)"\)', worker)
+    assert (site_dir / pyodide).is_file()
+    for url in re.findall(r'(?:src|href)="(runtime/[^"]+)"', page):
+        assert (site_dir / url).is_file(), url
+
+
+def test_the_service_worker_is_named_after_the_build_and_caches_what_the_worker_loads(site_dir):
+    script = (site_dir / "sw.js").read_text(encoding="utf-8")
+    (build,) = re.findall(r"const BUILD = '([0-9a-f]{16})';", script)
+    files = json.loads(re.search(r"const SITE_FILES = (\[.*?\]);", script, re.S)[1])
+    assert all((site_dir / name).is_file() for name in files)
+    lock_files = {
+        str(PurePosixPath("runtime", e["file_name"])).replace("runtime/../", "")
+        for e in site_lock(site_dir)["packages"].values()
+    }
+    assert lock_files <= set(files)
+    assert (
+        '<meta name="pe-service-worker" content="sw.js">' in (site_dir / "index.html").read_text()
+    )
+
+
+def mirror_with_one_file_changed(mirror: Path, folder: Path, changed: str) -> Path:
+    """A runtime folder of links to the mirror's files, one of them replaced by altered bytes."""
+    for path in mirror.rglob("*"):
+        if path.is_file() and ".compressed" not in path.parts:
+            link = folder / path.relative_to(mirror)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(path)
+    target = folder / "www" / changed
+    data = target.read_bytes()
+    target.unlink()
+    target.write_bytes(data + b"\n// altered\n")
+    return folder
+
+
+def test_the_build_refuses_a_runtime_file_whose_hash_does_not_match(site_dir, tmp_path):
+    mirror = REPO_ROOT.parent / "shared" / "pyodide-mirror"
+    if not mirror.is_dir():
+        pytest.skip(f"no runtime folder at {mirror}")
+    changed = "cdn.jsdelivr.net/pyodide/v0.29.3/full/pyodide.js"
+    runtime = mirror_with_one_file_changed(mirror, tmp_path / "runtime", changed)
+    site = tmp_path / "site"
+    shutil.copytree(site_dir, site, ignore=shutil.ignore_patterns("runtime", "sw.js"))
+    result = subprocess.run(
+        [sys.executable, "scripts/runtime.py", "vendor", str(site), "--wheel", "wheels/x.whl",
+         "--runtime", str(runtime)],
+        cwd=REPO_ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert f"refusing {runtime / 'www' / changed}: its sha256 is" in result.stderr
+    assert not (site / "runtime").exists()
+
+
+def test_without_runtime_files_the_build_keeps_the_cdn_site(site_dir, tmp_path):
+    site = tmp_path / "site"
+    shutil.copytree(site_dir, site, ignore=shutil.ignore_patterns("runtime", "sw.js"))
+    result = subprocess.run(
+        [sys.executable, "scripts/runtime.py", "vendor", str(site), "--wheel", "wheels/x.whl",
+         "--runtime", str(tmp_path / "nothing-here")],
+        cwd=REPO_ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    assert "is missing from the runtime folder" in result.stderr
+    assert not (site / "runtime").exists()
 
 
 def test_no_text_file_names_a_path_of_the_build_machine(site_dir):

@@ -1,0 +1,305 @@
+"""Precompile the site's pure-Python wheels to bytecode, so the browser skips compiling them.
+
+    python scripts/compile_wheels.py SITE
+
+Pyodide runs with `sys.dont_write_bytecode`, so without .pyc files every start of the page
+compiles every module it imports (Panel, Bokeh, param, ...) from source again. This script takes
+every pure-Python wheel (`*-none-any.whl`) named in SITE/runtime/pe-lock.json, compiles each .py
+file with Pyodide's own CPython 3.13 (the site's runtime, run under node, so the bytecode's magic
+number is exactly the browser's), and writes the wheel again with `__pycache__/*.cpython-313.pyc`
+beside the sources, which stay for tracebacks and `inspect`. The .pyc files are unchecked
+hash-based (PEP 552): they stay valid whatever mtime the files get when Pyodide unpacks the wheel,
+and importing never reads the source to check them. Each wheel keeps its file name; its RECORD
+lists the added files, and pe-lock.json gets its new sha256 (Pyodide checks it). If SITE/sw.js
+exists, its build id changes too, so a returning visitor does not mix cached old wheels with the
+new lock. Running it again recompiles from the sources and gives the same wheels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path, PurePosixPath
+
+PYODIDE_DIR = Path("runtime/cdn.jsdelivr.net/pyodide/v0.29.3/full")
+LOCK = Path("runtime/pe-lock.json")
+PURE = "-none-any.whl"
+BUILD_ID = re.compile(r"^const BUILD = '([0-9a-f]+)';$", re.MULTILINE)
+
+# Runs in node: starts the site's Pyodide, copies the tree of sources into its in-memory file
+# system, runs COMPILE_PY there and copies every .pyc it wrote back to the same host paths.
+NODE_DRIVER = r"""
+const fs = require("fs");
+const path = require("path");
+const [indexURL, lockPath, root, compilePy] = process.argv.slice(2);
+const { loadPyodide } = require(path.join(indexURL, "pyodide.js"));
+
+function walk(dir, found = []) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) walk(full, found);
+    else found.push(full);
+  }
+  return found;
+}
+
+(async () => {
+  const info = JSON.parse(fs.readFileSync(lockPath, "utf8")).info;
+  const pyodide = await loadPyodide({
+    indexURL: indexURL + "/",
+    lockFileContents: JSON.stringify({ info, packages: {} }),
+    stdout: (line) => process.stderr.write(line + "\n"),
+    stderr: (line) => process.stderr.write(line + "\n"),
+  });
+  for (const file of walk(root)) {
+    pyodide.FS.mkdirTree(path.dirname(file));
+    pyodide.FS.writeFile(file, fs.readFileSync(file));
+  }
+  pyodide.globals.set("ROOT", root);
+  const result = JSON.parse(pyodide.runPython(fs.readFileSync(compilePy, "utf8")));
+  for (const pyc of result.written) {
+    fs.mkdirSync(path.dirname(pyc), { recursive: true });
+    fs.writeFileSync(pyc, pyodide.FS.readFile(pyc));
+  }
+  fs.writeFileSync(path.join(root, "result.json"), JSON.stringify(result));
+})().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
+"""
+
+# Runs inside Pyodide: ROOT/<n>/ holds the sources of wheel n, laid out as in site-packages.
+COMPILE_PY = """
+import json, os, py_compile, sys, sysconfig
+
+site_packages = sysconfig.get_path("purelib")
+written, failed = [], []
+for wheel in sorted(os.listdir(ROOT)):
+    top = os.path.join(ROOT, wheel)
+    for folder, _, files in os.walk(top):
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            source = os.path.join(folder, name)
+            shown = os.path.join(site_packages, os.path.relpath(source, top))
+            try:
+                written.append(py_compile.compile(
+                    source, dfile=shown, doraise=True,
+                    invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+                ))
+            except py_compile.PyCompileError as error:
+                failed.append([source, error.msg.strip().splitlines()[-1]])
+json.dumps({
+    "written": written, "failed": failed, "version": sys.version.split()[0],
+    "cache_tag": sys.implementation.cache_tag, "site_packages": site_packages,
+})
+"""
+
+
+def sha256_of(data: bytes) -> str:
+    """Hex sha256 of bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def record_hash(data: bytes) -> str:
+    """The hash field of a RECORD row (PEP 376/427: urlsafe base64, no padding)."""
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return "sha256=" + digest.decode()
+
+
+def is_pycache(name: str) -> bool:
+    """Whether a wheel member is compiled bytecode (so is replaced on every run)."""
+    return "__pycache__/" in name or name.endswith((".pyc", ".pyo"))
+
+
+def is_module(name: str) -> bool:
+    """Whether a wheel member is a module that is imported from site-packages."""
+    top = name.split("/", 1)[0]
+    return name.endswith(".py") and not top.endswith((".dist-info", ".data"))
+
+
+def pure_wheels(site: Path) -> dict[str, Path]:
+    """The pure-Python wheels of the site's lock file, by package name."""
+    lock = json.loads((site / LOCK).read_text(encoding="utf-8"))
+    return {
+        name: (site / LOCK.parent / entry["file_name"]).resolve()
+        for name, entry in lock["packages"].items()
+        if entry["file_name"].endswith(PURE)
+    }
+
+
+def extract_sources(wheels: dict[str, Path], root: Path) -> dict[str, Path]:
+    """Write the modules of each wheel to root/<n>/; returns the folder of each package."""
+    folders = {}
+    for number, (name, wheel) in enumerate(sorted(wheels.items())):
+        folder = root / f"{number:02d}"
+        with zipfile.ZipFile(wheel) as archive:
+            for member in archive.namelist():
+                if is_module(member):
+                    target = folder / PurePosixPath(member)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(archive.read(member))
+        folders[name] = folder
+    return folders
+
+
+def compile_in_pyodide(site: Path, root: Path) -> dict:
+    """Compile every .py under root with the site's Pyodide under node; the .pyc land beside."""
+    node = shutil.which("node")
+    if node is None:
+        raise RuntimeError("node is needed to run Pyodide's Python and was not found on PATH")
+    driver, compile_py = root.parent / "driver.cjs", root.parent / "compile.py"
+    driver.write_text(NODE_DRIVER, encoding="utf-8")
+    compile_py.write_text(COMPILE_PY, encoding="utf-8")
+    args = [str((site / PYODIDE_DIR).resolve()), str(site / LOCK), str(root), str(compile_py)]
+    run = subprocess.run([node, str(driver), *args], capture_output=True, text=True, check=False)
+    if run.returncode != 0:
+        raise RuntimeError(f"Pyodide under node failed:\n{run.stderr[-3000:]}")
+    return json.loads((root / "result.json").read_text(encoding="utf-8"))
+
+
+def rewrite_wheel(wheel: Path, folder: Path, cache_tag: str) -> int:
+    """Write the wheel again with the .pyc found under folder; returns how many were added."""
+    with zipfile.ZipFile(wheel) as archive:
+        members = [(info, archive.read(info)) for info in archive.infolist()]
+    record = next(info.filename for info, _ in members if info.filename.endswith("dist-info/RECORD"))
+    dates = {info.filename: info.date_time for info, _ in members}
+    added = {}
+    for pyc in sorted(folder.rglob(f"*.{cache_tag}.pyc")):
+        name = pyc.relative_to(folder).as_posix()
+        source = re.sub(rf"__pycache__/(.+)\.{cache_tag}\.pyc$", r"\1.py", name)
+        added[name] = (pyc.read_bytes(), dates[source])
+    rows = [
+        row
+        for info, data in members
+        if info.filename == record
+        for row in csv.reader(io.StringIO(data.decode("utf-8")))
+        if row and not is_pycache(row[0]) and row[0] != record
+    ]
+    rows += [[name, record_hash(data), str(len(data))] for name, (data, _) in added.items()]
+    rows.append([record, "", ""])
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerows(rows)
+    partial = wheel.with_name(wheel.name + ".partial")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as out:
+        for info, data in members:
+            if info.filename != record and not is_pycache(info.filename):
+                out.writestr(info, data)
+        for name, (data, date_time) in added.items():
+            entry = zipfile.ZipInfo(name, date_time)
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            entry.external_attr = 0o644 << 16
+            out.writestr(entry, data)
+        entry = zipfile.ZipInfo(record, dates[record])
+        entry.compress_type = zipfile.ZIP_DEFLATED
+        entry.external_attr = 0o644 << 16
+        out.writestr(entry, text.getvalue())
+    os.replace(partial, wheel)
+    return len(added)
+
+
+def update_lock(site: Path, wheels: dict[str, Path]) -> None:
+    """Put the new sha256 of each rewritten wheel into pe-lock.json."""
+    path = site / LOCK
+    lock = json.loads(path.read_text(encoding="utf-8"))
+    for name, wheel in wheels.items():
+        lock["packages"][name]["sha256"] = sha256_of(wheel.read_bytes())
+    path.write_text(json.dumps(lock, indent=1), encoding="utf-8")
+
+
+def update_service_worker(site: Path, wheels: dict[str, Path]) -> bool:
+    """Give sw.js a new build id derived from the old one and the new wheels; False if none."""
+    path = site / "sw.js"
+    if not path.is_file():
+        return False
+    source = path.read_text(encoding="utf-8")
+    match = BUILD_ID.search(source)
+    if match is None:
+        raise RuntimeError(f"{path}: no `const BUILD = '...';` line to update")
+    digest = hashlib.sha256(match.group(1).encode())
+    for name in sorted(wheels):
+        digest.update(f"\0{name}\0{sha256_of(wheels[name].read_bytes())}".encode())
+    build = digest.hexdigest()[: len(match.group(1))]
+    path.write_text(source.replace(match.group(0), f"const BUILD = '{build}';"), encoding="utf-8")
+    return True
+
+
+def compile_site(site: Path) -> dict:
+    """Precompile every pure-Python wheel of the site in place; returns what was done."""
+    started = time.monotonic()
+    site = site.resolve()
+    wheels = pure_wheels(site)
+    sizes = {name: wheel.stat().st_size for name, wheel in wheels.items()}
+    with tempfile.TemporaryDirectory(prefix="compile-wheels-") as scratch:
+        root = Path(scratch) / "src"
+        folders = extract_sources(wheels, root)
+        result = compile_in_pyodide(site, root)
+        counts = {
+            name: rewrite_wheel(wheels[name], folders[name], result["cache_tag"])
+            for name in sorted(wheels)
+        }
+    update_lock(site, wheels)
+    service_worker = update_service_worker(site, wheels)
+    failed = [[str(Path(source).relative_to(root)), error] for source, error in result["failed"]]
+    return {
+        "python": result["version"],
+        "cache_tag": result["cache_tag"],
+        "wheels": {
+            name: {
+                "file": wheels[name].name,
+                "pyc": counts[name],
+                "bytes_before": sizes[name],
+                "bytes_after": wheels[name].stat().st_size,
+            }
+            for name in sorted(wheels)
+        },
+        "not_compiled": failed,
+        "service_worker_updated": service_worker,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: compile the wheels of SITE and print a summary."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site", type=Path, help="the built site (holds runtime/pe-lock.json)")
+    parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    args = parser.parse_args(argv)
+    if not (args.site / LOCK).is_file():
+        print(f"compile_wheels: {args.site / LOCK} not found", file=sys.stderr)
+        return 2
+    try:
+        result = compile_site(args.site)
+    except RuntimeError as error:
+        print(f"compile_wheels: {error}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(result, indent=1))
+        return 0
+    wheels = result["wheels"].values()
+    before = sum(w["bytes_before"] for w in wheels) / 2**20
+    after = sum(w["bytes_after"] for w in wheels) / 2**20
+    print(
+        f"compile_wheels: {sum(w['pyc'] for w in wheels)} modules of {len(wheels)} wheels "
+        f"compiled with Pyodide's Python {result['python']} in {result['seconds']} s "
+        f"({before:.2f} -> {after:.2f} MiB)"
+    )
+    for source, error in result["not_compiled"]:
+        print(f"  left as source (does not compile): {source}: {error}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,65 @@
+// The site's service worker: every file the explorer loads is kept in one cache per build, so a
+// return visit starts without the network, and the site works offline after one visit.
+// scripts/runtime.py writes this file as the site's sw.js, filling in BUILD and SITE_FILES.
+'use strict';
+
+const BUILD = '__BUILD__';
+const CACHE = `pe-explorer-${BUILD}`;
+// The page and what its Web Worker loads (Pyodide and every wheel): cached once the page is
+// interactive, since the first visit starts before this service worker controls the page.
+const SITE_FILES = __SITE_FILES__;
+
+self.addEventListener('install', () => self.skipWaiting());
+
+self.addEventListener('activate', (event) => {
+  event.waitUntil((async () => {
+    // A new build replaces the old one's cache.
+    for (const key of await caches.keys()) {
+      if (key.startsWith('pe-explorer-') && key !== CACHE) await caches.delete(key);
+    }
+    await self.clients.claim();
+  })());
+});
+
+// Every link to the page (?pos=…&view=…, with or without index.html) is the same file.
+function cacheKey(request) {
+  if (request.mode !== 'navigate') return request;
+  const url = new URL(request.url);
+  return url.origin + url.pathname.replace(/\/$/, '/index.html');
+}
+
+async function fromCache(request) {
+  const cache = await caches.open(CACHE);
+  const key = cacheKey(request);
+  const cached = await cache.match(key);
+  if (cached) return cached;
+  const response = await fetch(request);
+  if (response.ok && response.type === 'basic') await cache.put(key, response.clone());
+  return response;
+}
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request;
+  if (request.method !== 'GET' || new URL(request.url).origin !== self.location.origin) return;
+  if (request.headers.has('range')) return;
+  event.respondWith(fromCache(request));
+});
+
+// The page, once interactive, sends the files it loaded before this worker controlled it.
+self.addEventListener('message', (event) => {
+  if (!event.data || event.data.type !== 'cache-files') return;
+  const urls = [...new Set([...event.data.urls, ...SITE_FILES])]
+    .map((url) => new URL(url, self.location).href)
+    .filter((url) => new URL(url).origin === self.location.origin);
+  event.waitUntil((async () => {
+    const cache = await caches.open(CACHE);
+    for (const url of urls) {
+      if (await cache.match(url)) continue;
+      try {
+        await cache.add(url);
+      } catch (error) {
+        // One file that cannot be fetched now is fetched (and cached) when it is used.
+      }
+    }
+  })());
+});

@@ -1,0 +1,112 @@
+// While Python starts in the Web Worker: say which phase it is in, keep what the visitor does
+// with the controls meanwhile and hand it to Python once it is ready, and, once the page is
+// interactive, let the service worker (if the build has one) keep every file for next time.
+(function () {
+  'use strict';
+  if (window.location.protocol === 'file:') return;  // static/file-protocol.js explains
+
+  // The worker's status messages (Panel's, and those of scripts/runtime.py's loader).
+  const PHASES = [
+    ['Loading Python and packages', 'Downloading and starting Python with NumPy, Bokeh and Panel'],
+    ['Executing code', 'Building the views'],
+  ];
+
+  let panel = null;
+  function showPhase(message) {
+    const current = PHASES.findIndex(([status]) => message.startsWith(status));
+    if (current < 0 || !document.body) return;
+    if (panel === null) {
+      panel = document.createElement('div');
+      panel.className = 'pe-startup';
+      panel.setAttribute('role', 'status');
+      panel.setAttribute('aria-live', 'polite');
+      Object.assign(panel.style, {
+        position: 'fixed', bottom: '12px', left: '12px', zIndex: 10000, maxWidth: '22em',
+        padding: '0.6em 0.9em', borderRadius: '6px', font: '14px/1.4 system-ui, sans-serif',
+        background: '#1f2328', color: '#ffffff', boxShadow: '0 2px 8px rgba(0,0,0,0.3)',
+      });
+      document.body.appendChild(panel);
+    }
+    panel.replaceChildren();
+    const title = document.createElement('strong');
+    title.textContent = `Starting the explorer (${current + 1} of ${PHASES.length + 1})`;
+    panel.appendChild(title);
+    PHASES.concat([['', 'Ready: every control works']]).forEach(([, text], index) => {
+      const line = document.createElement('div');
+      line.textContent = `${index < current ? '✓' : index === current ? '…' : '·'} ${text}`;
+      if (index === current) line.style.fontWeight = '600';
+      panel.appendChild(line);
+    });
+  }
+
+  // The prerendered controls the visitor moved, by the control's CSS class.
+  const pending = new Map();
+  function controlClass(model) {
+    const classes = (model && model.css_classes) || [];
+    return classes.find((name) => name.startsWith('pe-control-'));
+  }
+  let prerendered = null;
+  (function recordStartupInput() {
+    // The prerendered page's document, once Bokeh has embedded it.
+    const doc = window.Bokeh && window.Bokeh.documents && window.Bokeh.documents[0];
+    if (!doc) {
+      setTimeout(recordStartupInput, 50);
+      return;
+    }
+    prerendered = doc;
+    doc.on_change((event) => {
+      const name = controlClass(event.model);
+      // The model itself: its value when Python is ready is the visitor's last one.
+      if (prerendered === doc && name && event.attr === 'value') pending.set(name, event.model);
+    }, false);
+  })();
+  function replayStartupInput(worker) {
+    if (!pending.size) return;
+    const doc = worker.jsdoc;
+    for (const model of doc.all_models) {
+      const name = controlClass(model);
+      if (name && pending.has(name) && 'value' in model) model.value = pending.get(name).value;
+    }
+    pending.clear();
+  }
+
+  function cacheForNextVisit() {
+    if (!navigator.serviceWorker || !navigator.serviceWorker.controller) return;
+    const urls = performance.getEntriesByType('resource').map((entry) => entry.name);
+    navigator.serviceWorker.controller.postMessage({type: 'cache-files', urls});
+  }
+
+  const serviceWorker = document.querySelector('meta[name="pe-service-worker"]');
+  if (serviceWorker && 'serviceWorker' in navigator) {
+    navigator.serviceWorker.register(serviceWorker.content).catch(() => {
+      // A sandboxed frame or a private window may refuse it; the page works the same.
+    });
+  }
+
+  // Panel's page script creates the worker; listen to it alongside Panel's own handler.
+  const NativeWorker = window.Worker;
+  window.Worker = class extends NativeWorker {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', (event) => {
+        const msg = event.data || {};
+        if (msg.type === 'status') showPhase(String(msg.msg));
+        if (msg.type !== 'render') return;
+        prerendered = null;  // what Panel now embeds is Python's document
+        if (panel) panel.remove();
+        // Panel's handler embeds the new document, then tells the worker the page's location;
+        // the visitor's start-up input goes after both, as ordinary changes.
+        const worker = this;
+        const started = performance.now();
+        (function replayWhenLinked() {
+          if (worker.jsdoc) {
+            replayStartupInput(worker);
+            setTimeout(cacheForNextVisit, 1000);
+          } else if (performance.now() - started < 60000) {
+            setTimeout(replayWhenLinked, 20);
+          }
+        })();
+      });
+    }
+  };
+})();

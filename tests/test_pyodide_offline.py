@@ -1,0 +1,122 @@
+"""The built site on its own: every file from its own origin, a return visit with the server
+gone, and a key pressed while Python starts. Real Pyodide, through ../shared/pyodide-offline."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from pyodide_support import offline_site, visit_offline
+from test_pyodide_site import DEEP_TEXT_JS
+
+pytestmark = pytest.mark.pyodide
+
+SITE_HOST = "app.local"
+# Chromium's own autofill service asks this host whatever the page does; not the page's.
+BROWSER_HOSTS = {"content-autofill.googleapis.com"}
+POS_HANDLE = ".pe-control-pos .noUi-handle"
+CACHED_JS = """async () => {
+  let files = 0;
+  for (const key of await caches.keys()) files += (await (await caches.open(key)).keys()).length;
+  return files;
+}"""
+
+
+def wait(predicate, timeout_s: float, step_s: float = 0.25):
+    """Poll predicate until it returns something true; return it (or the last value)."""
+    deadline = time.monotonic() + timeout_s
+    value = predicate()
+    while not value and time.monotonic() < deadline:
+        time.sleep(step_s)
+        value = predicate()
+    return value
+
+
+def press_while_starting(site) -> dict:
+    """Open the page again and press → three times on pos before Python is ready."""
+    page = site.page.context.new_page()
+    errors = []
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(site.url, wait_until="commit")
+    handle = page.locator(POS_HANDLE).first
+    handle.wait_for(timeout=60_000)
+    starting = page.evaluate("document.body.classList.contains('pn-loading')")
+    handle.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    shown = page.locator(f"{POS_HANDLE.split()[0]} .bk-slider-value").first.inner_text()
+    page.wait_for_function("() => !document.body.classList.contains('pn-loading')", timeout=180_000)
+    readout = wait(
+        lambda: (page.evaluate(DEEP_TEXT_JS, ".pe-pos-readout") or "").startswith("pos = 10 "),
+        timeout_s=30,
+    )
+    return {
+        "starting": starting,
+        "shown_while_starting": shown,
+        "readout_applied": bool(readout),
+        "readout": page.evaluate(DEEP_TEXT_JS, ".pe-pos-readout"),
+        "slider": page.locator(f"{POS_HANDLE.split()[0]} .bk-slider-value").first.inner_text(),
+        "errors": errors,
+    }
+
+
+def visit_twice(site_dir) -> dict:
+    record = {}
+    with offline_site.open_offline_site(site_dir, "index.html") as site:
+        record["first"] = site.load
+        record["cached_files"] = wait(lambda: site.page.evaluate(CACHED_JS) >= 40, timeout_s=60)
+        record["return"] = site.revisit(server_gone=True)
+        if site.interactive:
+            site.press(POS_HANDLE, "ArrowRight", 2)
+            record["interaction"] = site.settle(settle_ms=3000)
+            record["readout"] = site.page.evaluate(DEEP_TEXT_JS, ".pe-pos-readout")
+        record["starting"] = press_while_starting(site)
+        record["console_errors"] = site.console_errors()
+    return record
+
+
+@pytest.fixture(scope="module")
+def visit(request) -> dict:
+    return visit_offline(request, visit_twice)
+
+
+def test_every_request_of_the_first_visit_goes_to_the_sites_own_origin(visit):
+    assert visit["first"]["interactive"], visit["first"]["error"]
+    hosts = set(visit["first"]["hosts"]) - BROWSER_HOSTS
+    assert hosts == {SITE_HOST}
+
+
+def test_the_first_visit_leaves_the_site_in_the_service_workers_cache(visit):
+    assert visit["cached_files"]
+
+
+def test_a_return_visit_works_with_the_server_gone(visit):
+    assert visit["return"]["interactive"], visit["return"]["error"]
+    assert visit["interaction"]["patch_after_last_input"]
+    assert visit["readout"].startswith("pos = 9 ")
+
+
+def test_the_return_visit_is_answered_by_the_service_worker(visit):
+    # With the server gone, what reaches it is dropped; only the browser's check for a new
+    # service worker script may try.
+    asked = {
+        host: counts["requests"]
+        for host, counts in visit["return"]["hosts"].items()
+        if host not in BROWSER_HOSTS
+    }
+    assert asked in ({}, {SITE_HOST: asked.get(SITE_HOST)})
+    assert asked.get(SITE_HOST, 0) <= 10
+
+
+def test_a_key_pressed_while_python_starts_is_applied_once_it_is_ready(visit):
+    starting = visit["starting"]
+    assert starting["starting"], "Python was already running: the test pressed too late"
+    assert starting["shown_while_starting"] == "10"
+    assert starting["readout_applied"], starting["readout"]
+    assert starting["slider"] == "10"
+
+
+def test_console_has_no_errors(visit):
+    assert visit["console_errors"] == []
+    assert visit["starting"]["errors"] == []
