@@ -116,7 +116,7 @@ def wanted_files(runtime: Path) -> list[str]:
 
 
 def pin(runtime: Path) -> dict:
-    """The pins of every wanted file of a trusted folder; Pyodide wheels checked against its lock."""
+    """Pins of every wanted file of a trusted folder; Pyodide wheels checked against its lock."""
     lock = json.loads(source_path(runtime, PYODIDE_LOCK).read_text())["packages"]
     by_file = {entry["file_name"]: entry["sha256"] for entry in lock.values()}
     pins = {}
@@ -223,7 +223,7 @@ def site_lock(site: Path, runtime_dir: Path, own_wheel: str) -> dict:
     return {"info": pyodide_lock["info"], "packages": packages}
 
 
-WORKER_LOAD = """  // Everything from this site: the runtime and every package, fetched at once (runtime/).
+WORKER_LOAD = """  // Everything from this site: the runtime and every package, fetched at once.
   const runtime = new URL('runtime/', self.location).href
   self.pyodide = await loadPyodide({
     lockFileURL: runtime + 'pe-lock.json',
@@ -243,9 +243,7 @@ def point_worker(worker: Path, packages: list[str]) -> None:
     source = worker.read_text(encoding="utf-8")
     if IMPORT_PYODIDE not in source or len(LOAD_AND_INSTALL.findall(source)) != 1:
         raise RuntimeError(f"{worker}: not the worker Panel 1.9.4 writes; cannot point it")
-    source = source.replace(
-        IMPORT_PYODIDE, f'importScripts("runtime/{PYODIDE_DIR}pyodide.js");'
-    )
+    source = source.replace(IMPORT_PYODIDE, f'importScripts("runtime/{PYODIDE_DIR}pyodide.js");')
     loader = WORKER_LOAD % {"packages": json.dumps(packages)}
     # The status line the page shows first says what now happens at once.
     source = LOAD_AND_INSTALL.sub(lambda match: loader, source)
@@ -265,7 +263,8 @@ def point_page(page: Path, site: Path) -> None:
     ]
     if missing:
         raise RuntimeError(f"{page} names runtime files that were not copied: {missing}")
-    left = re.findall(r"https://(?:%s)/[^\"' ]+" % "|".join(map(re.escape, HOSTS)), source)
+    hosts = "|".join(map(re.escape, HOSTS))
+    left = re.findall(rf"https://(?:{hosts})/[^\"' ]+", source)
     if left:
         raise RuntimeError(f"{page} still loads from a CDN: {left[:3]}")
     page.write_text(source, encoding="utf-8")
@@ -282,8 +281,7 @@ def write_service_worker(site: Path, lock: dict) -> None:
     files = ["index.html", "app.js", "static/startup.js", "static/file-protocol.js"]
     files += [f"runtime/{PYODIDE_DIR}{name}" for name in PYODIDE_CORE] + ["runtime/pe-lock.json"]
     files += [
-        str(PurePosixPath("runtime", entry["file_name"]))
-        .replace("runtime/../", "")
+        str(PurePosixPath("runtime", entry["file_name"])).replace("runtime/../", "")
         for entry in lock["packages"].values()
     ]
     source = SERVICE_WORKER.read_text(encoding="utf-8")
