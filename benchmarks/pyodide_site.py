@@ -1,9 +1,12 @@
-"""The static Pyodide site, offline: cold start, bytes and interaction latency, and a baseline.
+"""The static Pyodide site, offline: start-up (cold and return visit), bytes and interaction
+latency, against a baseline.
 
 Both sites are converted in the run: the explorer with ./build.sh build, the baseline
-(benchmarks/baseline_app.py) with the same `panel convert --to pyodide-worker` call and
-requirements. They are opened alternately through ../shared/pyodide-offline, each in a fresh
-browser profile (a cold start every time), and the medians are compared.
+(benchmarks/baseline_app.py) with the default `panel convert --to pyodide-worker` call. Each
+attempt opens every site in turn (baseline, explorer, then any extra variants of the explorer)
+through ../shared/pyodide-offline in a fresh browser profile: a cold visit; then, once the
+service worker (if any) has filled its cache, a return visit in the same profile (HTTP cache and
+service worker kept). The medians per site are compared.
 """
 
 from __future__ import annotations
@@ -12,12 +15,14 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from . import latency
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_OFFLINE = REPO_ROOT.parent / "shared" / "pyodide-offline"
+SHARED_MIRROR = REPO_ROOT.parent / "shared" / "pyodide-mirror"
 BASELINE_APP = "benchmarks/baseline_app.py"
 # What a Panel + NumPy + Plotly app needs: Panel's Plotly pane turns a figure dict into a
 # plotly.py Figure, so plotly.py is installed. (The explorer passes its figures to plotly.js
@@ -40,6 +45,12 @@ SET_SLIDER_JS = """({cssClass, value}) => {
 }"""
 
 
+def mirror_dir() -> Path:
+    """The mirror the sites load Pyodide and the CDNs' files from: $PYODIDE_MIRROR, else the
+    runtime copy shared beside this checkout (../shared/pyodide-mirror)."""
+    return Path(os.environ.get("PYODIDE_MIRROR") or SHARED_MIRROR).expanduser()
+
+
 def offline_harness():
     """The offline_site module, or the reason it cannot be used."""
     if SHARED_OFFLINE.is_dir() and str(SHARED_OFFLINE) not in sys.path:
@@ -48,8 +59,7 @@ def offline_harness():
         import offline_site
     except ImportError as error:
         return None, f"the offline Pyodide harness is not importable from {SHARED_OFFLINE}: {error}"
-    mirror = os.environ.get("PYODIDE_MIRROR") or str(Path.home() / ".cache/pyodide-mirror")
-    missing = offline_site.missing_prerequisites(mirror)
+    missing = offline_site.missing_prerequisites(mirror_dir())
     if missing:
         return None, "; ".join(missing)
     return offline_site, None
@@ -89,31 +99,128 @@ def build_baseline(out: Path, log=print) -> tuple[Path, str]:
 
 def status_time(load: dict, prefix: str) -> int | None:
     """When the worker first reported a status starting with prefix (ms from navigation)."""
-    for t, message in load["worker_status_ms"]:
+    for t, message in load.get("worker_status_ms") or []:
         if message.startswith(prefix):
             return t
     return None
 
 
-def cold_start(load: dict) -> dict:
-    """The milestones and bytes of one page load."""
-    milestones = load["milestones_ms"]
-    hosts = load["hosts"].values()
+# The worker's status messages, in order. The explorer's (scripts/runtime.py): 'Loading Python
+# and packages' (start), 'Importing Panel and the app' (loadPyodide has returned with every
+# package of the lock file), 'Executing code' (imports done; the page is being built). The
+# default Panel conversion (the baseline): 'Loading pyodide', 'Installing environment'
+# (Pyodide loaded), 'Executing code' (micropip has installed the packages; the imports and the
+# page build follow as one step, so 'imports done' cannot be told apart).
+OURS_PACKAGES_READY = "Importing Panel and the app"
+PANEL_RUNTIME_LOADED = "Installing environment"
+EXECUTING = "Executing code"
+
+# The start-up phases reported per load, in order (keys of load_record, ms from navigation).
+PHASES = (
+    "prerendered_visible_ms",
+    "runtime_loaded_ms",
+    "packages_ready_ms",
+    "imports_done_ms",
+    "page_built_ms",
+    "interactive_ms",
+)
+
+
+def phase_times(load: dict) -> dict:
+    """Runtime loaded, packages ready and imports done, from whichever status messages the site
+    posts (the explorer's or the default conversion's, see above)."""
+    ours = status_time(load, OURS_PACKAGES_READY)
+    runtime = status_time(load, PANEL_RUNTIME_LOADED)
+    executing = status_time(load, EXECUTING)
+    if ours is not None:
+        return {
+            "runtime_loaded_ms": runtime if runtime is not None else ours,
+            "packages_ready_ms": ours,
+            "imports_done_ms": executing,
+        }
+    return {"runtime_loaded_ms": runtime, "packages_ready_ms": executing, "imports_done_ms": None}
+
+
+# Chromium's own background requests (e.g. content-autofill.googleapis.com) are not the site's.
+BROWSER_HOSTS = ("googleapis.com",)
+
+
+def site_hosts(hosts: dict) -> dict:
+    """Requests and bytes per host, without Chromium's own background requests."""
+    return {
+        host: {key: row[key] for key in ("requests", "wire_bytes", "raw_bytes")}
+        for host, row in hosts.items()
+        if not host.endswith(BROWSER_HOSTS)
+    }
+
+
+def load_record(load: dict) -> dict:
+    """The phases, bytes and requests (per host and in all) of one page load."""
+    milestones = load.get("milestones_ms") or {}
+    hosts = site_hosts(load.get("hosts") or {})
+    phases = phase_times(load)
+    requests = sum(h["requests"] for h in hosts.values())
     return {
         "interactive": load["interactive"],
         "error": load["error"],
-        "prerendered_visible_ms": milestones["prerendered_content_painted"],
-        "first_contentful_paint_ms": milestones["first_contentful_paint"],
-        # loadPyodide() and loadPackage("micropip") have returned.
-        "pyodide_loaded_ms": status_time(load, "Installing environment"),
-        # micropip.install() has returned; the app's code starts.
-        "packages_installed_ms": status_time(load, "Executing code"),
-        "interactive_ms": milestones["interactive"],
-        "interactive_painted_ms": milestones["interactive_painted"],
-        "requests": load["requests"],
-        "wire_bytes": sum(h["wire_bytes"] for h in hosts),
-        "raw_bytes": sum(h["raw_bytes"] for h in hosts),
+        "first_contentful_paint_ms": milestones.get("first_contentful_paint"),
+        "prerendered_visible_ms": milestones.get("prerendered_content_painted"),
+        **phases,
+        "page_built_ms": milestones.get("worker_render_message"),
+        "interactive_ms": milestones.get("interactive"),
+        "interactive_painted_ms": milestones.get("interactive_painted"),
+        # The keys of earlier results: Pyodide loaded, packages installed.
+        "pyodide_loaded_ms": phases["runtime_loaded_ms"],
+        "packages_installed_ms": phases["packages_ready_ms"],
+        "requests": requests,
+        "browser_requests": (load.get("requests") or 0) - requests,
+        "wire_bytes": sum(h["wire_bytes"] for h in hosts.values()),
+        "raw_bytes": sum(h["raw_bytes"] for h in hosts.values()),
+        "hosts": hosts,
+        "worker_status_ms": load.get("worker_status_ms"),
     }
+
+
+def cold_start(load: dict) -> dict:
+    """The milestones and bytes of one page load (kept for callers of earlier versions)."""
+    return load_record(load)
+
+
+# Entries in every Cache Storage cache of the page's origin, and whether a service worker is
+# registered for it.
+CACHE_STATE_JS = """async () => {
+  let entries = 0;
+  const names = self.caches ? await caches.keys() : [];
+  for (const name of names) entries += (await (await caches.open(name)).keys()).length;
+  const registrations = navigator.serviceWorker
+    ? await navigator.serviceWorker.getRegistrations() : [];
+  return {entries, caches: names.length, workers: registrations.length};
+}"""
+
+
+def wait_for_service_worker_cache(
+    page, stable_s: float = 2.0, timeout_s: float = 60.0, poll_s: float = 0.25
+) -> dict:
+    """Wait until the service worker's caches stop growing: the total number of entries is
+    unchanged for stable_s (and not zero while a worker is registered), at most timeout_s.
+    A site without a service worker returns at once."""
+    started = time.monotonic()
+
+    def result(state: dict, stable: bool) -> dict:
+        return {**state, "waited_ms": round((time.monotonic() - started) * 1000), "stable": stable}
+
+    state = page.evaluate(CACHE_STATE_JS)
+    if not state["workers"] and not state["entries"]:
+        return result(state, True)
+    last, since = state["entries"], time.monotonic()
+    while time.monotonic() - started < timeout_s:
+        time.sleep(poll_s)
+        state = page.evaluate(CACHE_STATE_JS)
+        if state["entries"] != last:
+            last, since = state["entries"], time.monotonic()
+        elif last and time.monotonic() - since >= stable_s:
+            return result(state, True)
+    return result(state, False)
 
 
 def set_size(site, d_model: int, n_positions: int) -> None:
@@ -167,6 +274,53 @@ def median_of(runs: list[dict], key: str):
     return statistics.median(values) if values else None
 
 
+MEDIAN_KEYS = (
+    "first_contentful_paint_ms",
+    *PHASES,
+    "interactive_painted_ms",
+    "pyodide_loaded_ms",
+    "packages_installed_ms",
+    "requests",
+    "wire_bytes",
+    "raw_bytes",
+)
+
+
+def medians(loads: list[dict]) -> dict:
+    """The median of every measure over loads, and of requests and bytes per host."""
+    result = {key: median_of(loads, key) for key in MEDIAN_KEYS}
+    hosts = sorted({host for load in loads for host in load["hosts"]})
+    result["hosts"] = {  # a host a load did not ask counts 0
+        host: {
+            key: statistics.median([load["hosts"].get(host, {}).get(key, 0) for load in loads])
+            for key in ("requests", "wire_bytes", "raw_bytes")
+        }
+        for host in hosts
+    }
+    return result
+
+
+def request_log(site) -> list:
+    """Every request so far, to explain a difference in bytes between runs."""
+    return [
+        [entry["host"], entry["path"][:160], entry["status"], entry["wire_bytes"]]
+        for entry in site.server.log.snapshot()
+    ]
+
+
+def describe(record: dict) -> str:
+    def ms(key):
+        return "–" if record[key] is None else f"{record[key]:,}"
+
+    return (
+        f"prerendered {ms('prerendered_visible_ms')}, runtime {ms('runtime_loaded_ms')}, "
+        f"packages {ms('packages_ready_ms')}, imports {ms('imports_done_ms')}, "
+        f"built {ms('page_built_ms')}, interactive {ms('interactive_ms')} ms; "
+        f"{record['requests']} requests, {record['wire_bytes'] / 2**20:.1f} MiB sent"
+        + (f" — {record['error']}" if record["error"] else "")
+    )
+
+
 def run(
     out: Path,
     sizes: dict[str, tuple[int, int]],
@@ -175,36 +329,44 @@ def run(
     sites: dict[str, tuple[Path, str]] | None = None,
     log=print,
 ) -> dict:
-    """Cold starts of both sites (alternating), then latency in the explorer's last load."""
+    """Cold and return visits of every site (alternating), latency in the explorer's last one.
+
+    sites: name -> (site folder, page). "explorer" is built if missing, "baseline" too; any
+    other name is a variant of the explorer, measured the same way (cold and return visit).
+    """
     offline_site, reason = offline_harness()
     if offline_site is None:
         return {"skipped": reason}
     sites = dict(sites or {})
     if "explorer" not in sites:
         sites["explorer"] = build_explorer(out, log)
-    sites["baseline"] = build_baseline(out, log)
-    loads: dict[str, list[dict]] = {"baseline": [], "explorer": []}
+    if "baseline" not in sites:
+        sites["baseline"] = build_baseline(out, log)
+    variants = [name for name in sites if name not in ("baseline", "explorer")]
+    order = ["baseline", "explorer", *variants]
+    mirror = mirror_dir()
+    loads: dict[str, list[dict]] = {name: [] for name in order}
+    returns: dict[str, list[dict]] = {name: [] for name in order}
     interaction: dict = {}
     console_errors: list = []
     not_found: list = []
     for attempt in range(runs):
-        for name in ("baseline", "explorer"):
+        for name in order:
             site_dir, page = sites[name]
-            log(f"cold start {attempt + 1}/{runs}: {name} ({site_dir.name}/{page})")
-            with offline_site.open_offline_site(site_dir, page) as site:
-                load = cold_start(site.load)
-                # Every request so far, to explain a difference in bytes between runs.
-                load["requests_log"] = [
-                    [entry["host"], entry["path"][:160], entry["status"], entry["wire_bytes"]]
-                    for entry in site.server.log.snapshot()
-                ]
-                loads[name].append(load)
-                log(
-                    f"  prerendered {load['prerendered_visible_ms']} ms, Pyodide "
-                    f"{load['pyodide_loaded_ms']} ms, packages {load['packages_installed_ms']} ms, "
-                    f"interactive {load['interactive_ms']} ms, "
-                    f"{load['wire_bytes'] / 2**20:.1f} MiB sent"
-                )
+            log(f"attempt {attempt + 1}/{runs}: {name} ({site_dir}/{page})")
+            with offline_site.open_offline_site(site_dir, page, mirror) as site:
+                cold = load_record(site.load)
+                cold["requests_log"] = request_log(site)
+                log(f"  cold:   {describe(cold)}")
+                if site.interactive:
+                    cold["service_worker_cache"] = wait_for_service_worker_cache(site.page)
+                    cache = cold["service_worker_cache"]
+                    growing = "" if cache["stable"] else " (still growing)"
+                    if cache["workers"] or cache["entries"]:
+                        log(
+                            f"  service worker cache: {cache['entries']} entries after "
+                            f"{cache['waited_ms']} ms{growing}"
+                        )
                 if name == "explorer" and attempt == runs - 1 and site.interactive:
                     interaction = measure_latency(site, sizes, steps, log)
                 if name == "explorer":
@@ -215,28 +377,20 @@ def run(
                     ]
                     # Chromium's own background requests are not the site's.
                     not_found = [url for url in site.not_found() if "googleapis.com" not in url]
-    medians = {
-        name: {
-            key: median_of(runs_, key)
-            for key in (
-                "prerendered_visible_ms",
-                "first_contentful_paint_ms",
-                "pyodide_loaded_ms",
-                "packages_installed_ms",
-                "interactive_ms",
-                "interactive_painted_ms",
-                "requests",
-                "wire_bytes",
-                "raw_bytes",
-            )
-        }
-        for name, runs_ in loads.items()
-    }
+                loads[name].append(cold)
+                back = load_record(site.revisit())
+                back["requests_log"] = request_log(site)
+                returns[name].append(back)
+                log(f"  return: {describe(back)}")
     return {
         "runs": runs,
         "steps": steps,
+        "order": order,
+        "sites": {name: {"dir": str(path), "page": page} for name, (path, page) in sites.items()},
         "loads": loads,
-        "medians": medians,
+        "returns": returns,
+        "medians": {name: medians(runs_) for name, runs_ in loads.items()},
+        "return_medians": {name: medians(runs_) for name, runs_ in returns.items()},
         "latency": interaction,
         "explorer_console_errors": console_errors,
         "explorer_not_found": not_found,

@@ -1,7 +1,8 @@
 """Run the benchmarks: served-app latency, the Pyodide site against a baseline, and compute.
 
     python -m benchmarks.run [--quick] [--skip-served] [--skip-pyodide] [--skip-compute]
-                             [--before RESULTS.json ...] [--site DIR] [--label TEXT]
+                             [--before RESULTS.json ...] [--site DIR] [--variant NAME=DIR ...]
+                             [--label TEXT]
     python -m benchmarks.run --from-json RESULTS.json [--before RESULTS.json ...]
 
 Writes benchmarks/results/<time>.json (and latest.json; both git-ignored), prints the markdown
@@ -131,6 +132,25 @@ def markdown(results: dict, befores: list[dict]) -> str:
     return "\n".join(parts).rstrip() + "\n"
 
 
+def site_page(site_dir: Path) -> str:
+    """The page of a built explorer site."""
+    return "index.html" if (site_dir / "index.html").is_file() else "app.html"
+
+
+def variant(text: str) -> tuple[str, Path]:
+    """--variant NAME=DIR: another build of the explorer, reported as its own column."""
+    name, sep, folder = text.partition("=")
+    name = name.strip()
+    if not sep or not name or not folder:
+        raise argparse.ArgumentTypeError(f"expected NAME=DIR, got {text!r}")
+    if name in ("explorer", "baseline"):
+        raise argparse.ArgumentTypeError(f"{name!r} is taken (use --site for the explorer)")
+    site_dir = Path(folder).expanduser()
+    if not (site_dir / site_page(site_dir)).is_file():
+        raise argparse.ArgumentTypeError(f"no index.html or app.html in {site_dir}")
+    return name, site_dir
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer steps and cold starts")
@@ -139,8 +159,16 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-compute", action="store_true")
     parser.add_argument("--steps", type=int, help="steps per control, served app (default 50)")
     parser.add_argument("--pyodide-steps", type=int, help="steps per control, Pyodide (20)")
-    parser.add_argument("--pyodide-runs", type=int, help="cold starts of each site (3)")
+    parser.add_argument("--pyodide-runs", type=int, help="cold + return visits of each site (3)")
     parser.add_argument("--site", type=Path, help="use this explorer site instead of building")
+    parser.add_argument(
+        "--variant",
+        type=variant,
+        action="append",
+        default=[],
+        metavar="NAME=DIR",
+        help="also measure this built site like the explorer, as column NAME (repeatable)",
+    )
     parser.add_argument(
         "--before",
         type=Path,
@@ -192,8 +220,9 @@ def main(argv=None) -> int:
 
         sites = {}
         if args.site:
-            page = "index.html" if (args.site / "index.html").is_file() else "app.html"
-            sites["explorer"] = (args.site.resolve(), page)
+            sites["explorer"] = (args.site.resolve(), site_page(args.site))
+        for name, site_dir in args.variant:
+            sites[name] = (site_dir.resolve(), site_page(site_dir))
         results["pyodide"] = pyodide_site.run(
             RESULTS_DIR,
             {name: SIZES[name] for name in PYODIDE_SIZES},

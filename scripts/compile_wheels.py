@@ -1,10 +1,10 @@
-"""Precompile the site's pure-Python wheels to bytecode, so the browser skips compiling them.
+"""Precompile the Python modules of the site's wheels, so the browser skips compiling them.
 
     python scripts/compile_wheels.py SITE
 
 Pyodide runs with `sys.dont_write_bytecode`, so without .pyc files every start of the page
-compiles every module it imports (Panel, Bokeh, param, ...) from source again. This script takes
-every pure-Python wheel (`*-none-any.whl`) named in SITE/runtime/pe-lock.json, compiles each .py
+compiles every module it imports (Panel, Bokeh, NumPy, param, ...) from source again. This
+script takes every wheel named in SITE/runtime/pe-lock.json, compiles each .py
 file with Pyodide's own CPython 3.13 (the site's runtime, run under node, so the bytecode's magic
 number is exactly the browser's), and writes the wheel again with `__pycache__/*.cpython-313.pyc`
 beside the sources, which stay for tracebacks and `inspect`. The .pyc files are unchecked
@@ -35,7 +35,6 @@ from pathlib import Path, PurePosixPath
 
 PYODIDE_DIR = Path("runtime/cdn.jsdelivr.net/pyodide/v0.29.3/full")
 LOCK = Path("runtime/pe-lock.json")
-PURE = "-none-any.whl"
 BUILD_ID = re.compile(r"^const BUILD = '([0-9a-f]+)';$", re.MULTILINE)
 
 # Runs in node: starts the site's Pyodide, copies the tree of sources into its in-memory file
@@ -130,24 +129,28 @@ def is_module(name: str) -> bool:
     return name.endswith(".py") and not top.endswith((".dist-info", ".data"))
 
 
-def pure_wheels(site: Path) -> dict[str, Path]:
-    """The pure-Python wheels of the site's lock file, by package name."""
+def site_wheels(site: Path) -> dict[str, Path]:
+    """Every wheel of the site's lock file, by package name (NumPy's modules are Python too)."""
     lock = json.loads((site / LOCK).read_text(encoding="utf-8"))
     return {
         name: (site / LOCK.parent / entry["file_name"]).resolve()
         for name, entry in lock["packages"].items()
-        if entry["file_name"].endswith(PURE)
+        if entry["file_name"].endswith(".whl")
     }
 
 
-def extract_sources(wheels: dict[str, Path], root: Path) -> dict[str, Path]:
-    """Write the modules of each wheel to root/<n>/; returns the folder of each package."""
+def extract_sources(
+    wheels: dict[str, Path], root: Path, only: frozenset[str] | None = None
+) -> dict[str, Path]:
+    """Write the modules of each wheel (those in `only`, when given) to root/<n>/; returns the
+    folder of each package."""
     folders = {}
     for number, (name, wheel) in enumerate(sorted(wheels.items())):
         folder = root / f"{number:02d}"
+        folder.mkdir(parents=True)
         with zipfile.ZipFile(wheel) as archive:
             for member in archive.namelist():
-                if is_module(member):
+                if is_module(member) and (only is None or member in only):
                     target = folder / PurePosixPath(member)
                     target.parent.mkdir(parents=True, exist_ok=True)
                     target.write_bytes(archive.read(member))
@@ -174,7 +177,10 @@ def rewrite_wheel(wheel: Path, folder: Path, cache_tag: str) -> int:
     """Write the wheel again with the .pyc found under folder; returns how many were added."""
     with zipfile.ZipFile(wheel) as archive:
         members = [(info, archive.read(info)) for info in archive.infolist()]
-    record = next(info.filename for info, _ in members if info.filename.endswith("dist-info/RECORD"))
+    records = [info.filename for info, _ in members if info.filename.endswith("dist-info/RECORD")]
+    if len(records) != 1:
+        raise RuntimeError(f"{wheel}: expected one .dist-info/RECORD, found {len(records)}")
+    record = records[0]
     dates = {info.filename: info.date_time for info, _ in members}
     added = {}
     for pyc in sorted(folder.rglob(f"*.{cache_tag}.pyc")):
@@ -236,15 +242,16 @@ def update_service_worker(site: Path, wheels: dict[str, Path]) -> bool:
     return True
 
 
-def compile_site(site: Path) -> dict:
-    """Precompile every pure-Python wheel of the site in place; returns what was done."""
+def compile_site(site: Path, only: frozenset[str] | None = None) -> dict:
+    """Precompile the modules (all, or those named in `only` as wheel members such as
+    "panel/io/state.py") of the site's wheels in place; returns what was done."""
     started = time.monotonic()
     site = site.resolve()
-    wheels = pure_wheels(site)
+    wheels = site_wheels(site)
     sizes = {name: wheel.stat().st_size for name, wheel in wheels.items()}
     with tempfile.TemporaryDirectory(prefix="compile-wheels-") as scratch:
         root = Path(scratch) / "src"
-        folders = extract_sources(wheels, root)
+        folders = extract_sources(wheels, root, only)
         result = compile_in_pyodide(site, root)
         counts = {
             name: rewrite_wheel(wheels[name], folders[name], result["cache_tag"])
@@ -252,7 +259,11 @@ def compile_site(site: Path) -> dict:
         }
     update_lock(site, wheels)
     service_worker = update_service_worker(site, wheels)
-    failed = [[str(Path(source).relative_to(root)), error] for source, error in result["failed"]]
+    owners = {folder: name for name, folder in folders.items()}
+    failed = []
+    for source, error in result["failed"]:
+        folder = root / Path(source).relative_to(root).parts[0]
+        failed.append([f"{owners[folder]}: {Path(source).relative_to(folder)}", error])
     return {
         "python": result["version"],
         "cache_tag": result["cache_tag"],

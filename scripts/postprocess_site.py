@@ -62,11 +62,14 @@ def make_index_page(site: Path, icon: str) -> Path:
     """Rename the app page to index.html and add the icon and the file:// notice to its head."""
     page = site / f"{APP_NAME}.html"
     html = page.read_text(encoding="utf-8")
-    if html.count("</head>") != 1:
-        sys.exit(f"{page}: expected one </head>")
+    charset = '<meta charset="utf-8">'
+    if html.count(charset) != 1:
+        sys.exit(f"{page}: expected one {charset}")
     index = site / "index.html"
+    # First in the head, after the charset: static/startup.js starts Python before Panel's
+    # scripts load.
     head = HEAD_ADDITIONS.format(icon=icon)
-    index.write_text(html.replace("</head>", head + "</head>"), encoding="utf-8")
+    index.write_text(html.replace(charset, charset + "\n" + head, 1), encoding="utf-8")
     page.unlink()
     return index
 

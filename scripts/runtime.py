@@ -235,6 +235,9 @@ WORKER_LOAD = """  // Everything from this site: the runtime and every package, 
   });
   self.pyodide.globals.set("sendPatch", sendPatch);
   console.log("Loaded pyodide and packages!");
+  // Imports on their own, so that the page (and the benchmark) can tell the phases apart.
+  self.postMessage({type: 'status', msg: 'Importing Panel and the app'})
+  await self.pyodide.runPythonAsync('import numpy, panel, components.page')
 """
 
 
@@ -271,6 +274,47 @@ def point_page(page: Path, site: Path) -> None:
 
 
 SERVICE_WORKER = Path(__file__).with_name("sw.js")
+
+
+# Builds the page as the worker does, and prints the modules that took (as wheel members).
+STARTUP_IMPORTS = """
+import json, sys, sysconfig
+import panel as pn
+from bokeh.document import Document
+pn.extension("plotly", sizing_mode="stretch_width")
+from components.page import ExplorerPage
+pn.panel(ExplorerPage()).get_root(Document())
+roots = [sysconfig.get_paths()["purelib"], sys.argv[1]]
+files = [getattr(module, "__file__", None) or "" for module in list(sys.modules.values())]
+print(json.dumps(sorted(
+    f[len(root) + 1:] for f in files for root in roots if f.startswith(root + "/")
+)))
+"""
+
+
+def startup_modules() -> frozenset[str]:
+    """The modules the app imports to build its page (CPython's list; Pyodide's is alike)."""
+    repo = Path(__file__).resolve().parents[1]
+    run = subprocess.run(
+        [sys.executable, "-c", STARTUP_IMPORTS, str(repo)],
+        cwd=repo, capture_output=True, text=True, check=True, timeout=300,
+    )  # fmt: skip
+    return frozenset(json.loads(run.stdout.strip().splitlines()[-1]))
+
+
+def compile_bytecode(site: Path) -> str:
+    """Bytecode for what start-up imports (scripts/compile_wheels.py), where node can run it.
+
+    Only those modules: the rest (views built later, the share and export panels, most of
+    Bokeh) is compiled in the browser when first used, and costs no download until then.
+    """
+    if shutil.which("node") is None:
+        return "no node: the wheels stay uncompiled (the browser compiles them at each start)"
+    from compile_wheels import compile_site
+
+    result = compile_site(site, startup_modules())
+    modules = sum(wheel["pyc"] for wheel in result["wheels"].values())
+    return f"{modules} modules of {len(result['wheels'])} wheels precompiled"
 
 
 def write_service_worker(site: Path, lock: dict) -> None:
@@ -311,6 +355,7 @@ def vendor(site: Path, own_wheel: str, runtime: Path | None) -> int:
     lock = site_lock(site, runtime_dir, own_wheel)
     (runtime_dir / "pe-lock.json").write_text(json.dumps(lock, indent=1))
     (runtime_dir / PYODIDE_LOCK).unlink()  # the site's lock replaces Pyodide's
+    print(f"runtime: {compile_bytecode(site)}")
     point_worker(site / "app.js", sorted(lock["packages"]))
     point_page(site / "index.html", site)
     write_service_worker(site, lock)

@@ -1,6 +1,6 @@
-// While Python starts in the Web Worker: say which phase it is in, keep what the visitor does
-// with the controls meanwhile and hand it to Python once it is ready, and, once the page is
-// interactive, let the service worker (if the build has one) keep every file for next time.
+// Start Python (the Web Worker) as the page starts loading; while it starts, say which phase it
+// is in, keep what the visitor does with the controls and hand it to Python once it is ready;
+// once the page is interactive, let the service worker (if the build has one) keep every file.
 (function () {
   'use strict';
   if (window.location.protocol === 'file:') return;  // static/file-protocol.js explains
@@ -8,13 +8,18 @@
   // The worker's status messages (Panel's, and those of scripts/runtime.py's loader).
   const PHASES = [
     ['Loading Python and packages', 'Downloading and starting Python with NumPy, Bokeh and Panel'],
+    ['Importing Panel and the app', 'Importing Panel and the explorer'],
     ['Executing code', 'Building the views'],
   ];
 
   let panel = null;
   function showPhase(message) {
     const current = PHASES.findIndex(([status]) => message.startsWith(status));
-    if (current < 0 || !document.body) return;
+    if (current < 0) return;
+    if (!document.body) {
+      document.addEventListener('DOMContentLoaded', () => showPhase(message), {once: true});
+      return;
+    }
     if (panel === null) {
       panel = document.createElement('div');
       panel.className = 'pe-startup';
@@ -83,30 +88,61 @@
     });
   }
 
-  // Panel's page script creates the worker; listen to it alongside Panel's own handler.
+  function watch(worker) {
+    worker.addEventListener('message', (event) => {
+      const msg = event.data || {};
+      if (msg.type === 'status') showPhase(String(msg.msg));
+      if (msg.type !== 'render') return;
+      prerendered = null;  // what Panel now embeds is Python's document
+      if (panel) panel.remove();
+      // Panel's handler embeds the new document, then tells the worker the page's location;
+      // the visitor's start-up input goes after both, as ordinary changes.
+      const started = performance.now();
+      (function replayWhenLinked() {
+        if (worker.jsdoc) {
+          replayStartupInput(worker);
+          setTimeout(cacheForNextVisit, 1000);
+        } else if (performance.now() - started < 60000) {
+          setTimeout(replayWhenLinked, 20);
+        }
+      })();
+    });
+  }
+
+  // Python starts now, while the page is still loading its scripts and drawing the
+  // prerendered views, instead of once Panel's page script creates the worker at the end.
+  // That script then gets this worker; messages it has missed are handed to its handler.
   const NativeWorker = window.Worker;
+  const WORKER_URL = new URL('app.js', document.baseURI).href;
+  let early = null;
+  let handler = null;
+  const missed = [];
+  try {
+    early = new NativeWorker(WORKER_URL);
+    early.addEventListener('message', (event) => {
+      if (handler) handler.call(early, event);
+      else missed.push(event);
+    });
+    Object.defineProperty(early, 'onmessage', {
+      get: () => handler,
+      set: (value) => {
+        handler = value;
+        while (handler && missed.length) handler.call(early, missed.shift());
+      },
+    });
+    watch(early);
+  } catch (error) {
+    early = null;  // Panel's script starts it as usual
+  }
   window.Worker = class extends NativeWorker {
-    constructor(...args) {
-      super(...args);
-      this.addEventListener('message', (event) => {
-        const msg = event.data || {};
-        if (msg.type === 'status') showPhase(String(msg.msg));
-        if (msg.type !== 'render') return;
-        prerendered = null;  // what Panel now embeds is Python's document
-        if (panel) panel.remove();
-        // Panel's handler embeds the new document, then tells the worker the page's location;
-        // the visitor's start-up input goes after both, as ordinary changes.
-        const worker = this;
-        const started = performance.now();
-        (function replayWhenLinked() {
-          if (worker.jsdoc) {
-            replayStartupInput(worker);
-            setTimeout(cacheForNextVisit, 1000);
-          } else if (performance.now() - started < 60000) {
-            setTimeout(replayWhenLinked, 20);
-          }
-        })();
-      });
+    constructor(url, ...rest) {
+      if (early && new URL(url, document.baseURI).href === WORKER_URL) {
+        const worker = early;
+        early = null;
+        return worker;
+      }
+      super(url, ...rest);
+      watch(this);
     }
   };
 })();

@@ -3,7 +3,10 @@ gone, and a key pressed while Python starts. Real Pyodide, through ../shared/pyo
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 from pyodide_support import offline_site, visit_offline
@@ -120,3 +123,32 @@ def test_a_key_pressed_while_python_starts_is_applied_once_it_is_ready(visit):
 def test_console_has_no_errors(visit):
     assert visit["console_errors"] == []
     assert visit["starting"]["errors"] == []
+
+
+def visit_under_a_sub_path(site_dir) -> dict:
+    """The same files copied below a folder of another site: /courses/pe/index.html."""
+    with tempfile.TemporaryDirectory() as host_root:
+        # A copy: the harness serves no file through a link that leaves its folder.
+        shutil.copytree(site_dir, Path(host_root) / "courses" / "pe")
+        with offline_site.open_offline_site(
+            host_root, "courses/pe/index.html", timeout_s=180
+        ) as site:
+            paths = [entry["path"] for entry in site.server.log.snapshot()]
+            return {
+                "load": site.load,
+                "outside": [p for p in paths if not p.startswith("/courses/pe/")],
+                "console_errors": site.console_errors(),
+            }
+
+
+@pytest.fixture(scope="module")
+def sub_path_visit(request) -> dict:
+    return visit_offline(request, visit_under_a_sub_path)
+
+
+def test_the_site_works_below_a_sub_path_of_another_host(sub_path_visit):
+    assert sub_path_visit["load"]["interactive"], sub_path_visit["load"]["error"]
+    # Chromium asks its autofill service whatever the page; every request of the page's own
+    # stays below its folder.
+    assert [p for p in sub_path_visit["outside"] if not p.startswith("/v1/pages/")] == []
+    assert sub_path_visit["console_errors"] == []
