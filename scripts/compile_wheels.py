@@ -13,6 +13,13 @@ and importing never reads the source to check them. Each wheel keeps its file na
 lists the added files, and pe-lock.json gets its new sha256 (Pyodide checks it). If SITE/sw.js
 exists, its build id changes too, so a returning visitor does not mix cached old wheels with the
 new lock. Running it again recompiles from the sources and gives the same wheels.
+
+compile_stdlib() does the same for the standard library, which Pyodide zipimports from
+python_stdlib.zip (written to /lib/python313.zip, on sys.path) and which holds only sources: it
+adds an unchecked-hash `x.pyc` beside each `x.py` that start-up imports (zipimport tries `x.pyc`
+first), or puts it instead of the source when asked to: the bytecode of 3.13 is about twice
+the size of the source, zipped. Without the source, tracebacks still name the file and line
+(the code keeps the .py path) but do not quote it, and `inspect.getsource` fails.
 """
 
 from __future__ import annotations
@@ -38,7 +45,8 @@ LOCK = Path("runtime/pe-lock.json")
 BUILD_ID = re.compile(r"^const BUILD = '([0-9a-f]+)';$", re.MULTILINE)
 
 # Runs in node: starts the site's Pyodide, copies the tree of sources into its in-memory file
-# system, runs COMPILE_PY there and copies every .pyc it wrote back to the same host paths.
+# system, runs a compile script there (COMPILE_PY, COMPILE_STDLIB_PY) and copies every .pyc it
+# wrote back to the same host paths.
 NODE_DRIVER = r"""
 const fs = require("fs");
 const path = require("path");
@@ -158,14 +166,56 @@ def extract_sources(
     return folders
 
 
-def compile_in_pyodide(site: Path, root: Path) -> dict:
-    """Compile every .py under root with the site's Pyodide under node; the .pyc land beside."""
+# Runs inside Pyodide: ROOT/ holds every source of the standard library zip, laid out as in it,
+# and ROOT/startup.txt the modules (paths such as "json/decoder.py") that start-up imports.
+COMPILE_STDLIB_PY = """
+import sys
+
+# Import them first, with nothing else imported yet: sys.modules then holds what Pyodide's own
+# start imported, and what start-up imports under this Python (the list comes from another).
+with open(ROOT + "/startup.txt", encoding="utf-8") as listing:
+    for path in listing.read().split():
+        try:
+            __import__(path.removesuffix(".py").replace("/", ".").removesuffix(".__init__"))
+        except Exception:
+            pass
+archive = next(entry for entry in sys.path if entry.endswith(".zip")) + "/"
+origins = [getattr(getattr(module, "__spec__", None), "origin", None) or ""
+           for module in list(sys.modules.values())]
+# (A .pyc when the zip has them already: its source is beside.)
+imported = sorted({origin[len(archive):].removesuffix("c") for origin in origins
+                   if origin.startswith(archive) and origin.endswith((".py", ".pyc"))})
+
+import json, os, py_compile
+
+written, failed = [], []
+for path in imported:
+    source = os.path.join(ROOT, path)
+    if not os.path.isfile(source):
+        continue
+    try:
+        written.append(py_compile.compile(
+            source, cfile=source + "c", dfile=archive + path, doraise=True,
+            invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+        ))
+    except py_compile.PyCompileError as error:
+        failed.append([path, error.msg.strip().splitlines()[-1]])
+json.dumps({
+    "written": written, "failed": failed, "version": sys.version.split()[0],
+    "archive": archive[:-1], "imported": len(imported),
+})
+"""
+
+
+def compile_in_pyodide(site: Path, root: Path, script: str = COMPILE_PY) -> dict:
+    """Run script (COMPILE_PY by default) over root with the site's Pyodide under node; the .pyc
+    it writes land beside their sources."""
     node = shutil.which("node")
     if node is None:
         raise RuntimeError("node is needed to run Pyodide's Python and was not found on PATH")
     driver, compile_py = root.parent / "driver.cjs", root.parent / "compile.py"
     driver.write_text(NODE_DRIVER, encoding="utf-8")
-    compile_py.write_text(COMPILE_PY, encoding="utf-8")
+    compile_py.write_text(script, encoding="utf-8")
     args = [str((site / PYODIDE_DIR).resolve()), str(site / LOCK), str(root), str(compile_py)]
     run = subprocess.run([node, str(driver), *args], capture_output=True, text=True, check=False)
     if run.returncode != 0:
@@ -278,6 +328,71 @@ def compile_site(site: Path, only: frozenset[str] | None = None) -> dict:
         },
         "not_compiled": failed,
         "service_worker_updated": service_worker,
+        "seconds": round(time.monotonic() - started, 1),
+    }
+
+
+def rewrite_stdlib(archive: Path, root: Path, keep_sources: bool = True) -> int:
+    """Write the stdlib zip again with an `x.pyc` beside each `x.py` compiled under root (or
+    instead of it, without keep_sources); returns how many were added. The .pyc it held before
+    go, but for those without a source (a zip written without keep_sources): they stay."""
+    with zipfile.ZipFile(archive) as old:
+        names = set(old.namelist())
+        infos = [
+            info
+            for info in old.infolist()
+            if not (info.filename.endswith(".pyc") and info.filename[:-1] in names)
+        ]
+        members = [(info, old.read(info)) for info in infos]
+    added = 0
+    partial = archive.with_name(archive.name + ".partial")
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as out:
+        for info, data in members:
+            pyc = root / PurePosixPath(info.filename + "c")
+            compiled = info.filename.endswith(".py") and pyc.is_file()
+            if keep_sources or not compiled:
+                out.writestr(info, data)
+            if compiled:
+                entry = zipfile.ZipInfo(info.filename + "c", info.date_time)
+                entry.compress_type = zipfile.ZIP_DEFLATED
+                entry.external_attr = info.external_attr
+                out.writestr(entry, pyc.read_bytes())
+                added += 1
+    os.replace(partial, archive)
+    return added
+
+
+def compile_stdlib(site: Path, only: frozenset[str], keep_sources: bool = True) -> dict:
+    """Precompile, in the site's python_stdlib.zip, the standard library modules that start-up
+    imports: those named in `only` (paths in the stdlib such as "json/decoder.py", as another
+    Python imported them), what they import under Pyodide's Python, and what Pyodide itself
+    imports to start. Their sources stay beside, unless keep_sources is false. Returns what was
+    done."""
+    started = time.monotonic()
+    site = site.resolve()
+    archive = site / PYODIDE_DIR / "python_stdlib.zip"
+    size = archive.stat().st_size
+    with tempfile.TemporaryDirectory(prefix="compile-stdlib-") as scratch:
+        root = Path(scratch) / "src"
+        root.mkdir()
+        with zipfile.ZipFile(archive) as stdlib:
+            for member in stdlib.namelist():
+                if member.endswith(".py"):
+                    target = root / PurePosixPath(member)
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(stdlib.read(member))
+        (root / "startup.txt").write_text("\n".join(sorted(only)) + "\n", encoding="utf-8")
+        result = compile_in_pyodide(site, root, COMPILE_STDLIB_PY)
+        count = rewrite_stdlib(archive, root, keep_sources)
+    return {
+        "python": result["version"],
+        "archive": result["archive"],
+        "named": len(only),
+        "imported": result["imported"],
+        "pyc": count,
+        "bytes_before": size,
+        "bytes_after": archive.stat().st_size,
+        "not_compiled": result["failed"],
         "seconds": round(time.monotonic() - started, 1),
     }
 

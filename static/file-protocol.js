@@ -27,6 +27,10 @@
 
   function showMessage() {
     var body = document.body;
+    // Once: the site's own copy of Bokeh now runs from disk too, and may run this again.
+    if (document.querySelector(".pe-file-protocol-message")) {
+      return;
+    }
     // Panel marks the loading state with body classes: pn-loading and pn-<spinner name>.
     Array.prototype.slice.call(body.classList).forEach(function (name) {
       if (name.indexOf("pn-") === 0) {
