@@ -81,8 +81,10 @@ vendor_runtime() {
     if [[ -z $runtime && -d $SHARED_MIRROR ]]; then
         runtime=$SHARED_MIRROR
     fi
-    "$PY" scripts/runtime.py vendor "$out" --wheel "$wheel" ${runtime:+--runtime "$runtime"} ||
-        status=$?
+    local flags=()
+    [[ ${PE_BYTECODE:-1} == 0 ]] && flags+=(--no-bytecode)  # to measure what bytecode gains
+    "$PY" scripts/runtime.py vendor "$out" --wheel "$wheel" ${runtime:+--runtime "$runtime"} \
+        "${flags[@]}" || status=$?
     case $status in
         0) ;;
         3) log "runtime files unavailable: this site loads Pyodide, Bokeh and Panel from their CDNs" ;;

@@ -66,8 +66,8 @@ def make_index_page(site: Path, icon: str) -> Path:
     if html.count(charset) != 1:
         sys.exit(f"{page}: expected one {charset}")
     index = site / "index.html"
-    # First in the head, after the charset: static/startup.js starts Python before Panel's
-    # scripts load.
+    # First in the head, after the charset: static/startup.js wraps the Worker Panel's script
+    # creates, and the file:// notice replaces the spinner before anything else loads.
     head = HEAD_ADDITIONS.format(icon=icon)
     index.write_text(html.replace(charset, charset + "\n" + head, 1), encoding="utf-8")
     page.unlink()

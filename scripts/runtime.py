@@ -354,7 +354,7 @@ def write_service_worker(site: Path, lock: dict) -> None:
     page.write_text(html.replace(startup, meta + startup), encoding="utf-8")
 
 
-def vendor(site: Path, own_wheel: str, runtime: Path | None) -> int:
+def vendor(site: Path, own_wheel: str, runtime: Path | None, bytecode: bool = True) -> int:
     """Copy and check every runtime file into site/runtime/, then point page and worker at it."""
     pins = json.loads(PINS.read_text())
     if pins["pyodide"] != PYODIDE_VERSION:
@@ -367,7 +367,8 @@ def vendor(site: Path, own_wheel: str, runtime: Path | None) -> int:
     lock = site_lock(site, runtime_dir, own_wheel)
     (runtime_dir / "pe-lock.json").write_text(json.dumps(lock, indent=1))
     (runtime_dir / PYODIDE_LOCK).unlink()  # the site's lock replaces Pyodide's
-    print(f"runtime: {compile_bytecode(site)}")
+    if bytecode:
+        print(f"runtime: {compile_bytecode(site)}")
     point_worker(site / "app.js", sorted(lock["packages"]))
     point_page(site / "index.html", site)
     write_service_worker(site, lock)
@@ -381,6 +382,9 @@ def main(argv: list[str] | None = None) -> int:
     vendor_args.add_argument("site", type=Path)
     vendor_args.add_argument("--wheel", required=True, help="the project wheel, relative to SITE")
     vendor_args.add_argument("--runtime", type=Path, help="folder laid out by host")
+    vendor_args.add_argument(
+        "--no-bytecode", action="store_true", help="leave the modules uncompiled (to compare)"
+    )
     pin_args = commands.add_parser("pin", help=f"write {PINS.name} from a trusted folder")
     pin_args.add_argument("--runtime", type=Path, required=True)
     args = parser.parse_args(argv)
@@ -390,7 +394,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     runtime = args.runtime.resolve() if args.runtime else None
     try:
-        count = vendor(args.site, args.wheel, runtime)
+        count = vendor(args.site, args.wheel, runtime, bytecode=not args.no_bytecode)
     except (RuntimeUnavailable, RuntimeMismatch) as error:
         # Nothing half-done stays behind: the page and worker are pointed only at the end.
         shutil.rmtree(args.site / "runtime", ignore_errors=True)

@@ -1,6 +1,6 @@
-// Start Python (the Web Worker) as the page starts loading; while it starts, say which phase it
-// is in, keep what the visitor does with the controls and hand it to Python once it is ready;
-// once the page is interactive, let the service worker (if the build has one) keep every file.
+// While Python starts in the Web Worker: say which phase it is in, keep what the visitor does
+// with the controls meanwhile and hand it to Python once it is ready, and, once the page is
+// interactive, let the service worker (if the build has one) keep every file for next time.
 (function () {
   'use strict';
   if (window.location.protocol === 'file:') return;  // static/file-protocol.js explains
@@ -51,11 +51,12 @@
     return classes.find((name) => name.startsWith('pe-control-'));
   }
   let prerendered = null;
+  const loaded = performance.now();
   (function recordStartupInput() {
     // The prerendered page's document, once Bokeh has embedded it.
     const doc = window.Bokeh && window.Bokeh.documents && window.Bokeh.documents[0];
     if (!doc) {
-      setTimeout(recordStartupInput, 50);
+      if (performance.now() - loaded < 60000) setTimeout(recordStartupInput, 50);
       return;
     }
     prerendered = doc;
@@ -109,39 +110,13 @@
     });
   }
 
-  // Python starts now, while the page is still loading its scripts and drawing the
-  // prerendered views, instead of once Panel's page script creates the worker at the end.
-  // That script then gets this worker; messages it has missed are handed to its handler.
+  // Panel's page script creates the worker; listen to it alongside Panel's own handler.
+  // (Creating it earlier, from here, was measured: no sooner interactive, and the prerendered
+  // page painted later, the worker competing for the CPU: benchmarks/RESULTS.md.)
   const NativeWorker = window.Worker;
-  const WORKER_URL = new URL('app.js', document.baseURI).href;
-  let early = null;
-  let handler = null;
-  const missed = [];
-  try {
-    early = new NativeWorker(WORKER_URL);
-    early.addEventListener('message', (event) => {
-      if (handler) handler.call(early, event);
-      else missed.push(event);
-    });
-    Object.defineProperty(early, 'onmessage', {
-      get: () => handler,
-      set: (value) => {
-        handler = value;
-        while (handler && missed.length) handler.call(early, missed.shift());
-      },
-    });
-    watch(early);
-  } catch (error) {
-    early = null;  // Panel's script starts it as usual
-  }
   window.Worker = class extends NativeWorker {
-    constructor(url, ...rest) {
-      if (early && new URL(url, document.baseURI).href === WORKER_URL) {
-        const worker = early;
-        early = null;
-        return worker;
-      }
-      super(url, ...rest);
+    constructor(...args) {
+      super(...args);
       watch(this);
     }
   };
