@@ -1,6 +1,13 @@
-"""Widgets for ExplorerState: built from its parameters, so they inherit bounds and labels."""
+"""Widgets for ExplorerState: built from its parameters, so they inherit bounds and labels.
+
+The controls whose range depends on other parameters (pos, k, the rotation pair and the pair
+picker; ExplorerState.limits) are kept in step in one place, Controls._show_limits: each gets
+its new range before its value, in one update, and offers no value the state would move.
+"""
 
 from __future__ import annotations
+
+from functools import partial
 
 import panel as pn
 import param
@@ -16,6 +23,8 @@ BASE_STOPS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 
 PAIRS_LISTED = 64
 PAIRS_FOUND = 16
 SIMILARITY_LABELS = {"Dot product": "dot", "Cosine similarity": "cosine"}
+# The sliders whose range depends on other parameters (ExplorerState.limits).
+BOUNDED_SLIDERS = ("pos", "offset", "rotation_pair")
 
 
 def base_options(base: float, options: dict | None = None) -> dict[str, float]:
@@ -29,6 +38,23 @@ def control_label(text: str) -> pn.pane.HTML:
     return pn.pane.HTML(f"<span>{text}</span>", margin=(6, 10, 0, 10))
 
 
+def bounded_slider(state: ExplorerState, name: str, css_class: str) -> Slider:
+    """A slider for a parameter of ExplorerState.limits, offering just the values it may take.
+
+    Not from_param: Panel would also follow the parameter's own (wider) bounds.
+    """
+    parameter = state.param[name]
+    start, end = state.limits()[name]
+    return Slider(
+        label=parameter.label,
+        value=getattr(state, name),
+        start=start,
+        end=end,
+        sizing_mode="stretch_width",
+        css_classes=[css_class],
+    )
+
+
 class Controls(pn.viewable.Viewer):
     """The explorer's controls: pos, k, d_model (with presets), sequence length and pairs."""
 
@@ -37,12 +63,8 @@ class Controls(pn.viewable.Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         state = self.state
-        self.pos = Slider.from_param(
-            state.param.pos, sizing_mode="stretch_width", css_classes=["pe-control-pos"]
-        )
-        self.offset = Slider.from_param(
-            state.param.offset, sizing_mode="stretch_width", css_classes=["pe-control-offset"]
-        )
+        self.pos = bounded_slider(state, "pos", "pe-control-pos")
+        self.offset = bounded_slider(state, "offset", "pe-control-offset")
         self.d_model = Slider.from_param(
             state.param.d_model, sizing_mode="stretch_width", css_classes=["pe-control-d-model"]
         )
@@ -80,7 +102,6 @@ class Controls(pn.viewable.Viewer):
         self._syncing_pairs = False
         self._pairs_while_shown = WhileShown(self._update_pairs)
         self.pairs.param.watch(self._pairs_chosen, "value")
-        state.param.watch(self._show_pairs, ["d_model", "pairs"])
         self.base = pn.widgets.DiscreteSlider(
             label=f"{state.param.base.label} (log scale)",
             options=base_options(state.base),
@@ -99,13 +120,10 @@ class Controls(pn.viewable.Viewer):
             sizing_mode="stretch_width",
             css_classes=["pe-control-similarity"],
         )
-        self.rotation_pair = Slider.from_param(
-            state.param.rotation_pair,
-            end=state.d_model // 2 - 1,
-            sizing_mode="stretch_width",
-            css_classes=["pe-control-rotation-pair"],
-        )
-        state.param.watch(self._show_rotation_pairs, "d_model")
+        self.rotation_pair = bounded_slider(state, "rotation_pair", "pe-control-rotation-pair")
+        for name in BOUNDED_SLIDERS:
+            getattr(self, name).param.watch(partial(self._slider_moved, name), "value")
+        state.param.watch(self._show_limits, [*BOUNDED_SLIDERS, "n_positions", "d_model", "pairs"])
         self.text = pn.widgets.TextInput.from_param(
             state.param.text,
             max_length=MAX_TEXT_CHARS,
@@ -113,6 +131,30 @@ class Controls(pn.viewable.Viewer):
             sizing_mode="stretch_width",
             css_classes=["pe-control-text"],
         )
+
+    def _slider_moved(self, name: str, event) -> None:
+        """A bounded slider moved: set the state (inside the limits), and show what it kept."""
+        low, high = self.state.limits()[name]
+        setattr(self.state, name, min(max(event.new, low), high))
+        self._show_limits()
+
+    def _show_limits(self, *events) -> None:
+        """Show each bounded control's range and value; the one place they are kept in step.
+
+        The range goes first, in the same update as the value: a slider is never sent a value
+        outside the range it shows. The pair picker gets its options with its value in the same
+        way, when d_model or the pairs change (and once it is on screen: _update_pairs).
+        """
+        limits = self.state.limits()
+        for name in BOUNDED_SLIDERS:
+            slider = getattr(self, name)
+            start, end = limits[name]
+            wanted = {"start": start, "end": end, "value": getattr(self.state, name)}
+            changed = {key: value for key, value in wanted.items() if getattr(slider, key) != value}
+            if changed:
+                slider.param.update(changed)
+        if any(event.name in ("d_model", "pairs") for event in events):
+            self._show_pairs()
 
     def _pairs_chosen(self, event):
         if not self._syncing_pairs:
@@ -134,7 +176,8 @@ class Controls(pn.viewable.Viewer):
     def _update_pairs(self) -> None:
         self._syncing_pairs = True
         try:
-            options = list(range(self.state.d_model // 2))
+            low, high = self.state.limits()["pairs"]
+            options = list(range(low, high + 1))
             update = {"value": self.state.chosen_pairs}
             if options != self.pairs.options:
                 update["options"] = options
@@ -147,10 +190,6 @@ class Controls(pn.viewable.Viewer):
         if event.new not in self.base.options.values():
             self.base.options = base_options(event.new, self.base.options)
         self.base.value = float(event.new)
-
-    def _show_rotation_pairs(self, event):
-        """The rotation pair slider ends at the last pair of this d_model."""
-        self.rotation_pair.end = max(event.new // 2 - 1, 0)
 
     def widgets(self, names=None) -> list:
         """The widgets for the named controls (all of them by default), in page order."""

@@ -12,6 +12,7 @@ from .controls import Controls
 from .export import ExportPanel
 from .fixes.redraw_guard import RedrawGuard
 from .fixes.serving import prepare_session
+from .fixes.slider_keys import SliderKeys
 from .lazy_views import LazyViews
 from .page_options import PageOptions
 from .share import SharePanel
@@ -92,6 +93,7 @@ class ExplorerPage(pn.viewable.Viewer):
         self.lazy = LazyViews(self.state, self.controls)
         self.url = UrlSync(state=self.state, options=self.options)
         self._redraw_guard = RedrawGuard()
+        self._slider_keys = SliderKeys()
         self._theme = pn.widgets.RadioButtonGroup.from_param(
             self.state.param.theme, label="Theme", width=140, css_classes=["pe-theme"]
         )
@@ -224,7 +226,7 @@ class ExplorerPage(pn.viewable.Viewer):
             body = pn.FlexBox(sidebar, views, flex_wrap="wrap", align_items="flex-start")
             objects = [header, toolbar, self._share_box, self._export_box, self.url, body]
         self._root.styles = self._root_styles()
-        self._root.objects = [*objects, self.url.writer, self._redraw_guard]
+        self._root.objects = [*objects, self.url.writer, self._redraw_guard, self._slider_keys]
         self.lazy.follow_card_controls()
 
     def __panel__(self):

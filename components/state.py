@@ -114,6 +114,26 @@ class ExplorerState(param.Parameterized):
         super().__init__(**params)
         self._sync_bounds()
 
+    def limits(self) -> dict[str, tuple[int, int]]:
+        """The lowest and highest value of each parameter whose range depends on the others.
+
+        The one rule for them: the state keeps these parameters inside it, and their controls
+        offer exactly it (components/controls.py), so no control can show a value the state
+        would then move. pos + k ≥ 0 makes the offset's lowest value −pos.
+        """
+        last = self.n_positions - 1
+        last_pair = self.d_model // 2 - 1
+        return {
+            "pos": (0, last),
+            "offset": (-min(self.pos, last), last),
+            "rotation_pair": (0, last_pair),
+            "pairs": (0, last_pair),
+        }
+
+    def _clamped(self, name: str) -> int:
+        low, high = self.limits()[name]
+        return min(max(getattr(self, name), low), high)
+
     @param.depends("n_positions", "d_model", "pairs", watch=True)
     def _sync_bounds(self):
         """Keep pos, offset and the chosen pairs inside what n_positions and d_model allow."""
@@ -121,10 +141,10 @@ class ExplorerState(param.Parameterized):
         with param.parameterized.batch_call_watchers(self):
             self.param.pos.bounds = (0, last)
             self.param.offset.bounds = (-last, last)
-            if self.pos > last:
-                self.pos = last
-            self.offset = min(max(self.offset, -self.pos, -last), last)
-            kept = [i for i in self.pairs if i < self.d_model // 2]
+            self.pos = self._clamped("pos")
+            self.offset = self._clamped("offset")
+            low, high = self.limits()["pairs"]
+            kept = [i for i in self.pairs if low <= i <= high]
             if kept != self.pairs:
                 self.pairs = kept
             self._keep_rotation_pair_valid()
@@ -132,14 +152,12 @@ class ExplorerState(param.Parameterized):
     @param.depends("pos", "offset", watch=True)
     def _keep_second_position_valid(self):
         """The second position pos + k must not be negative: raise k to -pos when it would be."""
-        if self.pos + self.offset < 0:
-            self.offset = -self.pos
+        self.offset = self._clamped("offset")
 
     @param.depends("rotation_pair", watch=True)
     def _keep_rotation_pair_valid(self):
         """The rotation pair must exist for this d_model: lower it to d_model/2 − 1 when not."""
-        if self.rotation_pair >= self.d_model // 2:
-            self.rotation_pair = self.d_model // 2 - 1
+        self.rotation_pair = self._clamped("rotation_pair")
 
     def apply(self, values: dict) -> None:
         """Set many parameters at once (one update for every view), sizes before positions."""

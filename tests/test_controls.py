@@ -39,3 +39,33 @@ def test_similarity_toggle_sets_the_state():
     controls = Controls(state=state)
     controls.similarity.value = "cosine"
     assert state.similarity == "cosine"
+
+
+def test_offset_slider_offers_only_offsets_with_pos_plus_k_at_least_0():
+    state = ExplorerState(n_positions=100, pos=30, offset=-30)
+    controls = Controls(state=state)
+    assert (controls.offset.start, controls.offset.end, controls.offset.value) == (-30, 99, -30)
+    state.pos = 12
+    assert (controls.offset.start, controls.offset.value) == (-12, -12)
+    state.n_positions = 20
+    assert (controls.pos.end, controls.offset.end) == (19, 19)
+
+
+def test_a_bounded_slider_gets_its_range_before_its_value_in_one_update():
+    state = ExplorerState(n_positions=100, pos=80)
+    controls = Controls(state=state)
+    updates = []
+    controls.pos.param.watch(
+        lambda *events: updates.append([e.name for e in events]), ["start", "end", "value"]
+    )
+    state.n_positions = 50
+    assert updates == [["end", "value"]]
+    assert (controls.pos.end, controls.pos.value) == (49, 49)
+
+
+def test_a_slider_value_the_state_does_not_keep_is_shown_as_the_state_kept():
+    state = ExplorerState(pos=3, offset=0)
+    controls = Controls(state=state)
+    controls.offset.value = -20
+    assert state.offset == -3
+    assert controls.offset.value == -3

@@ -79,3 +79,15 @@ def test_default_pairs_are_valid_and_distinct(d_model):
     pairs = default_pairs(d_model)
     assert pairs == sorted(set(pairs))
     assert all(0 <= i < d_model // 2 for i in pairs)
+
+
+def test_limits_are_the_ranges_the_state_keeps_its_dependent_parameters_in():
+    state = ExplorerState(n_positions=10, d_model=16, pos=4, offset=2)
+    assert state.limits() == {
+        "pos": (0, 9),
+        "offset": (-4, 9),
+        "rotation_pair": (0, 7),
+        "pairs": (0, 7),
+    }
+    state.offset = -9
+    assert state.offset == -4

@@ -6,6 +6,7 @@
 | redraw_guard | Panel's Plotly model redrawing plots whose size did not change |
 | serving | the served session: Nagle, the busy-socket retry, GC pauses, departed pages, icon |
 | slider | Panel's 50 ms debounce of served slider changes |
+| slider_keys | noUiSlider's Home and End keys using a slider's first range after it changed |
 | pyodide_worker | the race in Panel's Pyodide worker that drops patches (applied at build time) |
 
 Each module's first line names what it works around and links the upstream report; where none
