@@ -26,7 +26,8 @@ def test_page_loads_with_title_equations_and_default_state(open_app):
 
 def test_arrow_right_on_pos_moves_readouts_and_heatmap_row(open_app):
     page, log = open_app()
-    cosine = text(page, ".pe-readout-cosine")
+    # The readout can be drawn a moment after the first plot.
+    cosine = wait_for_text(page, ".pe-readout-cosine", lambda t: t != "")
     page.locator(".pe-control-pos .noUi-handle").focus()
     page.keyboard.press("ArrowRight")
     wait_for_text(page, ".pe-pos-readout", lambda t: t.startswith("pos = 8 "))
