@@ -12,6 +12,7 @@ import urllib.request
 import weakref
 
 import panel as pn
+import panel.io.location
 import pytest
 from bokeh.document import Document
 from browser_support import panel_serve
@@ -232,3 +233,20 @@ def test_a_views_changes_in_one_step_are_written_as_one_message(monkeypatch, par
         assert {"config", "layout", "data"} <= changed
     else:
         assert changed & {"restyle", "relayout"}
+
+
+@pytest.mark.parametrize(
+    ("uri", "search"),
+    [
+        ("/app?text=why?", "?text=why%3F"),
+        ("/app?pos=3?d_model=64", "?pos=3%3Fd_model=64"),
+        ("/app??pos=3", "?%3Fpos=3"),
+        ("/app?pos=3", "?pos=3"),
+    ],
+)
+def test_a_second_question_mark_is_read_as_part_of_the_query(uri, search):
+    from components.fixes import location
+
+    location.install()
+    params = panel.io.location._get_location_params("http", "localhost:5006", uri)
+    assert (params["pathname"], params["search"]) == ("/app", search)

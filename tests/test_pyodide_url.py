@@ -16,6 +16,7 @@ pytestmark = pytest.mark.pyodide
 
 SHARED_QUERY = "d_model=64&pos=20&offset=-5&n_positions=100&%3Cb%3Ex%3C%2Fb%3E=1"
 EMBED_QUERY = "view=compare&embed=1&pos=22&offset=3"
+ODD_QUERY = "text=why?&pos=3?d_model=64"
 
 
 def wait_for(site, expression: str, timeout_s: float = 90) -> bool:
@@ -61,6 +62,12 @@ def visit_with_queries(site_dir) -> dict:
         )
         record["embed_headers"] = site.page.evaluate("() => __offline.deep('.pe-header').length")
         record["embed_plots"] = site.page.evaluate("() => __offline.deep('.js-plotly-plot').length")
+        # A question mark inside a value (a learner's sentence, a pasted link).
+        site.url = f"https://app.local/index.html?{ODD_QUERY}"
+        record["odd_load"] = site._load(300)
+        record["odd_notice"] = wait_for(
+            site, "() => (__offline.text('.pe-notices') || '').includes(\"'3?d_model=64'\")"
+        )
         record["console_errors"] = site.console_errors()
     return record
 
@@ -97,3 +104,8 @@ def test_an_embed_link_shows_one_view_without_header(visit):
 def test_console_has_no_errors(visit):
     errors = [e for e in visit["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
     assert errors == []
+
+
+def test_a_question_mark_inside_a_value_opens_the_page_with_a_notice(visit):
+    assert visit["odd_load"]["interactive"], visit["odd_load"]["error"]
+    assert visit["odd_notice"]

@@ -153,3 +153,24 @@ def test_embed_example_page_loads_both_views_with_their_states(browser, served_a
     )
     assert columns == [16]
     context.close()
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("?text=why?", {"text": "why?"}),
+        ("?text=a?b?c", {"text": "a?b?c"}),
+        ("?pos=3?d_model=64", {"pos": "7"}),
+        ("?view=heatmap?x=1", {"pos": "7"}),
+        ("??pos=3", {"pos": "7"}),
+    ],
+    ids=["text=why?", "text=a?b?c", "pos=3?d_model=64", "view=heatmap?x=1", "??pos=3"],
+)
+def test_a_question_mark_inside_a_value_still_opens_the_page(open_app, query, expected):
+    # Panel's Location split such a link into three parts and the page never loaded
+    # (components/fixes/location.py); the session's log must hold no traceback either.
+    page, log = open_app(query)
+    # The page rewrites its URL canonically (offset is always written) once it has read it.
+    wait_until(page, lambda: query_of(page).get("offset") == "1", what="the URL rewritten")
+    assert {key: query_of(page).get(key) for key in expected} == expected
+    assert log.relevant_errors() == []

@@ -13,6 +13,7 @@ import logging
 import panel as pn
 
 from ..icon import icon_data_uri
+from . import location
 
 _imports_frozen = False
 log = logging.getLogger(__name__)
@@ -119,6 +120,7 @@ def prepare_session() -> None:
     doc = pn.state.curdoc
     if doc is None or doc.session_context is None:
         return
+    location.install()
     freeze_imports()
     try:
         loop = asyncio.get_running_loop()
