@@ -28,7 +28,12 @@ LAST_KEYS = ("pos", "offset")
 # Always written, so a shared link pins the picture even if defaults change one day.
 ALWAYS_WRITTEN = ("pos", "offset", "d_model", "n_positions")
 PAGE_KEYS = ("view", "embed")
-INTEGER = re.compile(r"[+-]?\d{1,12}")
+# ASCII digits only: Python's int() and float() would also take "1_000" and full-width digits,
+# which the page then wrote back differently; such values get a notice instead.
+INTEGER = re.compile(r"[+-]?[0-9]{1,12}")
+NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|nan)", re.I)
+# A notice says what was wrong in one line: longer ones are cut.
+MAX_NOTICE_CHARS = 160
 TRUE_WORDS, FALSE_WORDS = {"1", "true", "yes", "on"}, {"0", "false", "no", "off", ""}
 
 
@@ -40,7 +45,8 @@ class Notice:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.key}: {self.message}"
+        text = f"{self.key}: {self.message}"
+        return text if len(text) <= MAX_NOTICE_CHARS else text[: MAX_NOTICE_CHARS - 1] + "…"
 
 
 @dataclass
@@ -59,6 +65,12 @@ def shown(value: str) -> str:
     return repr(value if len(value) <= MAX_SHOWN_VALUE else value[: MAX_SHOWN_VALUE - 1] + "…")
 
 
+def number_text(value) -> str:
+    """A number for a notice: as it is, or in short scientific form when it is huge."""
+    text = str(value)
+    return text if len(text) <= 15 else f"{float(value):.3g}"
+
+
 def state_keys() -> list[str]:
     """The query keys of the state, in the order they must be applied."""
     names = [name for name in ExplorerState.param if name != "name"]
@@ -71,7 +83,7 @@ def _parse_number(raw: str, integer: bool):
     text = raw.strip()
     if integer and INTEGER.fullmatch(text):
         return int(text), False
-    if len(text) > 40:
+    if len(text) > 40 or not NUMBER.fullmatch(text):
         return None, False
     try:
         number = float(text)
@@ -95,7 +107,8 @@ def _coerce(parameter: param.Parameter, key: str, raw: str, notices: list[Notice
             notices.append(Notice(key, f"{shown(raw)} is not a number; used the default {default}"))
             return param.Undefined
         if rounded:
-            notices.append(Notice(key, f"{shown(raw)} is not a whole number; used {number}"))
+            used = number_text(number)
+            notices.append(Notice(key, f"{shown(raw)} is not a whole number; used {used}"))
         return number
     if isinstance(parameter, param.Boolean):
         word = raw.strip().lower()
@@ -142,10 +155,16 @@ def _clamp(parameter: param.Parameter, key: str, value, bounds, notices: list[No
         adjusted = high
     if isinstance(parameter, EvenInteger) and adjusted % 2:
         adjusted = adjusted + 1 if high is None or adjusted + 1 <= high else adjusted - 1
-        notices.append(Notice(key, f"{value} is odd; used {adjusted} ({key} must be even)"))
+        notices.append(
+            Notice(key, f"{number_text(value)} is odd; used {adjusted} ({key} must be even)")
+        )
     elif adjusted != value:
         notices.append(
-            Notice(key, f"{value} is outside {low} … {high}; used the nearest value {adjusted}")
+            Notice(
+                key,
+                f"{number_text(value)} is outside {low} … {high}; "
+                f"used the nearest value {adjusted}",
+            )
         )
     return adjusted
 

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from components.state import ExplorerState
-from components.urlstate import MAX_KEYS, parse_query, to_query
+from components.urlstate import MAX_KEYS, MAX_NOTICE_CHARS, parse_query, to_query
 from components.views import VIEW_NAMES
 
 
@@ -155,3 +155,30 @@ def test_any_mix_of_known_keys_yields_a_valid_state_that_round_trips(items):
     assert {key: getattr(state, key) for key in result.values} == result.values
     again = parsed(to_query(state, result.view, result.embed))
     assert again.notices == [] and again.values == result.values
+
+
+@pytest.mark.parametrize(
+    ("query", "key"),
+    [
+        ("d_model=1_000", "d_model"),
+        ("n_positions=1_000", "n_positions"),
+        ("d_model=６４", "d_model"),
+    ],
+)
+def test_numbers_python_would_read_generously_are_refused_with_a_notice(query, key):
+    parsed = parse_query(query, VIEW_NAMES)
+    assert parsed.values[key] == ExplorerState.param[key].default
+    assert [n.key for n in parsed.notices] == [key]
+
+
+def test_full_width_pair_indices_are_dropped_with_a_notice():
+    parsed = parse_query("pairs=1,７", VIEW_NAMES)
+    assert parsed.values["pairs"] == [1]
+    assert "ignored '７'" in str(parsed.notices[0])
+
+
+@pytest.mark.parametrize("query", ["offset=-1e308", "text=" + "x" * 400, "d_model=" + "9" * 40])
+def test_every_notice_is_one_short_line(query):
+    notices = parse_query(query, VIEW_NAMES).notices
+    assert notices
+    assert all(len(str(n)) <= MAX_NOTICE_CHARS and "\n" not in str(n) for n in notices)
