@@ -7,6 +7,7 @@ its new range before its value, in one update, and offers no value the state wou
 
 from __future__ import annotations
 
+import logging
 from functools import partial
 
 import panel as pn
@@ -23,6 +24,7 @@ BASE_STOPS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 
 PAIRS_LISTED = 64
 PAIRS_FOUND = 16
 SIMILARITY_LABELS = {"Dot product": "dot", "Cosine similarity": "cosine"}
+log = logging.getLogger(__name__)
 # The sliders whose range depends on other parameters (ExplorerState.limits).
 BOUNDED_SLIDERS = ("pos", "offset", "rotation_pair")
 
@@ -124,13 +126,34 @@ class Controls(pn.viewable.Viewer):
         for name in BOUNDED_SLIDERS:
             getattr(self, name).param.watch(partial(self._slider_moved, name), "value")
         state.param.watch(self._show_limits, [*BOUNDED_SLIDERS, "n_positions", "d_model", "pairs"])
-        self.text = pn.widgets.TextInput.from_param(
-            state.param.text,
+        # Not from_param: a value the state refuses (a crafted client can send any length past
+        # the box's limit) is turned away here, with one log line, not a traceback.
+        self.text = pn.widgets.TextInput(
+            name=state.param.text.label,
+            value=state.text,
             max_length=MAX_TEXT_CHARS,
             placeholder="Type a sentence, then press Enter",
             sizing_mode="stretch_width",
             css_classes=["pe-control-text"],
         )
+        self.text.param.watch(self._text_typed, "value")
+        state.param.watch(self._show_text, "text")
+
+    def _text_typed(self, event) -> None:
+        """The sentence typed goes to the state; one the state refuses is turned away."""
+        if len(event.new) > MAX_TEXT_CHARS:
+            log.warning(
+                "a sentence of %d characters was turned away (at most %d)",
+                len(event.new),
+                MAX_TEXT_CHARS,
+            )
+            self.text.value = self.state.text
+            return
+        self.state.text = event.new
+
+    def _show_text(self, event) -> None:
+        if self.text.value != event.new:
+            self.text.value = event.new
 
     def _slider_moved(self, name: str, event) -> None:
         """A bounded slider moved: set the state (inside the limits), and show what it kept."""

@@ -2,7 +2,7 @@
 
 from components import encoding
 from components.controls import BASE_STOPS, Controls
-from components.state import ExplorerState
+from components.state import DEFAULT_TEXT, ExplorerState
 
 
 def test_base_slider_uses_log_stops_and_keeps_an_odd_base_from_a_link():
@@ -69,3 +69,21 @@ def test_a_slider_value_the_state_does_not_keep_is_shown_as_the_state_kept():
     controls.offset.value = -20
     assert state.offset == -3
     assert controls.offset.value == -3
+
+
+def test_a_sentence_past_the_limit_from_a_crafted_client_is_turned_away(caplog):
+    state = ExplorerState()
+    controls = Controls(state=state)
+    controls.text.value = "x" * 100_000
+    assert state.text == DEFAULT_TEXT
+    assert controls.text.value == DEFAULT_TEXT
+    assert "turned away" in caplog.text
+
+
+def test_a_typed_sentence_reaches_the_state_and_the_state_reaches_the_box():
+    state = ExplorerState()
+    controls = Controls(state=state)
+    controls.text.value = "a rose is a rose"
+    assert state.text == "a rose is a rose"
+    state.text = "why?"
+    assert controls.text.value == "why?"
