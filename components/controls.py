@@ -129,7 +129,7 @@ class Controls(pn.viewable.Viewer):
         # Not from_param: a value the state refuses (a crafted client can send any length past
         # the box's limit) is turned away here, with one log line, not a traceback.
         self.text = pn.widgets.TextInput(
-            name=state.param.text.label,
+            label=state.param.text.label,
             value=state.text,
             max_length=MAX_TEXT_CHARS,
             placeholder="Type a sentence, then press Enter",
