@@ -10,9 +10,9 @@ number is exactly the browser's), and writes the wheel again with `__pycache__/*
 beside the sources, which stay for tracebacks and `inspect`. The .pyc files are unchecked
 hash-based (PEP 552): they stay valid whatever mtime the files get when Pyodide unpacks the wheel,
 and importing never reads the source to check them. Each wheel keeps its file name; its RECORD
-lists the added files, and pe-lock.json gets its new sha256 (Pyodide checks it). If SITE/sw.js
-exists, its build id changes too, so a returning visitor does not mix cached old wheels with the
-new lock. Running it again recompiles from the sources and gives the same wheels.
+lists the added files, and pe-lock.json gets its new sha256 (Pyodide checks it). It runs inside
+scripts/runtime.py before the service worker is written, whose build id then covers the new
+wheels. Running it again recompiles from the sources and gives the same wheels.
 
 compile_stdlib() does the same for the standard library, which Pyodide zipimports from
 python_stdlib.zip (written to /lib/python313.zip, on sys.path) and which holds only sources: it
@@ -42,7 +42,6 @@ from pathlib import Path, PurePosixPath
 
 PYODIDE_DIR = Path("runtime/cdn.jsdelivr.net/pyodide/v0.29.3/full")
 LOCK = Path("runtime/pe-lock.json")
-BUILD_ID = re.compile(r"^const BUILD = '([0-9a-f]+)';$", re.MULTILINE)
 
 # Runs in node: starts the site's Pyodide, copies the tree of sources into its in-memory file
 # system, runs a compile script there (COMPILE_PY, COMPILE_STDLIB_PY) and copies every .pyc it
@@ -275,23 +274,6 @@ def update_lock(site: Path, wheels: dict[str, Path]) -> None:
     path.write_text(json.dumps(lock, indent=1), encoding="utf-8")
 
 
-def update_service_worker(site: Path, wheels: dict[str, Path]) -> bool:
-    """Give sw.js a new build id derived from the old one and the new wheels; False if none."""
-    path = site / "sw.js"
-    if not path.is_file():
-        return False
-    source = path.read_text(encoding="utf-8")
-    match = BUILD_ID.search(source)
-    if match is None:
-        raise RuntimeError(f"{path}: no `const BUILD = '...';` line to update")
-    digest = hashlib.sha256(match.group(1).encode())
-    for name in sorted(wheels):
-        digest.update(f"\0{name}\0{sha256_of(wheels[name].read_bytes())}".encode())
-    build = digest.hexdigest()[: len(match.group(1))]
-    path.write_text(source.replace(match.group(0), f"const BUILD = '{build}';"), encoding="utf-8")
-    return True
-
-
 def compile_site(site: Path, only: frozenset[str] | None = None) -> dict:
     """Precompile the modules (all, or those named in `only` as wheel members such as
     "panel/io/state.py") of the site's wheels in place; returns what was done."""
@@ -308,7 +290,6 @@ def compile_site(site: Path, only: frozenset[str] | None = None) -> dict:
             for name in sorted(wheels)
         }
     update_lock(site, wheels)
-    service_worker = update_service_worker(site, wheels)
     owners = {folder: name for name, folder in folders.items()}
     failed = []
     for source, error in result["failed"]:
@@ -327,7 +308,6 @@ def compile_site(site: Path, only: frozenset[str] | None = None) -> dict:
             for name in sorted(wheels)
         },
         "not_compiled": failed,
-        "service_worker_updated": service_worker,
         "seconds": round(time.monotonic() - started, 1),
     }
 
