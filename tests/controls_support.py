@@ -11,6 +11,7 @@ from urllib.parse import parse_qs
 from browser_support import look_at, wait_until
 
 from components import encoding
+from components.controls import D_MODEL_PRESETS
 from components.state import ExplorerState
 from components.views import VIEWS
 
@@ -251,22 +252,29 @@ STORM_STARTS = {
 }
 
 # The big sizes only now and then: each step at d_model 2048 × 2048 rows redraws a lot.
-STORM_WEIGHTS = {"pos": 4, "offset": 4, "d_model": 1, "n_positions": 1}
+# "preset" clicks one of the d_model preset buttons.
+STORM_WEIGHTS = {"pos": 4, "offset": 4, "d_model": 1, "n_positions": 1, "preset": 1}
 
 
 def storm(page, rng, model: ExplorerState, bursts: int, burst_keys: int = 10, weights=None):
     """Bursts of random keys on the sliders (chosen by weight), the model state moved by the
     same keys; after each burst the page must agree with itself and with the model. Returns the
-    last state."""
+    last state and the number of inputs (key presses and clicks)."""
     weights = weights or STORM_WEIGHTS
-    state = None
+    state, inputs = None, 0
     for burst in range(bursts):
         (name,) = rng.choices(list(weights), weights=list(weights.values()))
-        keys = [rng.choice(KEYS) for _ in range(burst_keys)]
-        press(page, name, keys)
-        for key in keys:
-            expected_after(model, name, key)
+        if name == "preset":
+            keys = [rng.choice(D_MODEL_PRESETS)]
+            page.locator(f".pe-preset-{keys[0]} button").first.click()
+            model.d_model = keys[0]
+        else:
+            keys = [rng.choice(KEYS) for _ in range(burst_keys)]
+            press(page, name, keys)
+            for key in keys:
+                expected_after(model, name, key)
+        inputs += len(keys)
         expected = {key: getattr(model, key) for key in SLIDER_CLASSES}
         state = settled_state(page, f"burst {burst} ({name}: {keys})", timeout_s=60)
         assert state == expected, f"burst {burst} ({name}: {keys})"
-    return state
+    return state, inputs
