@@ -7,7 +7,7 @@ import html
 import panel as pn
 import param
 
-from . import theme
+from . import theme, urlstate
 from .controls import Controls
 from .export import ExportPanel
 from .fixes.redraw_guard import RedrawGuard
@@ -231,3 +231,27 @@ class ExplorerPage(pn.viewable.Viewer):
 
     def __panel__(self):
         return self._root
+
+
+def before_python_facts() -> dict:
+    """What static/startup.js needs to draw the page a link asks for before Python runs: the
+    query values the prerendered page shows, and each view's title and heights."""
+    defaults = urlstate.to_query_values(ExplorerState()) | {"view": "", "embed": "0"}
+    return {
+        "title": TITLE,
+        "defaults": defaults,
+        "true_words": sorted(urlstate.TRUE_WORDS),
+        "views": [
+            {
+                "name": spec.name,
+                "title": spec.title,
+                "height": spec.height,
+                "embed_height": spec.embed_height,
+            }
+            for spec in VIEWS
+        ],
+        "themes": {
+            name: {key: palette[key] for key in ("paper", "surface", "text", "grid")}
+            for name, palette in theme.THEMES.items()
+        },
+    }

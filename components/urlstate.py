@@ -267,6 +267,11 @@ def _format(value) -> str:
     return str(value)
 
 
+def to_query_values(state: ExplorerState) -> dict[str, str]:
+    """Every state value as the URL writes it."""
+    return {key: _format(getattr(state, key)) for key in state_keys()}
+
+
 def to_query(state: ExplorerState, view: str = "", embed: bool = False) -> str:
     """The canonical query string (without '?') for a state and the page options."""
     items = []

@@ -20,6 +20,7 @@ Finally it checks that no text file of the site names a path of the build machin
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import sys
 from pathlib import Path
@@ -31,6 +32,7 @@ INSTALL_CALL = re.compile(r"(await micropip\.install\(\[)(.*?)(\]\);)", re.DOTAL
 HEAD_ADDITIONS = (
     '<link rel="icon" href="{icon}" type="image/svg+xml">\n'
     '<script src="static/file-protocol.js"></script>\n'
+    '<script type="application/json" id="pe-before-python">{facts}</script>\n'
     '<script src="static/startup.js"></script>\n'
 )
 # A file URL naming a path (`file:/work/...`, `file:///tmp/...`, Panel's form for local wheels);
@@ -58,8 +60,9 @@ def add_wheel_to_worker(worker: Path, wheel_url: str) -> None:
     worker.write_text(source, encoding="utf-8")
 
 
-def make_index_page(site: Path, icon: str) -> Path:
-    """Rename the app page to index.html and add the icon and the file:// notice to its head."""
+def make_index_page(site: Path, icon: str, facts: dict) -> Path:
+    """Rename the app page to index.html and add to its head the icon, the file:// notice, and
+    static/startup.js with the facts it needs to draw the page a link asks for."""
     page = site / f"{APP_NAME}.html"
     html = page.read_text(encoding="utf-8")
     charset = '<meta charset="utf-8">'
@@ -68,7 +71,9 @@ def make_index_page(site: Path, icon: str) -> Path:
     index = site / "index.html"
     # First in the head, after the charset: static/startup.js wraps the Worker Panel's script
     # creates, and the file:// notice replaces the spinner before anything else loads.
-    head = HEAD_ADDITIONS.format(icon=icon)
+    # Inside <script>, "</" could end the element: JSON allows "<\/" for it.
+    facts_json = json.dumps(facts, ensure_ascii=False).replace("</", "<\\/")
+    head = HEAD_ADDITIONS.format(icon=icon, facts=facts_json)
     index.write_text(html.replace(charset, charset + "\n" + head, 1), encoding="utf-8")
     page.unlink()
     return index
@@ -104,11 +109,12 @@ def main() -> None:
     add_wheel_to_worker(site / f"{APP_NAME}.js", f"./{Path(args.wheel).as_posix()}")
     sys.path.insert(0, str(args.root.resolve()))
     from components.icon import ICON, icon_data_uri
+    from components.page import before_python_facts
 
     icon = icon_data_uri()
     if icon is None:
         sys.exit(f"no icon at {ICON}")
-    make_index_page(site, icon)
+    make_index_page(site, icon, before_python_facts())
 
     forbidden = sorted({str(args.root.resolve()), str(site.resolve())})
     problems = leaked_paths(site, forbidden)

@@ -1,9 +1,102 @@
-// While Python starts in the Web Worker: say which phase it is in, keep what the visitor does
-// with the controls meanwhile and hand it to Python once it is ready, and, once the page is
-// interactive, let the service worker (if the build has one) keep every file for next time.
+// While Python starts in the Web Worker: show what the link asks for (the prerendered page
+// shows the default state, so another state gets the frames and titles of its views, with no
+// numbers), say which phase start-up is in, keep what the visitor does with the controls
+// meanwhile and hand it to Python once it is ready, and, once the page is interactive, let the
+// service worker (if the build has one) keep every file for next time.
 (function () {
   'use strict';
   if (window.location.protocol === 'file:') return;  // static/file-protocol.js explains
+
+  // Facts written at build time (scripts/postprocess_site.py: components.page).
+  const factsElement = document.getElementById('pe-before-python');
+  const facts = factsElement ? JSON.parse(factsElement.textContent) : null;
+
+  // What the link asks for: the prerendered page, or the frames of one view or of all.
+  function requested() {
+    const params = new URLSearchParams(window.location.search);
+    const value = (key) => (params.has(key) ? params.get(key) : facts.defaults[key]);
+    const prerendered = [...params].every(([key, v]) => facts.defaults[key] === v);
+    const view = facts.views.find((spec) => spec.name === value('view')) || null;
+    return {
+      prerendered,
+      view,
+      embed: view !== null && facts.true_words.includes(String(value('embed')).toLowerCase()),
+      theme: facts.themes[value('theme')] || facts.themes[facts.defaults.theme],
+    };
+  }
+
+  let placeholder = null;
+  function drawRequestedFrames(ask) {
+    const colours = ask.theme;
+    placeholder = document.createElement('div');
+    placeholder.className = 'pe-before-python';
+    placeholder.setAttribute('aria-busy', 'true');
+    Object.assign(placeholder.style, {
+      minHeight: '100vh', boxSizing: 'border-box', padding: ask.embed ? '4px' : '8px 18px',
+      background: colours.paper, color: colours.text, font: '15px/1.5 system-ui, sans-serif',
+    });
+    if (!ask.embed) {
+      const heading = document.createElement('h1');
+      heading.textContent = facts.title;
+      heading.style.margin = '0.3em 0';
+      placeholder.appendChild(heading);
+    }
+    const cards = document.createElement('div');
+    Object.assign(cards.style, {display: 'flex', flexWrap: 'wrap', gap: '14px'});
+    for (const spec of ask.view ? [ask.view] : facts.views) {
+      const card = document.createElement('section');
+      card.className = `pe-before-python-${spec.name}`;
+      Object.assign(card.style, {
+        flex: '1 1 520px', minWidth: '0', boxSizing: 'border-box', padding: '8px 12px',
+        border: `1px solid ${colours.grid}`, borderRadius: '8px', background: colours.paper,
+        height: `${ask.embed ? spec.embed_height - 16 : spec.height}px`,
+      });
+      const title = document.createElement('h2');
+      title.textContent = spec.title;
+      title.style.margin = '0 0 0.4em';
+      const note = document.createElement('p');
+      note.textContent = 'Drawn for the settings in this link as soon as Python has started…';
+      note.style.opacity = '0.75';
+      card.append(title, note);
+      cards.appendChild(card);
+    }
+    placeholder.appendChild(cards);
+    // Over the page Python draws, which stays hidden until it shows the link's state.
+    Object.assign(placeholder.style, {position: 'absolute', top: '0', left: '0', right: '0',
+                                      zIndex: '5'});
+    document.body.prepend(placeholder);
+    hider = document.createElement('style');
+    hider.textContent = '[data-root-id] { visibility: hidden; }';
+    document.head.appendChild(hider);
+  }
+  let hider = null;
+  function showPythonsPage() {
+    if (!placeholder) return;
+    placeholder.remove();
+    hider.remove();
+    placeholder = null;
+  }
+
+  // The prerendered page shows the default state. For any other link it is not embedded at
+  // all: Panel's page script embeds it with the first call of Bokeh.embed.embed_items, and
+  // the worker's render makes the next one.
+  let prerenderSkipped = false;
+  if (facts) {
+    const ask = requested();
+    if (!ask.prerendered) {
+      prerenderSkipped = true;
+      document.addEventListener('DOMContentLoaded', () => {
+        drawRequestedFrames(ask);
+        const embed = window.Bokeh && window.Bokeh.embed;
+        if (!embed) return;
+        const embedItems = embed.embed_items;
+        embed.embed_items = () => {
+          embed.embed_items = embedItems;
+          return Promise.resolve([[]]);
+        };
+      }, {once: true});
+    }
+  }
 
   // The worker's status messages (Panel's, and those of scripts/runtime.py's loader).
   const PHASES = [
@@ -53,6 +146,7 @@
   let prerendered = null;
   const loaded = performance.now();
   (function recordStartupInput() {
+    if (prerenderSkipped) return;
     // The prerendered page's document, once Bokeh has embedded it.
     const doc = window.Bokeh && window.Bokeh.documents && window.Bokeh.documents[0];
     if (!doc) {
@@ -93,6 +187,11 @@
     worker.addEventListener('message', (event) => {
       const msg = event.data || {};
       if (msg.type === 'status') showPhase(String(msg.msg));
+      // Python has drawn the state of the link (components/fixes/pyodide_worker.py); let
+      // Bokeh lay the changes out first.
+      if (msg.type === 'location-applied') {
+        requestAnimationFrame(() => requestAnimationFrame(showPythonsPage));
+      }
       if (msg.type !== 'render') return;
       prerendered = null;  // what Panel now embeds is Python's document
       if (panel) panel.remove();
@@ -101,6 +200,7 @@
       const started = performance.now();
       (function replayWhenLinked() {
         if (worker.jsdoc) {
+          setTimeout(showPythonsPage, 15000);  // should the URL never reach Python
           replayStartupInput(worker);
           setTimeout(cacheForNextVisit, 1000);
         } else if (performance.now() - started < 60000) {

@@ -9,7 +9,9 @@ patch arriving before the first ran overwrites it (a drag then ends on a stale v
 page's own coalescing queue is switched off. The build replaces that one block
 (`python -m components.fixes.pyodide_worker site/app.js`) with a handler that gives each
 message's data its own `locals`, applies messages one at a time in order, and posts `idle`
-only after Python applied the patch. If Panel's template changes, the block is not found and
+only after Python applied the patch. It also posts `location-applied` once the page's URL has
+reached Python, so that the page before Python (static/startup.js) is kept until the state
+the link asks for is drawn. If Panel's template changes, the block is not found and
 the build fails.
 """
 
@@ -130,7 +132,11 @@ self.onmessage = (event) => {
                     k: v for k, v in loc_data.items() if k in state.location.param
                 })
     _pn_sync_location(location)
-    `, {location: msg.location}))
+    `, {location: msg.location}).finally(() => {
+      // The worker renders the page before it knows the URL (the first render has no
+      // location): tell the page when the URL's state is applied (static/startup.js).
+      self.postMessage({type: 'location-applied'})
+    }))
   }
 }
 """

@@ -1,0 +1,132 @@
+"""The static site before Python has started (issue 21): a link to another state than the
+prerendered one shows the frames and titles of the views it asks for, and no numbers; an
+embed shows its one view and no header. The worker's script is held back while the page is
+read, then let go: the page becomes the one asked for.
+
+The site is served from its own folder (its runtime is vendored in it): the offline harness
+cannot hold the worker back, and these pages need no CDN."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from browser_support import ConsoleLog, wait_until
+
+from components.page import before_python_facts
+from components.views import VIEWS
+
+pytestmark = pytest.mark.pyodide
+
+EMBED = "?view=heatmap&embed=1&d_model=16&pos=5&offset=3"
+SHARED = "?d_model=16&pos=5&offset=3&theme=dark"
+
+# What is on the page, through Panel's shadow roots.
+PAGE_JS = """() => {
+  const found = [];
+  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+    found.push(e);
+    if (e.shadowRoot) walk(e.shadowRoot);
+  });
+  walk(document);
+  const having = (name) => found.filter((e) => e.classList && e.classList.contains(name));
+  const frames = document.querySelector('.pe-before-python');
+  return {
+    frames: frames ? [...frames.querySelectorAll('section')].map((s) => ({
+      view: s.className.replace('pe-before-python-', ''),
+      title: s.querySelector('h2').textContent,
+    })) : null,
+    heading: frames && frames.querySelector('h1') ? frames.querySelector('h1').textContent : null,
+    background: frames ? getComputedStyle(frames).backgroundColor : null,
+    frames_text: frames ? frames.innerText : '',
+    plots: having('js-plotly-plot').map((p) => (p.layout.title && p.layout.title.text) || ''),
+    sliders: having('bk-slider-value').length,
+    headers: having('pe-header').length,
+    embedded_roots: window.Bokeh && window.Bokeh.index ? Object.keys(window.Bokeh.index).length : 0,
+  };
+}"""
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def site_url(site_dir):
+    handler = functools.partial(QuietHandler, directory=str(site_dir))
+    with ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        yield f"http://127.0.0.1:{server.server_address[1]}/index.html"
+        server.shutdown()
+
+
+@pytest.fixture
+def open_held(browser, site_url):
+    """Open a link of the site with the worker's script held back; yields (page, log, let_go)."""
+    contexts = []
+
+    def open_page(query: str, viewport=(900, 560)):
+        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+        contexts.append(context)
+        held = []
+        context.route("**/app.js", lambda route: held.append(route))
+        page = context.new_page()
+        log = ConsoleLog(page)
+        page.goto(site_url + query)
+        page.wait_for_load_state("load")
+        wait_until(page, lambda: held, what="the page asking for the worker's script")
+        page.wait_for_timeout(500)  # for anything the page would draw after load
+        return page, log, lambda: held[0].continue_()
+
+    yield open_page
+    for context in contexts:
+        context.close()
+
+
+def test_an_embed_shows_its_one_view_and_no_numbers_before_python(open_held):
+    page, log, let_go = open_held(EMBED)
+    seen = page.evaluate(PAGE_JS)
+    assert seen["frames"] == [{"view": "heatmap", "title": "The encoding matrix"}]
+    assert seen["heading"] is None and seen["headers"] == 0
+    # Nothing of the prerendered default state: no plot, no slider, no document at all.
+    assert (seen["plots"], seen["sliders"], seen["embedded_roots"]) == ([], 0, 0)
+    assert not any(ch.isdigit() for ch in seen["frames_text"])
+
+    let_go()
+    # Python's page replaces the frames once it shows the link's state, not before.
+    ready = wait_until(
+        page,
+        lambda: (seen := page.evaluate(PAGE_JS))["frames"] is None and seen,
+        timeout_s=240,
+        what="Python to draw the embed",
+    )
+    assert ready["plots"] == ["PE matrix: 64 positions × 16 dimensions (interleaved)"]
+    assert ready["headers"] == 0
+    assert log.relevant_errors() == []
+
+
+def test_a_shared_link_shows_every_views_frame_in_its_theme_and_no_numbers(open_held):
+    page, log, _ = open_held(SHARED, viewport=(1280, 900))
+    seen = page.evaluate(PAGE_JS)
+    assert seen["frames"] == [{"view": spec.name, "title": spec.title} for spec in VIEWS]
+    assert seen["heading"] == before_python_facts()["title"]
+    assert seen["background"] == "rgb(17, 24, 39)"  # the dark theme's paper, #111827
+    assert (seen["plots"], seen["sliders"], seen["embedded_roots"]) == ([], 0, 0)
+    assert not any(ch.isdigit() for ch in seen["frames_text"])
+    assert log.relevant_errors() == []
+
+
+@pytest.mark.parametrize("query", ["", "?pos=7&d_model=128"], ids=["no-query", "defaults"])
+def test_a_link_to_the_default_state_keeps_the_prerendered_page(open_held, query):
+    page, log, _ = open_held(query, viewport=(1280, 900))
+    seen = page.evaluate(PAGE_JS)
+    assert seen["frames"] is None
+    assert seen["headers"] == 1 and seen["sliders"] > 0
+    assert [title.split(":")[0] for title in seen["plots"]] == [
+        "PE matrix",
+        "PE(pos) and PE(pos + k) over the 128 dimensions",
+    ]
+    assert log.relevant_errors() == []
