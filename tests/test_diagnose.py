@@ -226,6 +226,12 @@ def test_float16_angles_lose_precision_at_large_positions(n):
     assert diagnosis.kind == "float16"
     assert diagnosis.mistake is MISTAKES["float16"]
     assert not diagnosis.toeplitz
+    # The first difference is the first cell off by more than float16 noise would be at pos 0.
+    first = diagnosis.first_difference
+    assert abs(first.theirs - first.ours) > 0.01
+    assert f"from position {first.position} on" in diagnosis.verdict
+    off = np.abs(diagnosis.theirs - diagnosis.reference) > 0.01
+    assert not off[: first.position].any()
 
 
 # ---- Right matrices ---------------------------------------------------------------------------
@@ -446,6 +452,11 @@ def test_a_pytorch_buffer_with_a_batch_axis_is_read():
             "tensor([[0.0000, 1.0000, 0.0000, 1.0000],\n"
             "        [0.8415, 0.5403, 0.0100, 0.9999]], dtype=torch.float64)",
             id="tensor",
+        ),
+        pytest.param(
+            "[[np.float64(0.0), np.float64(1.0), np.float64(0.0), np.float64(1.0)],"
+            " [np.float64(0.84), np.float64(0.54), np.float64(0.01), np.float64(0.99)]]",
+            id="numpy-numbers",
         ),
         pytest.param("d0,d1,d2,d3\n0,1,0,1\n0.84,0.54,0.01,0.99", id="header"),
         pytest.param("pos,dim0,dim1,dim2,dim3\n0,0,1,0,1\n1,0.84,0.54,0.01,0.99", id="export"),

@@ -14,7 +14,7 @@ import panel as pn
 
 from ..state import ExplorerState
 from ..view import PlotView
-from . import compare, dotproduct, frequency, heatmap, properties, rotation, tokens, waves
+from . import checker, compare, dotproduct, frequency, heatmap, properties, rotation, tokens, waves
 
 
 @dataclass(frozen=True)
@@ -158,6 +158,20 @@ VIEWS: tuple[ViewSpec, ...] = (
         plot_height=420,
         height=570,
         embed_height=640,
+    ),
+    ViewSpec(
+        name="checker",
+        title="Check your implementation",
+        explanation="Give the matrix your own code produced, as a .npy or .csv file or pasted "
+        "numbers: it is compared with the reference at the chosen base and with the usual "
+        "mistakes. The verdict names the one that fits, with the evidence.",
+        figure=checker.figure,
+        follows=("base", "theme"),
+        controls=("base",),
+        plot_height=720,
+        height=1100,
+        embed_height=1200,
+        view_class=checker.CheckerView,
     ),
 )
 
