@@ -28,14 +28,26 @@ function cacheKey(request) {
   return url.origin + url.pathname.replace(/\/$/, '/index.html');
 }
 
+// Files being fetched, by cache key: frames of several embeds on one course page start at
+// the same time and ask for the same runtime files; each is fetched once and shared.
+const inFlight = new Map();
+
 async function fromCache(request) {
   const cache = await caches.open(CACHE);
   const key = cacheKey(request);
   const cached = await cache.match(key);
   if (cached) return cached;
-  const response = await fetch(request);
-  if (response.ok && response.type === 'basic') await cache.put(key, response.clone());
-  return response;
+  const name = typeof key === 'string' ? key : key.url;
+  if (!inFlight.has(name)) {
+    const fetched = fetch(request).then(async (response) => {
+      if (response.ok && response.type === 'basic') await cache.put(key, response.clone());
+      return response;
+    });
+    inFlight.set(name, fetched);
+    fetched.finally(() => inFlight.delete(name)).catch(() => {});
+  }
+  // Every caller reads its own copy; the first response is never read itself.
+  return (await inFlight.get(name)).clone();
 }
 
 self.addEventListener('fetch', (event) => {

@@ -1,0 +1,133 @@
+"""Many embeds on one page (issue 21): a course page with 1, 2 and 3 iframes of the explorer's
+single-view embeds, opened offline through ../shared/pyodide-offline in a fresh profile each.
+
+For each page: when each frame became interactive (ms from navigation), the CPU time of all of
+Chromium's processes, and the bytes sent. Usage:
+
+    python -m benchmarks.embeds [--site DIR] [--runs 2] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from .pyodide_site import build_explorer, mirror_dir, offline_harness
+
+# Different views and states, as a course page would embed them.
+EMBEDS = (
+    "view=heatmap&embed=1&d_model=16&pos=5&offset=3",
+    "view=compare&embed=1&d_model=64&pos=20&offset=4",
+    "view=waves&embed=1&d_model=32&pos=9&offset=2",
+)
+HOST_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>A course page with {n} embeds</title></head>
+<body><h1>Positional encodings</h1>
+{frames}
+</body></html>
+"""
+FRAME = '<iframe src="index.html?{query}" width="900" height="560" loading="eager"></iframe>\n'
+# Each frame's probe (installed in every frame by the harness): when it became interactive.
+FRAMES_JS = """() => [...document.querySelectorAll('iframe')].map((frame) => {
+  const probe = frame.contentWindow && frame.contentWindow.__offline;
+  return probe ? probe.snapshot().interactive : null;
+})"""
+
+
+def chromium_cpu_s() -> float:
+    """User + system CPU seconds of every running Chromium process (this machine's /proc)."""
+    total = 0.0
+    ticks = os.sysconf("SC_CLK_TCK")
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if "chrom" not in (entry / "comm").read_text():
+                continue
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+def host_site(site: Path, out: Path) -> Path:
+    """A copy of the site (by links) with the course pages embeds-1.html … embeds-3.html."""
+    hosted = out / "hosted"
+    shutil.copytree(site, hosted, symlinks=True, copy_function=os.link)
+    for n in range(1, len(EMBEDS) + 1):
+        frames = "".join(FRAME.format(query=query) for query in EMBEDS[:n])
+        (hosted / f"embeds-{n}.html").write_text(HOST_PAGE.format(n=n, frames=frames))
+    return hosted
+
+
+def open_course_page(offline_site, hosted: Path, n: int, timeout_s: float = 300) -> dict:
+    cpu_before = chromium_cpu_s()  # no Chromium of this run yet: other ones, if any
+    with offline_site.open_offline_site(hosted, f"embeds-{n}.html", timeout_s=1) as site:
+        started = time.monotonic()
+        times = [None] * n
+        while None in times and time.monotonic() - started < timeout_s:
+            times = site.page.evaluate(FRAMES_JS)
+            time.sleep(0.1)
+        cpu = chromium_cpu_s() - cpu_before
+        entries = site.server.log.snapshot()
+        return {
+            "embeds": n,
+            "interactive_ms": [round(t) if t is not None else None for t in times],
+            "last_interactive_ms": None if None in times else round(max(times)),
+            "cpu_s": round(cpu, 1),
+            "mib_sent": round(sum(e.get("wire_bytes", 0) for e in entries) / 2**20, 1),
+            "requests": len(entries),
+        }
+
+
+def run(site: Path, runs: int, log=print) -> dict:
+    offline_site, problem = offline_harness()
+    if offline_site is None:
+        raise SystemExit(problem)
+    os.environ.setdefault("PYODIDE_MIRROR", str(mirror_dir()))
+    with tempfile.TemporaryDirectory() as tmp:
+        hosted = host_site(site, Path(tmp))
+        records = []
+        for attempt in range(runs):
+            for n in range(1, len(EMBEDS) + 1):
+                record = open_course_page(offline_site, hosted, n)
+                log(f"run {attempt + 1}, {n} embed(s): {record}")
+                records.append(record)
+    summary = {}
+    for n in range(1, len(EMBEDS) + 1):
+        mine = [r for r in records if r["embeds"] == n and r["last_interactive_ms"] is not None]
+        summary[n] = {
+            key: statistics.median(r[key] for r in mine) if mine else None
+            for key in ("last_interactive_ms", "cpu_s", "mib_sent")
+        }
+    one = summary[1]["last_interactive_ms"]
+    for row in summary.values():
+        last = row["last_interactive_ms"]
+        row["ratio_to_one"] = round(last / one, 2) if one and last else None
+    return {"runs": records, "summary": summary}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--site", type=Path, help="a built site (default: build one)")
+    parser.add_argument("--runs", type=int, default=2)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        site = args.site or build_explorer(Path(tmp))[0]
+        result = run(site.resolve(), args.runs)
+    print(json.dumps(result["summary"], indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
