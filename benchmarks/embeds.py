@@ -40,8 +40,13 @@ FRAMES_JS = """() => [...document.querySelectorAll('iframe')].map((frame) => {
 })"""
 
 
-def chromium_cpu_s() -> float:
-    """User + system CPU seconds of every running Chromium process (this machine's /proc)."""
+def ticks_since_boot() -> int:
+    return round(float(Path("/proc/uptime").read_text().split()[0]) * os.sysconf("SC_CLK_TCK"))
+
+
+def chromium_cpu_s(started_after: int) -> float:
+    """User + system CPU seconds of the Chromium processes started after a moment (in clock
+    ticks since boot): those of this page's browser, not of any other Chromium running."""
     total = 0.0
     ticks = os.sysconf("SC_CLK_TCK")
     for entry in Path("/proc").iterdir():
@@ -53,7 +58,9 @@ def chromium_cpu_s() -> float:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        total += (int(fields[11]) + int(fields[12])) / ticks
+        # After the command name: field 3 is the state; utime, stime, starttime are 14, 15, 22.
+        if int(fields[19]) >= started_after:
+            total += (int(fields[11]) + int(fields[12])) / ticks
     return total
 
 
@@ -68,14 +75,14 @@ def host_site(site: Path, out: Path) -> Path:
 
 
 def open_course_page(offline_site, hosted: Path, n: int, timeout_s: float = 300) -> dict:
-    cpu_before = chromium_cpu_s()  # no Chromium of this run yet: other ones, if any
+    started = ticks_since_boot()
     with offline_site.open_offline_site(hosted, f"embeds-{n}.html", timeout_s=1) as site:
-        started = time.monotonic()
+        begun = time.monotonic()
         times = [None] * n
-        while None in times and time.monotonic() - started < timeout_s:
+        while None in times and time.monotonic() - begun < timeout_s:
             times = site.page.evaluate(FRAMES_JS)
             time.sleep(0.1)
-        cpu = chromium_cpu_s() - cpu_before
+        cpu = chromium_cpu_s(started)
         entries = site.server.log.snapshot()
         return {
             "embeds": n,

@@ -139,6 +139,9 @@ class ExplorerPage(pn.viewable.Viewer):
             self._full_link.object = self._full_link_html()
 
     def _root_styles(self) -> dict:
+        # An embed is as tall as its content, which its frame fits (static/frame-size.js).
+        if self.options.embed:
+            return theme.page_styles(self.state.theme)
         return theme.page_styles(self.state.theme) | {"min-height": "100vh"}
 
     def _toggle_panels(self, event=None):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from urllib.parse import urljoin
 
 import panel as pn
 import param
@@ -18,11 +19,15 @@ PAGE_EMBED_HEIGHT = 900
 
 
 def iframe_snippet(url: str, view: str, title: str) -> str:
-    """A ready <iframe> for course pages: titled, lazy, full width."""
+    """A ready <iframe> for course pages: titled, lazy, full width, and fitted to its content
+    by the site's static/pe-embed.js (or by the browser, where frame-sizing is supported)."""
     height = view_spec(view).embed_height if view else PAGE_EMBED_HEIGHT
+    resizer = urljoin(url, "static/pe-embed.js")
     return (
-        f'<iframe src="{html.escape(url)}" title="{html.escape(title)}" loading="lazy" '
-        f'width="100%" height="{height}" style="border:0; max-width:100%"></iframe>'
+        f'<iframe data-pe-explorer src="{html.escape(url)}" title="{html.escape(title)}" '
+        f'loading="lazy" width="100%" height="{height}" '
+        'style="border:0; max-width:100%; frame-sizing:content-height"></iframe>\n'
+        f'<script src="{html.escape(resizer)}" defer></script>'
     )
 
 

@@ -34,6 +34,8 @@ HEAD_ADDITIONS = (
     '<script src="static/file-protocol.js"></script>\n'
     '<script type="application/json" id="pe-before-python">{facts}</script>\n'
     '<script src="static/startup.js"></script>\n'
+    '<meta name="responsive-embedded-sizing">\n'
+    '<script src="static/frame-size.js"></script>\n'
 )
 # A file URL naming a path (`file:/work/...`, `file:///tmp/...`, Panel's form for local wheels);
 # neither `location.protocol === 'file:'` nor prose about "file://" pages is one.

@@ -5,9 +5,12 @@ A missing Chromium fails the run under CI=true and skips it elsewhere (`unavaila
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -45,3 +48,18 @@ def chromium_path() -> str:
     if not path:
         unavailable("no chromium: run ./build.sh setup (apt-get install chromium) or set $CHROMIUM")
     return path
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def site_origin(site_dir):
+    """The built site served from its own folder (its runtime is vendored in it): the origin."""
+    handler = functools.partial(QuietHandler, directory=str(site_dir))
+    with ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+        server.shutdown()

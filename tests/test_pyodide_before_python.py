@@ -8,10 +8,6 @@ cannot hold the worker back, and these pages need no CDN."""
 
 from __future__ import annotations
 
-import functools
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 from browser_support import ConsoleLog, wait_until
 
@@ -49,18 +45,9 @@ PAGE_JS = """() => {
 }"""
 
 
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
-def site_url(site_dir):
-    handler = functools.partial(QuietHandler, directory=str(site_dir))
-    with ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        yield f"http://127.0.0.1:{server.server_address[1]}/index.html"
-        server.shutdown()
+def site_url(site_origin):
+    return f"{site_origin}/index.html"
 
 
 @pytest.fixture

@@ -94,13 +94,17 @@ def test_theme_is_read_from_the_url_and_written_back(open_app):
     assert log.relevant_errors() == []
 
 
-def test_share_panel_offers_the_link_and_an_iframe_snippet(open_app):
+def test_share_panel_offers_the_link_and_an_iframe_snippet(open_app, served_app):
     page, log = open_app("?pos=12")
     page.get_by_role("button", name="Share / Embed").click()
     link = page.locator(".pe-share input").first
     wait_until(page, lambda: "pos=12" in link.input_value(), what="the link")
     snippet = page.locator(".pe-share textarea").first.input_value()
-    assert snippet.startswith("<iframe src=") and 'loading="lazy"' in snippet
+    assert snippet.startswith("<iframe data-pe-explorer src=") and 'loading="lazy"' in snippet
+    # The resizer of the site the link is on, which fits the frame to its content.
+    assert snippet.endswith(
+        f'<script src="{served_app.rsplit("/", 1)[0]}/static/pe-embed.js" defer></script>'
+    )
     assert 'width="100%"' in snippet and "title=" in snippet and "embed=1" in snippet
     # The open panel follows the controls.
     page.locator(".pe-control-pos .noUi-handle").focus()

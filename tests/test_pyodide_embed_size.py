@@ -1,0 +1,113 @@
+"""Auto-height embeds (issue 20): static/embed-example.html, with the site's pe-embed.js, fits
+each explorer frame to its content at 1400, 768 and 320 px wide: no inner scrollbar, no gap
+below. The frames post their height in our message and in Canvas's lti.frameResize; the host
+script takes heights only from its own frames, within bounds. The real Pyodide build."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from browser_support import ConsoleLog
+
+pytestmark = pytest.mark.pyodide
+
+EXPECTED_TITLES = [
+    ["PE matrix: 48 positions × 16 dimensions (interleaved)"],
+    ["PE(pos) and PE(pos + k) over the 128 dimensions"],
+]
+RECORD_MESSAGES_JS = """() => {
+  if (window.parent !== window) return;
+  window.peMessages = [];
+  window.addEventListener('message', (event) => window.peMessages.push(event.data));
+}"""
+# For each frame: its height, its content's height (measured as static/frame-size.js does),
+# whether its document scrolls, and its plot titles once the page before Python is gone.
+FRAMES_JS = """() => [...document.querySelectorAll('iframe')].map((frame) => {
+  const doc = frame.contentDocument;
+  let bottom = 0;
+  for (const element of doc.querySelectorAll('[data-root-id] > *, .pe-before-python')) {
+    const box = element.getBoundingClientRect();
+    if (box.height > 0) bottom = Math.max(bottom, box.bottom + frame.contentWindow.scrollY);
+  }
+  const plots = [];
+  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+    if (e.classList && e.classList.contains('js-plotly-plot')) plots.push(e);
+    if (e.shadowRoot) walk(e.shadowRoot);
+  });
+  walk(doc);
+  return {
+    frame: frame.clientHeight,
+    content: Math.ceil(bottom),
+    overflow: doc.scrollingElement.scrollHeight - doc.scrollingElement.clientHeight,
+    titles: doc.querySelector('.pe-before-python') ? null :
+      plots.map((p) => (p.layout && p.layout.title && p.layout.title.text) || ''),
+  };
+})"""
+WIDTHS = (1400, 768, 320)
+
+
+def poll(page, condition, timeout_s: float):
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = page.evaluate(FRAMES_JS)
+        if condition(value) or time.monotonic() > deadline:
+            return value
+        page.wait_for_timeout(200)
+
+
+def fitted(frames) -> bool:
+    return all(abs(f["frame"] - f["content"]) <= 2 and f["overflow"] <= 1 for f in frames)
+
+
+@pytest.fixture(scope="module")
+def course_page(browser, site_origin):
+    """The example course page, its two embeds drawn by Python, then each width in turn."""
+    context = browser.new_context(viewport={"width": WIDTHS[0], "height": 900})
+    context.add_init_script(f"({RECORD_MESSAGES_JS})()")
+    page = context.new_page()
+    log = ConsoleLog(page)
+    page.goto(f"{site_origin}/static/embed-example.html")
+    for frame in page.locator("iframe").all():
+        frame.scroll_into_view_if_needed()
+    ready = poll(page, lambda fs: [f["titles"] for f in fs] == EXPECTED_TITLES, 240)
+    assert [f["titles"] for f in ready] == EXPECTED_TITLES, ready
+    by_width = {}
+    for width in WIDTHS:
+        page.set_viewport_size({"width": width, "height": 900})
+        by_width[width] = poll(page, fitted, 20)
+    yield page, log, by_width
+    context.close()
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_each_frame_fits_its_content_with_no_scrollbar_and_no_gap(course_page, width):
+    _, _, by_width = course_page
+    frames = by_width[width]
+    assert fitted(frames), frames
+    # The snippet's height is only where a frame starts: fitted, it is another one.
+    assert all(f["content"] > 100 for f in frames)
+
+
+def test_frames_post_their_height_in_both_message_formats(course_page):
+    page, _, _ = course_page
+    messages = page.evaluate("window.peMessages")
+    ours = [m for m in messages if isinstance(m, dict) and m.get("type") == "pe-explorer:resize"]
+    canvas = [m for m in messages if isinstance(m, dict) and m.get("subject") == "lti.frameResize"]
+    assert ours and canvas
+    assert all(isinstance(m["height"], int | float) and m["height"] > 0 for m in ours + canvas)
+
+
+def test_the_host_script_ignores_other_senders_and_heights_out_of_bounds(course_page):
+    page, log, _ = course_page
+    before = [f["frame"] for f in page.evaluate(FRAMES_JS)]
+    # From the host page itself (not one of its frames), and from a frame: absurd heights.
+    page.evaluate("window.postMessage({type: 'pe-explorer:resize', height: 3000}, '*')")
+    page.evaluate(
+        """() => document.querySelector('iframe').contentWindow.eval(
+             "parent.postMessage({type: 'pe-explorer:resize', height: 1e9}, '*');" +
+             "parent.postMessage({type: 'pe-explorer:resize', height: 'tall'}, '*')")"""
+    )
+    page.wait_for_timeout(500)
+    assert [f["frame"] for f in page.evaluate(FRAMES_JS)] == before
+    assert log.relevant_errors() == []
