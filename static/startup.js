@@ -86,7 +86,7 @@
     if (!ask.prerendered) {
       prerenderSkipped = true;
       document.addEventListener('DOMContentLoaded', () => {
-        drawRequestedFrames(ask);
+        if (!cannot) drawRequestedFrames(ask);
         const embed = window.Bokeh && window.Bokeh.embed;
         if (!embed) return;
         const embedItems = embed.embed_items;
@@ -170,17 +170,60 @@
     pending.clear();
   }
 
+  // A frame sandboxed without allow-same-origin, or with storage blocked, may forbid even
+  // reading navigator.serviceWorker; the page works the same without it.
+  function serviceWorkers() {
+    try {
+      return navigator.serviceWorker || null;
+    } catch (error) {
+      return null;
+    }
+  }
+
   function cacheForNextVisit() {
-    if (!navigator.serviceWorker || !navigator.serviceWorker.controller) return;
+    const workers = serviceWorkers();
+    if (!workers || !workers.controller) return;
     const urls = performance.getEntriesByType('resource').map((entry) => entry.name);
-    navigator.serviceWorker.controller.postMessage({type: 'cache-files', urls});
+    workers.controller.postMessage({type: 'cache-files', urls});
   }
 
   const serviceWorker = document.querySelector('meta[name="pe-service-worker"]');
-  if (serviceWorker && 'serviceWorker' in navigator) {
-    navigator.serviceWorker.register(serviceWorker.content).catch(() => {
-      // A sandboxed frame or a private window may refuse it; the page works the same.
+  const workers = serviceWorker ? serviceWorkers() : null;
+  if (workers) {
+    workers.register(serviceWorker.content).catch(() => {
+      // A private window may refuse it; the page works the same.
     });
+  }
+
+  // Python runs in a Web Worker, which a frame sandboxed without allow-same-origin cannot
+  // start (its origin is opaque: Panel #4163). Say so, and what the host page can do, rather
+  // than leave Panel's spinner turning.
+  let cannot = false;
+  function cannotStart() {
+    cannot = true;
+    const show = () => {
+      if (placeholder) showPythonsPage();
+      if (panel) panel.remove();
+      document.body.classList.remove('pn-loading');
+      const box = document.createElement('div');
+      box.className = 'pe-cannot-start';
+      box.setAttribute('role', 'alert');
+      Object.assign(box.style, {
+        margin: '16px', padding: '0.8em 1em', border: '1px solid #b45309', borderRadius: '8px',
+        background: '#fffbeb', color: '#78350f', font: '15px/1.5 system-ui, sans-serif',
+        position: 'relative', zIndex: '10',
+      });
+      const title = document.createElement('strong');
+      title.textContent = 'The Positional Encoding Explorer cannot start in this frame.';
+      const why = document.createElement('p');
+      why.textContent = 'It runs Python in a Web Worker, which a frame sandboxed without the ' +
+        'allow-same-origin flag may not start. The page that embeds it can allow it with ' +
+        'sandbox="allow-scripts allow-same-origin", or leave the sandbox attribute out.';
+      box.append(title, why);
+      document.body.prepend(box);
+    };
+    if (document.body) show();
+    else document.addEventListener('DOMContentLoaded', show, {once: true});
   }
 
   function watch(worker) {
@@ -216,7 +259,17 @@
   const NativeWorker = window.Worker;
   window.Worker = class extends NativeWorker {
     constructor(...args) {
-      super(...args);
+      let started = true;
+      try {
+        super(...args);
+      } catch (error) {
+        started = false;
+      }
+      if (!started) {
+        cannotStart();
+        // What Panel's page script uses of its worker, doing nothing: no uncaught error.
+        return {postMessage() {}, addEventListener() {}, terminate() {}};
+      }
       watch(this);
     }
   };

@@ -117,3 +117,63 @@ def test_a_link_to_the_default_state_keeps_the_prerendered_page(open_held, query
         "PE(pos) and PE(pos + k) over the 128 dimensions",
     ]
     assert log.relevant_errors() == []
+
+
+SANDBOXED_PAGE = """<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<link rel="icon" href="static/favicon.svg"><title>A sandboxed embed</title></head><body>
+<iframe sandbox="{flags}" src="index.html{query}" width="900" height="600"></iframe>
+</body></html>"""
+
+
+def open_sandboxed(browser, site_origin, flags: str):
+    """A host page of the site's origin framing an embed with these sandbox flags."""
+    context = browser.new_context(viewport={"width": 1000, "height": 700})
+    page = context.new_page()
+    log = ConsoleLog(page)
+    host = f"{site_origin}/sandboxed.html"
+    body = SANDBOXED_PAGE.format(flags=flags, query=EMBED.replace("&", "&amp;"))
+    page.route(host, lambda route: route.fulfill(body=body, content_type="text/html"))
+    page.goto(host)
+    return context, page, log
+
+
+def embed_frame(page):
+    return next(frame for frame in page.frames if "embed=1" in frame.url)
+
+
+def test_a_frame_sandboxed_without_same_origin_says_what_it_needs(browser, site_origin):
+    """Issue 20: a Web Worker cannot start at an opaque origin (Panel #4163). The frame says
+    so, naming the flag, instead of a spinner that turns forever."""
+    context, page, log = open_sandboxed(browser, site_origin, "allow-scripts")
+    frame = wait_until(page, lambda: embed_frame(page), what="the embed's frame")
+    alert = frame.locator(".pe-cannot-start")
+    alert.wait_for(timeout=20_000)
+    assert "allow-same-origin" in alert.inner_text()
+    page.wait_for_timeout(1000)
+    assert frame.evaluate("document.body.classList.contains('pn-loading')") is False
+    # Neither the default state's page nor the frames of the page before Python.
+    assert frame.evaluate(PAGE_JS)["frames"] is None
+    assert (frame.evaluate(PAGE_JS)["plots"], frame.evaluate(PAGE_JS)["sliders"]) == ([], 0)
+    # Panel's spinner (a CSS mask image) is fetched in CORS mode, which this test server does
+    # not answer with Access-Control-Allow-Origin (GitHub Pages, for one, does).
+    errors = [e for e in log.relevant_errors() if "arc_spinner.svg" not in e]
+    assert errors in ([], ["Failed to load resource: net::ERR_FAILED"])
+    context.close()
+
+
+def test_a_frame_sandboxed_with_same_origin_starts(browser, site_origin):
+    context, page, log = open_sandboxed(browser, site_origin, "allow-scripts allow-same-origin")
+    frame = wait_until(page, lambda: embed_frame(page), what="the embed's frame")
+    wait_until(
+        page,
+        lambda: (
+            frame.evaluate(PAGE_JS)["plots"]
+            == ["PE matrix: 64 positions × 16 dimensions (interleaved)"]
+            and frame.evaluate(PAGE_JS)["frames"] is None
+        ),
+        timeout_s=240,
+        what="the sandboxed embed to be drawn by Python",
+    )
+    assert frame.locator(".pe-cannot-start").count() == 0
+    assert log.relevant_errors() == []
+    context.close()
