@@ -4,6 +4,7 @@ adjusted, and write every change back with history.replaceState."""
 from __future__ import annotations
 
 import html
+from urllib.parse import parse_qsl, quote, urlencode
 
 import panel as pn
 import param
@@ -23,20 +24,59 @@ NOTICE_STYLE = """
 
 
 class UrlWriter(JSComponent):
-    """Writes the query string with history.replaceState: no reload, no new history entries.
+    """Writes the query string with history.replaceState: no reload, no new history entries;
+    and, in a frame, talks with the host page (the protocol is in the README).
 
     Panel's own Location uses pushState, so every slider step would add a Back entry.
     Nothing is written until ``active`` is set, after the page has read the URL it was
     opened with (in the Pyodide worker that URL arrives only after the first render).
+    Then the frame tells its host `pe-explorer:ready`, and `pe-explorer:state` after every
+    change; a host's `pe-explorer:set` reaches Python (``on_host_values``) as a dict of
+    strings, which the page reads as it reads a link.
     """
 
     query = param.String(default="", doc="The query string to show, without '?'.")
     active = param.Boolean(default=False, doc="Whether the URL may be written yet.")
 
     _esm = """
+    const MAX_KEYS = 40;
+    const MAX_CHARS = 400;
+
+    // A host's values: a plain object of at most MAX_KEYS short strings, numbers or booleans.
+    function hostValues(values) {
+      if (!values || typeof values !== 'object' || Array.isArray(values)) return null;
+      const entries = Object.entries(values);
+      if (entries.length > MAX_KEYS) return null;
+      const clean = {};
+      for (const [key, value] of entries) {
+        if (!['string', 'number', 'boolean'].includes(typeof value)) return null;
+        const text = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
+        if (key.length > MAX_CHARS || text.length > MAX_CHARS) return null;
+        clean[key] = text;
+      }
+      return clean;
+    }
+
     export function render({ model }) {
+      const framed = window.parent !== window;
+      const tell = (type) => {
+        if (!framed) return;
+        const state = Object.fromEntries(new URLSearchParams(model.query));
+        try {
+          window.parent.postMessage({type, query: model.query, state}, '*');
+        } catch (error) {
+          // A host that went away.
+        }
+      };
+      let ready = false;
       const write = () => {
         if (!model.active) return;
+        if (!ready) {
+          ready = true;
+          tell('pe-explorer:ready');
+        } else {
+          tell('pe-explorer:state');
+        }
         const search = model.query ? '?' + model.query : '';
         if (window.location.search === search) return;
         try {
@@ -46,14 +86,32 @@ class UrlWriter(JSComponent):
           // A sandboxed iframe may forbid it; the page works the same without it.
         }
       };
+      const listen = (event) => {
+        const data = event.data;
+        if (event.source !== window.parent || !data || data.type !== 'pe-explorer:set') return;
+        const values = hostValues(data.values);
+        if (values) model.send_msg({values});
+        else tell('pe-explorer:refused');
+      };
+      if (framed) window.addEventListener('message', listen);
       model.on('query', write);
       model.on('active', write);
+      model.on('remove', () => window.removeEventListener('message', listen));
       write();
       const element = document.createElement('span');
       element.hidden = true;
       return element;
     }
     """
+
+    def __init__(self, on_host_values=None, **params):
+        super().__init__(**params)
+        self._on_host_values = on_host_values
+
+    def _handle_msg(self, data) -> None:
+        values = data.get("values") if isinstance(data, dict) else None
+        if self._on_host_values is not None and isinstance(values, dict):
+            self._on_host_values({str(k): str(v) for k, v in values.items()})
 
 
 def page_url(query: str) -> str:
@@ -82,7 +140,7 @@ class UrlSync(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.writer = UrlWriter()
+        self.writer = UrlWriter(on_host_values=self.apply_host_values)
         self._notices = pn.pane.HTML(
             "", visible=False, sizing_mode="stretch_width", stylesheets=[NOTICE_STYLE]
         )
@@ -116,6 +174,14 @@ class UrlSync(pn.viewable.Viewer):
         self._show_notices(parsed.notices)
         self.writer.query = self.query()
         self.writer.active = True
+
+    def apply_host_values(self, values: dict[str, str]) -> None:
+        """Values a host page sent (UrlWriter): read as the current link with them in it, so
+        they are checked exactly like a link's, with the same notices."""
+        if not self.writer.active:
+            return  # before the page has read its own URL; the host waits for ready
+        merged = dict(parse_qsl(self.query(), keep_blank_values=True)) | values
+        self.apply_query(urlencode(merged, quote_via=quote, safe=","))
 
     def query(self, view: str | None = None, embed: bool | None = None) -> str:
         """The canonical query of the state, for this page's options or the ones given."""

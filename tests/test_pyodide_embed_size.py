@@ -111,3 +111,57 @@ def test_the_host_script_ignores_other_senders_and_heights_out_of_bounds(course_
     page.wait_for_timeout(500)
     assert [f["frame"] for f in page.evaluate(FRAMES_JS)] == before
     assert log.relevant_errors() == []
+
+
+# The text of the first element with a class, through Panel's shadow roots, in a frame.
+DEEP_TEXT_JS = """(name) => {
+  const found = [];
+  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+    if (e.classList && e.classList.contains(name)) found.push(e);
+    if (e.shadowRoot) walk(e.shadowRoot);
+  });
+  walk(document);
+  return found.length ? found[0].textContent : null;
+}"""
+
+
+def host_messages(page, type_: str) -> list[dict]:
+    return [
+        m
+        for m in page.evaluate("window.peMessages")
+        if isinstance(m, dict) and m.get("type") == type_
+    ]
+
+
+def test_each_embed_tells_its_host_when_it_is_ready_with_its_state(course_page):
+    page, _, _ = course_page
+    ready = host_messages(page, "pe-explorer:ready")
+    assert sorted(m["state"]["view"] for m in ready) == ["compare", "heatmap"]
+    heatmap = next(m for m in ready if m["state"]["view"] == "heatmap")
+    assert heatmap["state"]["d_model"] == "16" and heatmap["state"]["pos"] == "5"
+
+
+def test_a_host_sets_values_checked_like_a_links_and_hears_the_new_state(course_page):
+    page, log, _ = course_page
+    frame = next(f for f in page.frames if "view=heatmap" in f.url)
+    post = (
+        "(values) => document.querySelector('iframe').contentWindow.postMessage("
+        "{type: 'pe-explorer:set', values}, '*')"
+    )
+    page.evaluate(post, {"pos": 20, "d_model": "abc", "theme": "dark"})
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        states = [m["state"] for m in host_messages(page, "pe-explorer:state")]
+        if any(s.get("view") == "heatmap" and s.get("pos") == "20" for s in states):
+            break
+        page.wait_for_timeout(200)
+    state = next(s for s in reversed(states) if s.get("view") == "heatmap")
+    # d_model=abc is not a number: the default, and a notice, exactly as in a link.
+    assert (state["pos"], state["d_model"], state["theme"]) == ("20", "128", "dark")
+    notices = frame.evaluate(DEEP_TEXT_JS, "pe-notices") or ""
+    assert "d_model" in notices and "abc" in notices
+    # Not a plain object of short values: refused, and the host is told.
+    page.evaluate(post, ["pos", 3])
+    page.wait_for_timeout(1000)
+    assert host_messages(page, "pe-explorer:refused")
+    assert log.relevant_errors() == []
