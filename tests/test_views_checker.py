@@ -164,3 +164,15 @@ def test_the_checkers_inputs_never_reach_the_url():
     checker_view.rows = "dimensions"
     assert page.url.query() == before
     assert not set(checker_view.param) & set(ExplorerState.param) - {"name"}
+
+
+def test_a_new_files_bytes_before_its_name_are_read_by_their_content(view):
+    """In the Pyodide worker the file input's value and filename arrive as two patches: the
+    bytes of a .csv come while the name is still the previous .npy's."""
+    view._file.param.update(value=npy(base_1000(30, 16)), filename="pe.npy")
+    text = "\n".join(",".join(f"{v:.9g}" for v in row) for row in base_1000(30, 16))
+    view._file.value = text.encode()
+    assert "not a valid .npy" not in verdict(view)
+    assert "base 1000" in verdict(view)
+    view._file.filename = "pe.csv"
+    assert "base 1000" in verdict(view)

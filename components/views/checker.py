@@ -483,7 +483,13 @@ class CheckerView(PlotView):
         self._refresh()
 
     def _file_chosen(self, *events) -> None:
-        self.check_file(self._file.value, self._file.filename or "")
+        data = self._file.value
+        if data is None and self._file.filename:
+            data = b""  # Panel's FileInput gives an empty file no value: it is one, and empty
+        # In the Pyodide worker a new file's bytes may arrive before its name: the name then
+        # is the previous file's, so the bytes alone say what they are until it comes.
+        name_is_current = any(event.name == "filename" for event in events)
+        self.check_file(data, (self._file.filename or "") if name_is_current else "")
 
     def _text_entered(self, event) -> None:
         self.check_text(self._text.value or "")

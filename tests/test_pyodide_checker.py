@@ -1,0 +1,49 @@
+"""The checker view in the real Pyodide build, offline (issue 19): files uploaded through the
+file chooser never leave the browser, and each gets its verdict or its message."""
+
+from __future__ import annotations
+
+import pytest
+from checker_support import check_verdicts, upload_each
+from pyodide_support import offline_site, visit_offline
+
+pytestmark = pytest.mark.pyodide
+
+
+def upload(site_dir) -> dict:
+    with offline_site.open_offline_site(site_dir, "index.html") as site:
+        site.url = "https://app.local/index.html?view=checker"
+        load = site._load(300)
+        before = len(site.server.log.snapshot())
+        # Python's first render is the default page; the link's one replaces the page before
+        # Python (static/startup.js) once it is drawn.
+        site.page.wait_for_function(
+            "() => document.querySelector('.pe-before-python') === null", timeout=60_000
+        )
+        shown = upload_each(site.page) if load["interactive"] else {}
+        # Chromium's own background requests (e.g. autofill) go to other hosts.
+        sent = [
+            e["path"]
+            for e in site.server.log.snapshot()[before:]
+            if e["host"] == offline_site.offline_server.SITE_HOST
+        ]
+        return {"load": load, "shown": shown, "requests": sent, "errors": site.console_errors()}
+
+
+@pytest.fixture(scope="module")
+def visit(request) -> dict:
+    return visit_offline(request, upload)
+
+
+def test_each_uploaded_file_gets_its_verdict_or_its_message(visit):
+    assert visit["load"]["interactive"], visit["load"]["error"]
+    assert check_verdicts(visit["shown"]) == []
+
+
+def test_checking_files_asks_the_site_for_nothing(visit):
+    assert visit["requests"] == []
+
+
+def test_console_has_no_errors(visit):
+    errors = [e for e in visit["errors"] if "favicon.ico" not in e["url"] + e["text"]]
+    assert errors == []
