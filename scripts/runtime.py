@@ -335,6 +335,7 @@ def write_service_worker(site: Path, lock: dict) -> None:
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         build.update(path.relative_to(site).as_posix().encode() + b"\0" + sha256(path).encode())
     files = ["index.html", "app.js", "static/startup.js", "static/file-protocol.js"]
+    files += ["static/frame-size.js"]
     files += [f"runtime/{PYODIDE_DIR}{name}" for name in PYODIDE_CORE] + ["runtime/pe-lock.json"]
     files += [
         str(PurePosixPath("runtime", entry["file_name"])).replace("runtime/../", "")

@@ -60,7 +60,8 @@ self.addEventListener('fetch', (event) => {
 // The page, once interactive, sends the files it loaded before this worker controlled it.
 self.addEventListener('message', (event) => {
   if (!event.data || event.data.type !== 'cache-files') return;
-  const urls = [...new Set([...event.data.urls, ...SITE_FILES])]
+  // The site's own files first: with the page and the runtime kept, a return visit starts.
+  const urls = [...new Set([...SITE_FILES, ...event.data.urls])]
     .map((url) => new URL(url, self.location).href)
     .filter((url) => new URL(url).origin === self.location.origin);
   event.waitUntil((async () => {

@@ -70,7 +70,7 @@ def drive(site_dir) -> dict:
                 open_link(query(values))
                 model = ExplorerState(**values)
                 rng = random.Random(f"pyodide-{start}")
-                ends[start] = storm(site.page, rng, model, STORM_BURSTS)[1]
+                ends[start] = storm(site.page, rng, model, STORM_BURSTS, coalesced=True)[1]
             return ends
 
         def catch_up():
@@ -84,7 +84,7 @@ def drive(site_dir) -> dict:
             model = ExplorerState(**values)
             weights = {"pos": 1, "offset": 1}
             rng = random.Random("pyodide-catch-up")
-            state, _ = storm(site.page, rng, model, 5, weights=weights)
+            state, _ = storm(site.page, rng, model, 5, weights=weights, coalesced=True)
             return catch_up_and_step_times(site.page, state)
 
         if not site.interactive:
