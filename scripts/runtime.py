@@ -336,6 +336,9 @@ def write_service_worker(site: Path, lock: dict) -> None:
         build.update(path.relative_to(site).as_posix().encode() + b"\0" + sha256(path).encode())
     files = ["index.html", "app.js", "static/startup.js", "static/file-protocol.js"]
     files += ["static/frame-size.js"]
+    # What the page's head loads (Bokeh's and Panel's JS and CSS): the page starts from them.
+    page = (site / "index.html").read_text(encoding="utf-8")
+    files += sorted(set(re.findall(r'(?:src|href)="(runtime/[^"?#]+)"', page)))
     files += [f"runtime/{PYODIDE_DIR}{name}" for name in PYODIDE_CORE] + ["runtime/pe-lock.json"]
     files += [
         str(PurePosixPath("runtime", entry["file_name"])).replace("runtime/../", "")

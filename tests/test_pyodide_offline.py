@@ -37,6 +37,19 @@ def wait(predicate, timeout_s: float, step_s: float = 0.25):
     return value
 
 
+def wait_until_cached(page, timeout_s: float = 120) -> int:
+    """Wait until the service worker holds the page and has stopped adding files (it caches
+    them one after another once the page is interactive); the number of files it holds."""
+    deadline = time.monotonic() + timeout_s
+    counts = []
+    while time.monotonic() < deadline:
+        counts = [*counts[-2:], page.evaluate(CACHED_JS)]
+        if len(counts) == 3 and counts[0] == counts[-1] >= 40 and page.evaluate(PAGE_CACHED_JS):
+            return counts[-1]
+        time.sleep(1.5)
+    return 0
+
+
 def press_while_starting(site) -> dict:
     """Open the page again and press → three times on pos before Python is ready."""
     page = site.page.context.new_page()
@@ -70,10 +83,7 @@ def visit_twice(site_dir) -> dict:
     record = {}
     with offline_site.open_offline_site(site_dir, "index.html") as site:
         record["first"] = site.load
-        record["cached_files"] = wait(
-            lambda: site.page.evaluate(PAGE_CACHED_JS) and site.page.evaluate(CACHED_JS) >= 40,
-            timeout_s=60,
-        )
+        record["cached_files"] = wait_until_cached(site.page)
         record["return"] = site.revisit(server_gone=True)
         if site.interactive:
             site.press(POS_HANDLE, "ArrowRight", 2)
