@@ -76,6 +76,9 @@ SIDEBAR_STYLES = {
 }
 
 VIEW_CARD = {"flex": "1 1 520px", "min-width": "0", "max-width": "100%"}
+# Embedded, the card is in the page's column, where a flex basis would be its height: as tall
+# as its content instead, which the frame fits.
+EMBED_CARD = {"flex": "0 0 auto", "min-width": "0", "max-width": "100%"}
 
 
 class ExplorerPage(pn.viewable.Viewer):
@@ -139,10 +142,10 @@ class ExplorerPage(pn.viewable.Viewer):
             self._full_link.object = self._full_link_html()
 
     def _root_styles(self) -> dict:
-        # An embed is as tall as its content, which its frame fits (static/frame-size.js).
-        if self.options.embed:
-            return theme.page_styles(self.state.theme)
-        return theme.page_styles(self.state.theme) | {"min-height": "100vh"}
+        # An embed is as tall as its content, which its frame fits (static/frame-size.js). Its
+        # min-height is set, not left out: a style dropped from `styles` stays on the element.
+        height = "0" if self.options.embed else "100vh"
+        return theme.page_styles(self.state.theme) | {"min-height": height}
 
     def _toggle_panels(self, event=None):
         if self._share_toggle.value and self._share is None:
@@ -181,7 +184,8 @@ class ExplorerPage(pn.viewable.Viewer):
                 margin=(0, 8),
             )
             parts.insert(0, intro)
-        return pn.Column(*parts, styles=VIEW_CARD, css_classes=[f"pe-view-{spec.name}"])
+        styles = EMBED_CARD if embed else VIEW_CARD
+        return pn.Column(*parts, styles=styles, css_classes=[f"pe-view-{spec.name}"])
 
     def _rebuild(self, *events):
         """Lay the page out for the current view and embed options."""

@@ -7,12 +7,13 @@
   if (window.parent === window) return;
 
   // Panel renders each root into a container with `display: contents`; before Python, the
-  // page is static/startup.js's frames.
+  // page is static/startup.js's frames, over Python's page, which is laid out but hidden.
   const CONTENT = '[data-root-id] > *, .pe-before-python';
 
   function contentHeight() {
     let bottom = 0;
-    for (const element of document.querySelectorAll(CONTENT)) {
+    const before = document.querySelector('.pe-before-python');
+    for (const element of before ? [before] : document.querySelectorAll(CONTENT)) {
       const box = element.getBoundingClientRect();
       if (box.height > 0) bottom = Math.max(bottom, box.bottom + window.scrollY);
     }

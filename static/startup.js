@@ -32,7 +32,7 @@
     placeholder.className = 'pe-before-python';
     placeholder.setAttribute('aria-busy', 'true');
     Object.assign(placeholder.style, {
-      minHeight: '100vh', boxSizing: 'border-box', padding: ask.embed ? '4px' : '8px 18px',
+      minHeight: ask.embed ? '0' : '100vh', boxSizing: 'border-box', padding: ask.embed ? '4px' : '8px 18px',
       background: colours.paper, color: colours.text, font: '15px/1.5 system-ui, sans-serif',
     });
     if (!ask.embed) {
