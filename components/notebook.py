@@ -7,12 +7,12 @@ default, with the notice the page shows for such a link.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from typing import TYPE_CHECKING
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 import panel as pn
 
+from .fixes.notebook_location import without_notebook_location
 from .page import TITLE, ExplorerPage
 from .share import PAGE_EMBED_HEIGHT, iframe_snippet
 from .state import ExplorerState
@@ -57,23 +57,6 @@ def query_string(view: str | None = None, **state) -> str:
     return urlencode(items, quote_via=quote, safe=",")
 
 
-@contextmanager
-def _without_notebook_location():
-    """Works around the page taking the notebook's own address for its link.
-
-    Panel keeps one global Location in a notebook, made when the first Panel object is shown
-    (panel/viewable.py, Viewable._repr_mimebundle_). Seeing it, ExplorerPage would apply the
-    notebook's address (no query: every default) and apply it again whenever the notebook
-    reloads. Upstream: none filed; the page works as a served app does with no location.
-    """
-    saved = pn.state._location
-    pn.state._location = None
-    try:
-        yield
-    finally:
-        pn.state._location = saved
-
-
 def show(view: str | None = None, **state) -> ExplorerPage:
     """The explorer, or the one view named, with the given state, to display in a notebook.
 
@@ -86,7 +69,7 @@ def show(view: str | None = None, **state) -> ExplorerPage:
     if not _extension_loaded:
         pn.extension("plotly", sizing_mode="stretch_width")
         _extension_loaded = True
-    with _without_notebook_location():
+    with without_notebook_location():
         page = ExplorerPage()
     page.apply_query(query)
     # Never rewrite the notebook's address (history.replaceState): the page has no link here.

@@ -7,6 +7,7 @@
 | serving | the served session: Nagle, the busy-socket retry, GC pauses, departed pages, icon |
 | slider | Panel's 50 ms debounce of served slider changes |
 | location | Panel's Location failing on a URL with a second `?` (`?text=why?`) |
+| notebook_location | Panel's global notebook Location, which a page would take for its link |
 | slider_keys | noUiSlider's Home and End keys using a slider's first range after it changed |
 | pyodide_worker | the race in Panel's Pyodide worker that drops patches (applied at build time) |
 
