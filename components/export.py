@@ -9,6 +9,7 @@ import numpy as np
 import panel as pn
 import param
 
+from . import methods
 from .state import ExplorerState
 
 CODE_STYLE = """
@@ -55,32 +56,9 @@ def matrix_npy(state: ExplorerState) -> bytes:
 
 def numpy_code(state: ExplorerState) -> str:
     """A standalone NumPy program that recreates the matrix and the comparison numbers."""
-    if state.layout == "interleaved":
-        fill = "    pe[:, 0::2], pe[:, 1::2] = np.sin(angle), np.cos(angle)  # interleaved"
-    else:
-        half = state.d_model // 2
-        fill = f"    pe[:, :{half}], pe[:, {half}:] = np.sin(angle), np.cos(angle)  # concatenated"
-    return f"""import numpy as np
-
-n_positions, d_model, base = {state.n_positions}, {state.d_model}, {state.base!r}
-pos, k = {state.pos}, {state.offset}
-omega = base ** (-np.arange(0, d_model, 2) / d_model)  # angular frequencies
-
-
-def encode(positions):
-    angle = np.asarray(positions, dtype=np.float64)[:, None] * omega
-    pe = np.empty((len(angle), d_model))
-{fill}
-    return pe
-
-
-pe = encode(np.arange(n_positions))  # shape (n_positions, d_model)
-u, v = encode([pos, pos + k])
-dot = u @ v
-cosine = dot / (np.linalg.norm(u) * np.linalg.norm(v))
-distance = np.linalg.norm(u - v)
-print(pe.shape, dot, cosine, distance)
-"""
+    return methods.sinusoidal_program(
+        state.n_positions, state.d_model, state.base, state.layout, state.pos, state.offset
+    )
 
 
 def torch_code(state: ExplorerState) -> str:

@@ -390,7 +390,7 @@ def method_snippet(
     seed = check_seed(seed)
     half = d_model // 2
     if method == "sinusoidal":
-        return _sinusoidal_snippet(d_model, n_positions, base, layout, pos, offset, half)
+        return sinusoidal_program(n_positions, d_model, base, layout, pos, offset)
     if method == "rope":
         return _rope_snippet(d_model, n_positions, base, layout, pos, offset, seed, half)
     if method == "alibi":
@@ -398,15 +398,20 @@ def method_snippet(
     return _nope_snippet(d_model, pos, offset, seed)
 
 
-def _sinusoidal_snippet(d_model, n_positions, base, layout, pos, offset, half) -> str:
+def sinusoidal_program(
+    n_positions: int, d_model: int, base: float, layout: str, pos: int, k: int
+) -> str:
+    """The NumPy program of the sinusoidal encoding: ``pe``, and ``dot``, ``cosine`` and
+    ``distance`` of PE(pos) and PE(pos + k); ``score`` is the dot product (Export / Code)."""
     if layout == "interleaved":
         fill = "    pe[:, 0::2], pe[:, 1::2] = np.sin(angle), np.cos(angle)  # interleaved"
     else:
+        half = d_model // 2
         fill = f"    pe[:, :{half}], pe[:, {half}:] = np.sin(angle), np.cos(angle)  # concatenated"
     return f"""import numpy as np
 
-d_model, n_positions, base = {d_model}, {n_positions}, {base!r}
-pos, offset = {pos}, {offset}
+n_positions, d_model, base = {n_positions}, {d_model}, {base!r}
+pos, k = {pos}, {k}
 omega = base ** (-np.arange(0, d_model, 2) / d_model)  # angular frequencies
 
 
@@ -418,9 +423,12 @@ def encode(positions):
 
 
 pe = encode(np.arange(n_positions))  # shape (n_positions, d_model)
-u, v = encode([pos, pos + offset])
-score = u @ v  # = sum_i cos(offset * omega_i), whatever pos is
-print(pe.shape, score)
+u, v = encode([pos, pos + k])
+dot = u @ v
+cosine = dot / (np.linalg.norm(u) * np.linalg.norm(v))
+distance = np.linalg.norm(u - v)
+score = dot  # = sum_i cos(k * omega_i), whatever pos is
+print(pe.shape, dot, cosine, distance)
 """
 
 
