@@ -250,3 +250,20 @@ SHOWN_POS_JS = """() => {
     bars: bars ? Number(/PE\\((\\d+)\\)/.exec(bars.data[0].name)[1]) : null,
   };
 }"""
+
+
+# An init script for a host page: keep every message its frames post, in window.peMessages.
+RECORD_MESSAGES_JS = """() => {
+  if (window.parent !== window) return;
+  window.peMessages = [];
+  window.addEventListener('message', (event) => window.peMessages.push(event.data));
+}"""
+
+
+def host_messages(page, type_: str) -> list[dict]:
+    """The messages of one type (e.g. "pe-explorer:state") the host page has received."""
+    return [
+        m
+        for m in page.evaluate("window.peMessages")
+        if isinstance(m, dict) and m.get("type") == type_
+    ]

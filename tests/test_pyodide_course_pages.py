@@ -19,7 +19,13 @@ import time
 from http.server import ThreadingHTTPServer
 
 import pytest
-from browser_support import CHROMIUM_ARGS, REPO_ROOT, ConsoleLog
+from browser_support import (
+    CHROMIUM_ARGS,
+    RECORD_MESSAGES_JS,
+    REPO_ROOT,
+    ConsoleLog,
+    host_messages,
+)
 from conftest import QuietHandler
 
 pytestmark = pytest.mark.pyodide
@@ -27,11 +33,6 @@ pytestmark = pytest.mark.pyodide
 PLACEHOLDER = "https://YOUR.SITE/pe/"
 # What the recipes' link asks for, as the embed reports it.
 ASKED = {"view": "compare", "d_model": "64", "pos": "20", "offset": "4"}
-RECORD_MESSAGES_JS = """() => {
-  if (window.parent !== window) return;
-  window.peMessages = [];
-  window.addEventListener('message', (event) => window.peMessages.push(event.data));
-}"""
 # Run in the frame: can it use the storage a first-party page has?
 STORAGE_JS = """async () => {
   const result = {};
@@ -115,14 +116,6 @@ def course(tmp_path_factory, site_origin):
         server.shutdown()
 
 
-def messages(page, type_: str) -> list[dict]:
-    return [
-        m
-        for m in page.evaluate("window.peMessages")
-        if isinstance(m, dict) and m.get("type") == type_
-    ]
-
-
 def wait_for(page, find, timeout_s: float):
     deadline = time.monotonic() + timeout_s
     while (found := find()) is None and time.monotonic() < deadline:
@@ -140,7 +133,7 @@ def drive(context, url: str) -> dict:
     page.on("response", lambda r: r.status >= 400 and missing.append(r.url))
     page.goto(url)
     page.locator("iframe").scroll_into_view_if_needed()
-    ready = wait_for(page, lambda: next(iter(messages(page, "pe-explorer:ready")), None), 240)
+    ready = wait_for(page, lambda: next(iter(host_messages(page, "pe-explorer:ready")), None), 240)
     assert ready, f"the embed never said it was ready; console: {log.errors}"
     frame = page.frames[1]
     storage = frame.evaluate(STORAGE_JS)
@@ -148,7 +141,7 @@ def drive(context, url: str) -> dict:
     page.keyboard.press("ArrowRight")
 
     def moved():
-        states = [m["state"] for m in messages(page, "pe-explorer:state")]
+        states = [m["state"] for m in host_messages(page, "pe-explorer:state")]
         return next((s for s in states if s.get("pos") == "21"), None)
 
     after = wait_for(page, moved, 30)

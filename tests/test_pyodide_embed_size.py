@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from browser_support import ConsoleLog
+from browser_support import RECORD_MESSAGES_JS, ConsoleLog, host_messages
 
 pytestmark = pytest.mark.pyodide
 
@@ -16,11 +16,6 @@ EXPECTED_TITLES = [
     ["PE matrix: 48 positions × 16 dimensions (interleaved)"],
     ["PE(pos) and PE(pos + k) over the 128 dimensions"],
 ]
-RECORD_MESSAGES_JS = """() => {
-  if (window.parent !== window) return;
-  window.peMessages = [];
-  window.addEventListener('message', (event) => window.peMessages.push(event.data));
-}"""
 # For each frame: its height, its content's height (measured as static/frame-size.js does),
 # whether its document scrolls, and its plot titles once the page before Python is gone.
 FRAMES_JS = """() => [...document.querySelectorAll('iframe')].map((frame) => {
@@ -123,14 +118,6 @@ DEEP_TEXT_JS = """(name) => {
   walk(document);
   return found.length ? found[0].textContent : null;
 }"""
-
-
-def host_messages(page, type_: str) -> list[dict]:
-    return [
-        m
-        for m in page.evaluate("window.peMessages")
-        if isinstance(m, dict) and m.get("type") == type_
-    ]
 
 
 def test_each_embed_tells_its_host_when_it_is_ready_with_its_state(course_page):
