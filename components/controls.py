@@ -14,6 +14,7 @@ import panel as pn
 import param
 
 from .fixes.slider import Slider
+from .methods import MAX_SEED, METHOD_LABELS
 from .state import MAX_CHOSEN_PAIRS, MAX_TEXT_CHARS, ExplorerState
 from .view import WhileShown
 
@@ -26,7 +27,7 @@ PAIRS_FOUND = 16
 SIMILARITY_LABELS = {"Dot product": "dot", "Cosine similarity": "cosine"}
 log = logging.getLogger(__name__)
 # The sliders whose range depends on other parameters (ExplorerState.limits).
-BOUNDED_SLIDERS = ("pos", "offset", "rotation_pair")
+BOUNDED_SLIDERS = ("pos", "offset", "rotation_pair", "train_length")
 
 
 def base_options(base: float, options: dict | None = None) -> dict[str, float]:
@@ -123,6 +124,29 @@ class Controls(pn.viewable.Viewer):
             css_classes=["pe-control-similarity"],
         )
         self.rotation_pair = bounded_slider(state, "rotation_pair", "pe-control-rotation-pair")
+        self.train_length = bounded_slider(state, "train_length", "pe-control-train-length")
+        self.method = pn.widgets.RadioButtonGroup.from_param(
+            state.param.method,
+            options={label: name for name, label in METHOD_LABELS.items()},
+            sizing_mode="stretch_width",
+            css_classes=["pe-control-method"],
+        )
+        self.heads = Slider.from_param(
+            state.param.heads, sizing_mode="stretch_width", css_classes=["pe-control-heads"]
+        )
+        self.seed = pn.widgets.IntInput.from_param(
+            state.param.seed, width=140, css_classes=["pe-control-seed"]
+        )
+        self.reseed = pn.widgets.Button(
+            label="New q and k",
+            width=120,
+            margin=(22, 10, 4, 4),
+            description="Draw another random query and key (the next seed)",
+            css_classes=["pe-control-reseed"],
+        )
+        self.reseed.on_click(
+            lambda event: setattr(state, "seed", (state.seed + 1) % (MAX_SEED + 1))
+        )
         for name in BOUNDED_SLIDERS:
             getattr(self, name).param.watch(partial(self._slider_moved, name), "value")
         state.param.watch(self._show_limits, [*BOUNDED_SLIDERS, "n_positions", "d_model", "pairs"])
@@ -217,6 +241,7 @@ class Controls(pn.viewable.Viewer):
     def widgets(self, names=None) -> list:
         """The widgets for the named controls (all of them by default), in page order."""
         every = {
+            "method": [control_label(self.state.param.method.label), self.method],
             "pos": [self.pos],
             "offset": [self.offset],
             "d_model": [
@@ -233,6 +258,9 @@ class Controls(pn.viewable.Viewer):
             "similarity": [control_label(self.state.param.similarity.label), self.similarity],
             "rotation_pair": [self.rotation_pair],
             "text": [self.text],
+            "heads": [self.heads],
+            "seed": [pn.Row(self.seed, self.reseed, sizing_mode="stretch_width")],
+            "train_length": [self.train_length],
         }
         chosen = every if names is None else [name for name in every if name in names]
         return [widget for name in chosen for widget in every[name]]

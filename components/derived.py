@@ -15,7 +15,7 @@ from functools import lru_cache, wraps
 
 import numpy as np
 
-from . import encoding
+from . import encoding, methods
 
 # A screen shows at most about this many distinct cells; larger matrices are strided.
 MAX_DISPLAY_CELLS = 250_000
@@ -159,6 +159,106 @@ def value_range(n_positions: int, d_model: int, base: float, layout: str) -> tup
     return float(matrix.min()), float(matrix.max())
 
 
+@read_only_cache()
+def query_key(d_model: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The seeded random query and key the RoPE views rotate (methods.random_qk)."""
+    return methods.random_qk(d_model, seed)
+
+
+@dataclass(frozen=True)
+class RopeScoreCells:
+    """RoPE scores q_m·k_n of the shown positions m (rows) and n (columns), float32."""
+
+    rows: np.ndarray
+    scores: np.ndarray
+    stride: int
+
+
+@read_only_cache()
+def rope_score_cells(
+    n_positions: int, d_model: int, base: float, layout: str, seed: int
+) -> RopeScoreCells:
+    """The RoPE score matrix of the seeded q and k, every stride-th position (Toeplitz)."""
+    stride = dot_product_stride(n_positions)
+    rows = np.arange(0, n_positions, stride)
+    # Toeplitz: entry (m, n) is the score at offset n − m, read off the curve (no n × n work).
+    _, curve = rope_offset_curve(n_positions, d_model, base, layout, seed)
+    scores = curve[rows[None, :] - rows[:, None] + n_positions - 1]
+    return RopeScoreCells(rows, np.ascontiguousarray(scores, dtype=np.float32), stride)
+
+
+@read_only_cache()
+def rope_offset_curve(n_positions: int, d_model: int, base: float, layout: str, seed: int):
+    """(offsets n − m = −(n−1) … n−1, the RoPE score of the seeded q and k at each)."""
+    q, k = query_key(d_model, seed)
+    offsets = np.arange(-(n_positions - 1), n_positions)
+    return offsets, methods.rope_offset_scores(q, k, offsets, base, layout)
+
+
+@read_only_cache()
+def rope_decay_curve(n_offsets: int, d_model: int, base: float):
+    """(offsets 0 … n_offsets − 1, RoFormer's long-term-decay bound at each)."""
+    offsets = np.arange(n_offsets)
+    return offsets, methods.rope_decay(offsets, d_model, base)
+
+
+@read_only_cache()
+def alibi_slopes(n_heads: int) -> np.ndarray:
+    """The ALiBi slopes m_1 … m_H of n_heads heads."""
+    return methods.alibi_slopes(n_heads)
+
+
+@read_only_cache()
+def nope_scores(tokens: tuple[str, ...], d_model: int) -> np.ndarray:
+    """Scores of the tokens' embeddings with no position information (methods.nope_scores)."""
+    return methods.nope_scores(list(tokens), d_model)
+
+
+@dataclass(frozen=True)
+class MethodCurves:
+    """The position-only part of the score against the offset k = 0 … last, per method."""
+
+    offsets: np.ndarray
+    sinusoidal: np.ndarray  # D(k)
+    rope: np.ndarray  # RoPE score of the seeded q with itself, k apart
+    alibi: np.ndarray  # −m_h·k, one row per head h
+    none: np.ndarray  # zeros
+
+
+@read_only_cache()
+def rope_self_curve(n_offsets: int, d_model: int, base: float, layout: str, seed: int):
+    """RoPE's score of the seeded q with itself k = 0 … n_offsets − 1 apart."""
+    q, _ = query_key(d_model, seed)
+    return methods.position_scores("rope", np.arange(n_offsets), d_model, base, layout, q=q)
+
+
+def method_curves(
+    last_offset: int, d_model: int, base: float, layout: str, seed: int, n_heads: int
+) -> MethodCurves:
+    """Each method's position-only score for offsets 0 … last_offset (methods.position_scores).
+
+    Each curve has its own cache, so a new seed or head count recomputes only its own.
+    """
+    offsets = np.arange(last_offset + 1)
+    slopes = alibi_slopes(n_heads)
+    curves = MethodCurves(
+        offsets,
+        # D(k) by the block method: the same numbers as methods.position_scores, much faster.
+        offset_dot_curve_from_zero(last_offset + 1, d_model, base),
+        rope_self_curve(last_offset + 1, d_model, base, layout, seed),
+        -slopes[:, None] * offsets,
+        np.zeros(offsets.shape),
+    )
+    _freeze(curves)
+    return curves
+
+
+@read_only_cache()
+def offset_dot_curve_from_zero(n_offsets: int, d_model: int, base: float) -> np.ndarray:
+    """D(k) for k = 0 … n_offsets − 1."""
+    return encoding.offset_dots(n_offsets, d_model, base)
+
+
 def cached_functions() -> tuple:
     """Every cache of this module, for tests that count what was computed."""
     return (
@@ -168,4 +268,12 @@ def cached_functions() -> tuple:
         offset_dot_curve,
         offset_distance_curve,
         value_range,
+        query_key,
+        rope_score_cells,
+        rope_offset_curve,
+        rope_decay_curve,
+        alibi_slopes,
+        nope_scores,
+        rope_self_curve,
+        offset_dot_curve_from_zero,
     )

@@ -1,4 +1,4 @@
-"""Downloads of the current PE matrix and the code that reproduces it."""
+"""Downloads of the current PE matrix, every method's arrays, and the code behind them."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import panel as pn
 import param
 
-from . import methods
+from . import derived, methods
 from .state import ExplorerState
 
 CODE_STYLE = """
@@ -52,6 +52,60 @@ def matrix_npy(state: ExplorerState) -> bytes:
     buffer = io.BytesIO()
     np.save(buffer, np.asarray(state.matrix))
     return buffer.getvalue()
+
+
+def method_arrays(state: ExplorerState) -> dict[str, np.ndarray]:
+    """Each method's arrays at the state, named method_array (the .npz download).
+
+    Offsets run 0 … n_positions − 1. The n × n score and bias matrices are Toeplitz, so the
+    curves against the offset hold them: RoPE's q_m·k_n = rope_offset_scores[n − m + n − 1]
+    over rope_offsets −(n − 1) … n − 1, and ALiBi's bias[h, i, j] = alibi_offset_bias[h, |i − j|].
+    """
+    n, d, base, layout = state.n_positions, state.d_model, float(state.base), state.layout
+    offsets = np.arange(n)
+    q, k = derived.query_key(d, state.seed)
+    slopes = derived.alibi_slopes(state.heads)
+    words = state.words
+    rope_offsets, rope_scores = derived.rope_offset_curve(n, d, base, layout, state.seed)
+    arrays = {
+        "offsets": offsets,
+        "sinusoidal_pe": state.matrix,
+        "sinusoidal_offset_dots": methods.position_scores("sinusoidal", offsets, d, base),
+        "rope_q": q,
+        "rope_k": k,
+        "rope_offsets": rope_offsets,
+        "rope_offset_scores": rope_scores,
+        "rope_offset_scores_q_q": methods.position_scores("rope", offsets, d, base, layout, q=q),
+        "rope_decay": methods.rope_decay(offsets, d, base),
+        "alibi_slopes": slopes,
+        "alibi_offset_bias": -slopes[:, None] * offsets,
+        "none_tokens": np.array(words, dtype=str),
+        "none_scores": derived.nope_scores(tuple(words), d) if words else np.zeros((0, 0)),
+    }
+    return {name: np.asarray(array) for name, array in arrays.items()}
+
+
+def methods_npz(state: ExplorerState) -> bytes:
+    """method_arrays in NumPy's compressed .npz format."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **method_arrays(state))
+    return buffer.getvalue()
+
+
+def method_code(state: ExplorerState, method: str) -> str:
+    """The NumPy script that reproduces what the page shows for method at the state."""
+    return methods.method_snippet(
+        method,
+        d_model=state.d_model,
+        n_positions=state.n_positions,
+        base=state.base,
+        layout=state.layout,
+        pos=state.pos,
+        offset=state.offset,
+        n_heads=state.heads,
+        seed=state.seed,
+        tokens=state.words,
+    )
 
 
 def numpy_code(state: ExplorerState) -> str:
@@ -101,38 +155,50 @@ class ExportPanel(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.csv = pn.widgets.FileDownload(
-            callback=lambda: io.StringIO(matrix_csv(self.state)),
-            filename=f"{file_stem(self.state)}.csv",
-            label="Download matrix (CSV)",
-            color="default",
-            width=220,
-        )
-        self.npy = pn.widgets.FileDownload(
-            callback=lambda: io.BytesIO(matrix_npy(self.state)),
-            filename=f"{file_stem(self.state)}.npy",
-            label="Download matrix (.npy)",
-            color="default",
-            width=220,
+        self._suffixes: dict[pn.widgets.FileDownload, str] = {}
+        self.csv = self._download(".csv", "Download matrix (CSV)", matrix_csv, io.StringIO)
+        self.npy = self._download(".npy", "Download matrix (.npy)", matrix_npy, io.BytesIO)
+        self.npz = self._download(
+            "-methods.npz", "Download every method's arrays (.npz)", methods_npz, io.BytesIO, 300
         )
         self.code = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[CODE_STYLE])
         self.refresh()
 
+    def _download(self, suffix: str, label: str, contents, wrap, width: int = 220):
+        """A download button for contents(state), named after the state."""
+        download = pn.widgets.FileDownload(
+            callback=lambda: wrap(contents(self.state)),
+            filename=f"{file_stem(self.state)}{suffix}",
+            label=label,
+            color="default",
+            width=width,
+        )
+        self._suffixes[download] = suffix
+        return download
+
     def refresh(self):
         """Follow the state: file names and code (the page calls this while the panel is open)."""
-        stem = file_stem(self.state)
-        self.csv.filename = f"{stem}.csv"
-        self.npy.filename = f"{stem}.npy"
+        for download, suffix in self._suffixes.items():
+            download.filename = f"{file_stem(self.state)}{suffix}"
+        other_methods = "".join(
+            f"<details{' open' if method == self.state.method else ''}>"
+            f"<summary>{methods.METHOD_LABELS[method]} in NumPy</summary>"
+            f'<pre><code class="pe-{method}-code">'
+            f"{html.escape(method_code(self.state, method))}</code></pre></details>"
+            for method in methods.METHODS
+            if method != "sinusoidal"
+        )
         self.code.object = (
             "<h3>Reproduce in NumPy</h3>"
             f'<pre><code class="pe-numpy-code">{html.escape(numpy_code(self.state))}</code></pre>'
             "<h3>Reproduce in PyTorch</h3>"
             f'<pre><code class="pe-torch-code">{html.escape(torch_code(self.state))}</code></pre>'
+            f"<h3>The other position methods</h3>{other_methods}"
         )
 
     def __panel__(self):
         return pn.Column(
-            pn.FlexBox(self.csv, self.npy, flex_wrap="wrap"),
+            pn.FlexBox(self.csv, self.npy, self.npz, flex_wrap="wrap"),
             self.code,
             sizing_mode="stretch_width",
             css_classes=["pe-export"],

@@ -30,6 +30,7 @@ from .encoding import (
 )
 
 METHODS = ("sinusoidal", "rope", "alibi", "none")
+METHOD_LABELS = {"sinusoidal": "Sinusoidal", "rope": "RoPE", "alibi": "ALiBi", "none": "None"}
 MAX_HEADS = 64
 MAX_SEED = 2**31 - 1
 
@@ -372,12 +373,15 @@ def method_snippet(
     offset: int,
     n_heads: int,
     seed: int,
+    tokens: list[str] | tuple[str, ...] = (),
 ) -> str:
     """A standalone NumPy script that recomputes the numbers the page shows for ``method``.
 
     sinusoidal defines ``pe`` and ``score``; rope ``q``, ``k``, ``q_rot``, ``k_rot``,
     ``score`` and ``scores``; alibi ``slopes``, ``bias`` (one (n, n) matrix per head),
-    ``causal`` and ``offset_bias``; none ``q``, ``k``, ``score`` and ``position_score``.
+    ``causal`` and ``offset_bias``; none ``q``, ``k``, ``score`` and ``position_score``, and
+    for the sentence ``tokens`` (the NoPE view's words) ``scores``, ``reordered_scores`` and
+    ``only_reordered``.
     """
     method = check_method(method)
     d_model = check_d_model(d_model)
@@ -395,7 +399,9 @@ def method_snippet(
         return _rope_snippet(d_model, n_positions, base, layout, pos, offset, seed, half)
     if method == "alibi":
         return _alibi_snippet(n_heads, n_positions, pos, offset)
-    return _nope_snippet(d_model, pos, offset, seed)
+    if not isinstance(tokens, list | tuple) or not all(isinstance(t, str) for t in tokens):
+        raise ValueError(f"tokens must be a list of strings, got {tokens!r}")
+    return _nope_snippet(d_model, pos, offset, seed, list(tokens))
 
 
 def sinusoidal_program(
@@ -511,8 +517,10 @@ print(slopes, bias.shape, offset_bias)
 """
 
 
-def _nope_snippet(d_model, pos, offset, seed) -> str:
-    return f"""import numpy as np
+def _nope_snippet(d_model, pos, offset, seed, tokens) -> str:
+    return f"""import hashlib
+
+import numpy as np
 
 d_model, seed = {d_model}, {seed}
 pos, offset = {pos}, {offset}
@@ -530,5 +538,31 @@ def encode(x, position):
 score = encode(q, pos) @ encode(k, pos + offset)  # query at pos, key at pos + offset
 score_at_start = encode(q, 0) @ encode(k, 0)  # the same two vectors, both at position 0
 position_score = score - score_at_start  # 0.0: the score does not depend on position
-print(score, position_score)
+
+words = {tokens!r}
+
+
+def token_embedding(token):
+    \"\"\"A stand-in embedding: N(0, 1/d_model) numbers seeded by the word's SHA-256.\"\"\"
+    digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+    rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
+    return rng.normal(0.0, 1.0 / np.sqrt(d_model), d_model)
+
+
+def score_matrix(words):
+    \"\"\"E E^T / sqrt(d_model) with no position: each distinct word's scores computed once.\"\"\"
+    distinct = sorted(set(words))
+    embeddings = np.stack([token_embedding(word) for word in distinct])
+    table = embeddings @ embeddings.T / np.sqrt(d_model)
+    index = [distinct.index(word) for word in words]
+    return table[np.ix_(index, index)]
+
+
+if words:
+    order = np.arange(len(words))[::-1]  # the sentence reversed
+    scores = score_matrix(words)
+    reordered_scores = score_matrix([words[i] for i in order])
+    # True: reordering the words only reorders the rows and columns (P S P^T), bit for bit.
+    only_reordered = np.array_equal(reordered_scores, scores[np.ix_(order, order)])
+    print(score, position_score, only_reordered)
 """

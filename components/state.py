@@ -5,12 +5,16 @@ from __future__ import annotations
 import numpy as np
 import param
 
-from . import derived, encoding
+from . import derived, encoding, methods
 
 DEFAULT_D_MODEL = 128
 DEFAULT_N_POSITIONS = 64
 DEFAULT_POS = 7
 DEFAULT_OFFSET = 1
+# ALiBi's paper trains with 8 heads; its slopes are then 1/2, 1/4, … 1/256.
+DEFAULT_HEADS = 8
+# Half the default sequence length: the comparison chart opens with a region beyond it.
+DEFAULT_TRAIN_LENGTH = 32
 MAX_CHOSEN_PAIRS = 6
 # Fractions of the pair range that span the frequencies: i / (d_model/2) = 0, 1/8, 1/4, 1/2
 # gives wavelengths 2π·base^(0, 1/8, 1/4, 1/2), i.e. 6.3, 20, 63 and 628 positions at base 10⁴.
@@ -20,6 +24,8 @@ DEFAULT_PAIR_FRACTIONS = (0.0, 0.125, 0.25, 0.5)
 DEFAULT_TEXT = "the cat sat on the mat and the dog sat"
 # Visitor text is capped: it travels in the URL and is drawn as chips.
 MAX_TEXT_CHARS = 200
+# The views that read the sentence (tokens, NoPE) show at most this many of its words.
+MAX_TOKENS = 32
 
 
 class EvenInteger(param.Integer):
@@ -107,6 +113,32 @@ class ExplorerState(param.Parameterized):
         doc=f"The words of the tokens view, split at whitespace (at most {MAX_TEXT_CHARS} "
         "characters).",
     )
+    method = param.Selector(
+        default="sinusoidal",
+        objects=list(methods.METHODS),
+        label="Position method",
+        doc="How attention learns where tokens stand: the sinusoidal encoding added to the "
+        "input, RoPE (rotating q and k), ALiBi (a bias on the scores) or none.",
+    )
+    heads = param.Integer(
+        DEFAULT_HEADS,
+        bounds=(1, methods.MAX_HEADS),
+        label="ALiBi heads H",
+        doc=f"Number of attention heads, each with its own ALiBi slope (1 … {methods.MAX_HEADS}).",
+    )
+    seed = param.Integer(
+        0,
+        bounds=(0, methods.MAX_SEED),
+        label="Seed of q and k",
+        doc="The seed of the random query and key vectors the RoPE views rotate.",
+    )
+    train_length = param.Integer(
+        DEFAULT_TRAIN_LENGTH,
+        bounds=(1, encoding.MAX_N_POSITIONS),
+        label="Training length L",
+        doc="The longest offset seen in training (1 … n_positions); the method chart shades the "
+        "offsets beyond it.",
+    )
     theme = param.Selector(default="light", objects=["light", "dark"], doc="Colour theme.")
 
     def __init__(self, **params):
@@ -128,6 +160,7 @@ class ExplorerState(param.Parameterized):
             "offset": (-min(self.pos, last), last),
             "rotation_pair": (0, last_pair),
             "pairs": (0, last_pair),
+            "train_length": (1, self.n_positions),
         }
 
     def _clamped(self, name: str) -> int:
@@ -148,11 +181,17 @@ class ExplorerState(param.Parameterized):
             if kept != self.pairs:
                 self.pairs = kept
             self._keep_rotation_pair_valid()
+            self.train_length = self._clamped("train_length")
 
     @param.depends("pos", "offset", watch=True)
     def _keep_second_position_valid(self):
         """The second position pos + k must not be negative: raise k to -pos when it would be."""
         self.offset = self._clamped("offset")
+
+    @param.depends("train_length", watch=True)
+    def _keep_train_length_valid(self):
+        """The training length stays inside the shown sequence (1 … n_positions)."""
+        self.train_length = self._clamped("train_length")
 
     @param.depends("rotation_pair", watch=True)
     def _keep_rotation_pair_valid(self):
@@ -174,6 +213,11 @@ class ExplorerState(param.Parameterized):
     def second_pos(self) -> int:
         """The second position, pos + k."""
         return self.pos + self.offset
+
+    @property
+    def words(self) -> list[str]:
+        """The sentence's words, split at whitespace: at most MAX_TOKENS and n_positions."""
+        return self.text[:MAX_TEXT_CHARS].split()[: min(MAX_TOKENS, self.n_positions)]
 
     @property
     def chosen_pairs(self) -> list[int]:

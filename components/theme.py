@@ -157,3 +157,49 @@ def axis(theme: str, **extra) -> dict:
 def colorbar(**extra) -> dict:
     """A heatmap's colour bar, its tick labels drawn like the axes'."""
     return {**TICK_LABELS, **extra}
+
+
+# The readout tables under the views that compare pairs of positions (compare, rope).
+READOUT_TABLE_STYLE = """
+:host { overflow-x: auto; max-width: 100%; }
+table.pe-readouts { border-collapse: collapse; font-variant-numeric: tabular-nums; width: 100%; }
+.pe-readouts th, .pe-readouts td { padding: 0.25em 0.6em; text-align: right;
+                                   border-bottom: 1px solid var(--pe-grid, #e5e7eb); }
+.pe-readouts th:first-child, .pe-readouts td:first-child { text-align: left; }
+.pe-readouts tr.pe-current { font-weight: 600; }
+.pe-readouts caption { text-align: left; padding-bottom: 0.3em; }
+p.pe-note { margin: 0.4em 0 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
+"""
+
+
+def diagonal_line(offset: int, n_positions: int, half: float, colour: str) -> dict:
+    """A dotted line along the cells (row i, column i + k) of an n × n matrix of positions."""
+    first_row = max(0, -offset)
+    last_row = min(n_positions - 1, n_positions - 1 - offset)
+    return {
+        "type": "line",
+        "xref": "x",
+        "yref": "y",
+        "x0": first_row + offset - half,
+        "y0": first_row - half,
+        "x1": last_row + offset + half,
+        "y1": last_row + half,
+        "line": {"color": colour, "width": 3, "dash": "dot"},
+        "name": "offset k",
+    }
+
+
+def cell_outline(row: int, column: int, half: float, colour: str) -> dict:
+    """An outline around the cell (row, column) of a matrix of positions: pos and pos + k."""
+    return {
+        "type": "rect",
+        "xref": "x",
+        "yref": "y",
+        "x0": column - half,
+        "x1": column + half,
+        "y0": row - half,
+        "y1": row + half,
+        "line": {"color": colour, "width": 2},
+        "fillcolor": "rgba(0,0,0,0)",
+        "name": "pos, pos+k",
+    }

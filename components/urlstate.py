@@ -108,7 +108,12 @@ def _coerce(parameter: param.Parameter, key: str, raw: str, notices: list[Notice
             return param.Undefined
         if rounded:
             used = number_text(number)
-            notices.append(Notice(key, f"{shown(raw)} is not a whole number; used {used}"))
+            why = (
+                "is not written as a whole number"
+                if number == float(raw)
+                else "is not a whole number"
+            )
+            notices.append(Notice(key, f"{shown(raw)} {why}; used {used}"))
         return number
     if isinstance(parameter, param.Boolean):
         word = raw.strip().lower()

@@ -17,6 +17,12 @@ ERROR_STYLE = """
             padding: 0.5em 0.75em; border-radius: 6px; }
 """
 
+NOTE_STYLE = """
+:host { width: 100%; }
+p.pe-method-note { margin: 0.3em 0; padding: 0.5em 0.75em; line-height: 1.45;
+                   border-left: 3px solid var(--pe-grid, #d1d5db); }
+"""
+
 
 class WhileShown:
     """Runs an update at once while its widget or view is on screen; off screen, it notes that
@@ -58,6 +64,16 @@ class PlotView(pn.viewable.Viewer):
             margin=(0, 0),
         )
         self._error = pn.pane.HTML("", visible=False, stylesheets=[ERROR_STYLE], margin=(4, 0))
+        # Under a method the view means nothing for, this line replaces its content.
+        self._note = pn.pane.HTML(
+            "",
+            visible=False,
+            sizing_mode="stretch_width",
+            stylesheets=[NOTE_STYLE],
+            margin=(4, 8),
+            css_classes=["pe-method-note-pane"],
+        )
+        self._content: pn.Column | None = None
         self._extras = self.extra_panes()
         self._while_shown = WhileShown(self._redraw_unlocked)
         self._refresh()
@@ -108,7 +124,19 @@ class PlotView(pn.viewable.Viewer):
         with pn.io.unlocked():
             self._redraw()
 
+    def _show_method_note(self) -> bool:
+        """Show the one-line note instead of the content when the method has nothing to draw
+        here; True when it does."""
+        note = self.spec.method_note(self.state.method)
+        self._note.object = f'<p class="pe-method-note">{note}</p>' if note else ""
+        self._note.visible = bool(note)
+        if self._content is not None:
+            self._content.visible = not note
+        return bool(note)
+
     def _redraw(self) -> None:
+        if self._show_method_note():
+            return
         try:
             figure = self.figure()
             self.update_extras()
@@ -127,5 +155,12 @@ class PlotView(pn.viewable.Viewer):
         # Only what changed travels: a moved marker is a small relayout, not a new figure.
         self._plot.show(figure)
 
-    def __panel__(self):
+    def content(self) -> pn.Column:
+        """What the view shows: its plot and the panes under it."""
         return pn.Column(self._error, self._plot, *self._extras, sizing_mode="stretch_width")
+
+    def __panel__(self):
+        if self._content is None:
+            self._content = self.content()
+            self._content.visible = not self._note.visible
+        return pn.Column(self._note, self._content, sizing_mode="stretch_width")

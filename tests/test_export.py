@@ -6,7 +6,7 @@ import io
 import numpy as np
 import pytest
 
-from components import encoding, export
+from components import encoding, export, methods
 from components.state import ExplorerState
 from components.views import compare
 
@@ -67,3 +67,67 @@ def test_file_names_describe_the_matrix():
     assert export.file_stem(STATES[0]) == "pe-d128-n64"
     assert export.file_stem(STATES[1]) == "pe-d64-n50-base500"
     assert export.file_stem(STATES[2]) == "pe-d16-n30-concatenated"
+
+
+@pytest.mark.parametrize("state", STATES)
+def test_method_arrays_hold_each_methods_numbers(state):
+    loaded = np.load(io.BytesIO(export.methods_npz(state)))
+    arrays = {name: loaded[name] for name in loaded.files}
+    n, d, base = state.n_positions, state.d_model, state.base
+    offsets = np.arange(n)
+    np.testing.assert_array_equal(arrays["offsets"], offsets)
+    np.testing.assert_array_equal(arrays["sinusoidal_pe"], state.matrix)
+    omega = base ** (-np.arange(0, d, 2) / d)
+    np.testing.assert_allclose(
+        arrays["sinusoidal_offset_dots"], np.cos(offsets[:, None] * omega).sum(axis=1), atol=1e-9
+    )
+    q, k = methods.random_qk(d, state.seed)
+    np.testing.assert_array_equal(arrays["rope_q"], q)
+    np.testing.assert_array_equal(arrays["rope_k"], k)
+    scores = methods.rope_scores(q, k, n, base, state.layout)
+    rows, columns = np.indices((n, n))
+    np.testing.assert_allclose(
+        arrays["rope_offset_scores"][columns - rows + n - 1], scores, atol=1e-9
+    )
+    np.testing.assert_array_equal(arrays["rope_offsets"], np.arange(-(n - 1), n))
+    assert arrays["rope_decay"][0] == pytest.approx((d / 2 + 1) / 2)
+    slopes = methods.alibi_slopes(state.heads)
+    np.testing.assert_array_equal(arrays["alibi_slopes"], slopes)
+    np.testing.assert_allclose(
+        arrays["alibi_offset_bias"][:, np.abs(rows - columns)],
+        np.stack([methods.alibi_bias(n, slope) for slope in slopes]),
+    )
+    words = state.text.split()[: min(32, n)]
+    assert arrays["none_tokens"].tolist() == words
+    np.testing.assert_array_equal(arrays["none_scores"], methods.nope_scores(words, d))
+
+
+@pytest.mark.parametrize("method", ["rope", "alibi", "none"])
+@pytest.mark.parametrize("state", STATES)
+def test_method_code_reproduces_the_methods_numbers(state, method):
+    names = run(export.method_code(state, method))
+    if method == "rope":
+        q, k = methods.random_qk(state.d_model, state.seed)
+        assert names["score"] == pytest.approx(
+            methods.rope_offset_scores(q, k, state.offset, state.base, state.layout), abs=1e-9
+        )
+    elif method == "alibi":
+        np.testing.assert_allclose(
+            names["offset_bias"], -methods.alibi_slopes(state.heads) * abs(state.offset)
+        )
+    else:
+        np.testing.assert_array_equal(
+            names["scores"], methods.nope_scores(state.text.split()[:32], state.d_model)
+        )
+        assert names["only_reordered"]
+
+
+def test_export_panel_shows_each_methods_code_and_opens_the_current_one():
+    state = ExplorerState(method="alibi", text="<b>bold</b> words")
+    panel = export.ExportPanel(state=state)
+    text = panel.code.object
+    for method in ("rope", "alibi", "none"):
+        assert f'class="pe-{method}-code"' in text
+    assert "<details open><summary>ALiBi in NumPy" in text
+    assert "<b>bold" not in text and "&lt;b&gt;bold" in text
+    assert panel.npz.filename == "pe-d128-n64-methods.npz"

@@ -543,11 +543,34 @@ def test_none_snippet_shows_a_score_free_of_position(state):
     )
 
 
+@pytest.mark.parametrize(
+    "tokens", [["the", "cat", "sat", "on", "the", "mat"], ["a"], [], ["<b>", "'\"", "é", "a b"]]
+)
+def test_none_snippet_shows_reordering_only_reorders_the_scores(tokens):
+    names = run_snippet(
+        "none", d_model=16, n_positions=8, pos=1, offset=2, n_heads=8, seed=0, tokens=tokens
+    )
+    assert names["words"] == tokens
+    if not tokens:
+        assert "scores" not in names
+        return
+    np.testing.assert_array_equal(names["scores"], methods.nope_scores(tokens, 16))
+    np.testing.assert_array_equal(names["reordered_scores"], methods.nope_scores(tokens[::-1], 16))
+    assert names["only_reordered"] is True or names["only_reordered"] == np.True_
+
+
+def test_none_snippet_refuses_tokens_that_are_not_strings():
+    with pytest.raises(ValueError, match=r"tokens must be a list of strings"):
+        methods.method_snippet(
+            "none", d_model=8, n_positions=8, pos=1, offset=2, n_heads=8, seed=0, tokens=[1]
+        )
+
+
 @pytest.mark.parametrize("method", methods.METHODS)
-def test_snippets_import_only_numpy_and_math(method):
+def test_snippets_import_only_numpy_and_the_standard_library(method):
     snippet = methods.method_snippet(
         method, d_model=8, n_positions=8, pos=1, offset=2, n_heads=6, seed=0
     )
     imports = {line for line in snippet.splitlines() if line.startswith(("import", "from"))}
-    assert imports <= {"import numpy as np", "import math"}
+    assert imports <= {"import numpy as np", "import math", "import hashlib"}
     assert "import numpy as np" in imports

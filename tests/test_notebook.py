@@ -100,7 +100,7 @@ def test_show_ignores_the_notebook_location(monkeypatch):
 @pytest.mark.parametrize("call", [show, iframe_html])
 def test_an_unknown_view_is_refused_naming_the_views(call):
     with pytest.raises(ValueError, match="view must be one of heatmap, compare") as error:
-        call(view="nope")
+        call(view="nonesuch")
     assert all(name in str(error.value) for name in VIEW_NAMES)
 
 

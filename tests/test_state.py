@@ -88,6 +88,21 @@ def test_limits_are_the_ranges_the_state_keeps_its_dependent_parameters_in():
         "offset": (-4, 9),
         "rotation_pair": (0, 7),
         "pairs": (0, 7),
+        "train_length": (1, 10),
     }
     state.offset = -9
     assert state.offset == -4
+    state.train_length = 50
+    assert state.train_length == 10
+
+
+def test_method_parameters_are_validated_and_the_training_length_follows_the_length():
+    state = ExplorerState()
+    assert (state.method, state.heads, state.seed, state.train_length) == ("sinusoidal", 8, 0, 32)
+    for name, value in [("method", "xyz"), ("heads", 0), ("heads", 65), ("seed", -1)]:
+        with pytest.raises(ValueError):
+            setattr(state, name, value)
+    state.n_positions = 20
+    assert state.train_length == 20
+    state.apply({"n_positions": 100, "train_length": 80})
+    assert state.train_length == 80

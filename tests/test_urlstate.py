@@ -70,6 +70,16 @@ def test_the_default_query_is_short_and_pins_the_main_controls():
         ("layout=diagonal", "layout", "interleaved"),
         ("theme=DARK", "theme", "dark"),
         ("pos=<img src=x onerror=alert(1)>", "pos", 7),
+        ("method=xyz", "method", "sinusoidal"),
+        ("method=<script>", "method", "sinusoidal"),
+        ("heads=0", "heads", 1),
+        ("heads=1000000000", "heads", 64),
+        ("heads=1e9", "heads", 64),
+        ("heads=many", "heads", 8),
+        ("seed=-1", "seed", 0),
+        ("seed=99999999999", "seed", 2**31 - 1),
+        ("train_length=0", "train_length", 1),
+        ("train_length=500", "train_length", 64),
     ],
 )
 def test_bad_values_fall_back_to_the_nearest_valid_value_or_default(query, key, expected):
@@ -77,6 +87,15 @@ def test_bad_values_fall_back_to_the_nearest_valid_value_or_default(query, key, 
     assert result.values[key] == expected
     if query != "theme=DARK":
         assert key in keys_noticed(result)
+
+
+def test_a_method_link_is_read_without_notices_whatever_its_case():
+    result = parsed("method=RoPE&heads=12&seed=7&train_length=40")
+    assert result.notices == []
+    assert (result.values["method"], result.values["heads"]) == ("rope", 12)
+    assert (result.values["seed"], result.values["train_length"]) == (7, 40)
+    state = ExplorerState(method="alibi", heads=12, seed=7, train_length=40)
+    assert "method=alibi" in to_query(state, "", False)
 
 
 def test_offset_is_raised_so_that_the_second_position_is_not_negative():

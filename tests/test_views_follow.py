@@ -25,15 +25,19 @@ CHANGED = {
     "rotation_pair": 3,
     "similarity": "cosine",
     "text": "a rose is a rose",
+    "method": "alibi",
+    "heads": 12,
+    "seed": 5,
+    "train_length": 20,
     "theme": "dark",
 }
 
 
 def shown(spec, state: ExplorerState):
-    """What the view shows for state: its figure, and the text of its readout panes (the tokens
-    view's equation line too)."""
+    """What the view shows for state: its figure, the text of its readout panes (the tokens
+    view's equation line too) and its method note."""
     view = spec.make(state)
-    panes = [*view._extras, *([view._step] if hasattr(view, "_step") else [])]
+    panes = [view._note, *view._extras, *([view._step] if hasattr(view, "_step") else [])]
     return view.figure(), [pane.object for pane in panes]
 
 

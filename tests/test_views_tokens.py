@@ -7,7 +7,7 @@ import plotly.io
 import pytest
 
 from components import encoding
-from components.state import MAX_TEXT_CHARS, ExplorerState
+from components.state import MAX_TEXT_CHARS, MAX_TOKENS, ExplorerState
 from components.views import tokens, view_spec
 
 HOSTILE = "<img src=x onerror=alert(1)>"
@@ -103,9 +103,9 @@ def test_pos_beyond_the_sentence_shows_pe_alone_and_says_so():
 
 def test_tokens_are_capped_by_count_and_sequence_length():
     words = " ".join(f"w{i}" for i in range(50))
-    assert len(tokens.tokens(words, 2048)) == tokens.MAX_TOKENS
-    assert tokens.tokens(words, 3) == ["w0", "w1", "w2"]
-    assert tokens.tokens("  spaced\tout\nwords  ", 64) == ["spaced", "out", "words"]
+    assert len(ExplorerState(text=words, n_positions=2048).words) == MAX_TOKENS
+    assert ExplorerState(text=words, n_positions=3).words == ["w0", "w1", "w2"]
+    assert ExplorerState(text="  spaced\tout\nwords  ").words == ["spaced", "out", "words"]
     with pytest.raises(ValueError, match="text"):
         ExplorerState(text="x" * (MAX_TEXT_CHARS + 1))
 

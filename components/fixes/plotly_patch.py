@@ -39,7 +39,8 @@ def same_value(a, b) -> bool:
             and isinstance(b, np.ndarray)
             and a.dtype == b.dtype
             and a.shape == b.shape
-            and np.array_equal(a, b)
+            # NaN marks an empty cell (a masked key): equal to NaN, so it is not resent.
+            and np.array_equal(a, b, equal_nan=a.dtype.kind in "fc")
         )
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same_value(a[key], b[key]) for key in a)

@@ -12,9 +12,24 @@ from dataclasses import dataclass
 
 import panel as pn
 
+from ..methods import METHOD_LABELS, METHODS
 from ..state import ExplorerState
 from ..view import PlotView
-from . import checker, compare, dotproduct, frequency, heatmap, properties, rotation, tokens, waves
+from . import (
+    alibi,
+    checker,
+    compare,
+    dotproduct,
+    frequency,
+    heatmap,
+    methods,
+    nope,
+    properties,
+    rope,
+    rotation,
+    tokens,
+    waves,
+)
 
 
 @dataclass(frozen=True)
@@ -36,11 +51,38 @@ class ViewSpec:
     # they serve this view, and follow the state only while the card is on screen.
     card_controls: tuple[str, ...] = ()
     view_class: type[PlotView] = PlotView
+    # The methods for which the view means something. Under another, it says in one line what
+    # that method lacks (`missing`) instead of drawing something misleading.
+    methods: tuple[str, ...] = METHODS
+    missing: str = ""
+
+    def method_note(self, method: str) -> str:
+        """One line saying why the view shows nothing under method ("" when it means something)."""
+        if method in self.methods:
+            return ""
+        label = METHOD_LABELS[method]
+        opening = "With no position method" if method == "none" else f"Under {label}"
+        return f"{opening} there is {self.missing}: {METHOD_INSTEAD[method]}"
 
     def make(self, state: ExplorerState) -> pn.viewable.Viewer:
         """The view of state."""
         return self.view_class(state=state, spec=self)
 
+
+# What each method does instead of adding PE(pos) to the input (trusted HTML, one sentence).
+METHOD_INSTEAD = {
+    "sinusoidal": "the sinusoidal encoding is added to the input.",
+    "rope": "RoPE adds nothing to the input; it rotates q and k by pos·θ<sub>i</sub> "
+    "(see the RoPE view).",
+    "alibi": "ALiBi adds nothing to the input; it adds −m<sub>h</sub>·|i − j| to each head's "
+    "attention scores (see the ALiBi view).",
+    "none": "nothing is added, so without a causal mask the model cannot tell the order "
+    "(see the NoPE view).",
+}
+SINUSOIDAL = ("sinusoidal",)
+# RoPE turns q and k by the same angles pos·θ_i, θ_i = ω_i: the waves, the frequencies and the
+# rotation of a pair are RoPE's too.
+SAME_FREQUENCIES = ("sinusoidal", "rope")
 
 VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
@@ -50,11 +92,13 @@ VIEWS: tuple[ViewSpec, ...] = (
         "column is one dimension. Left columns oscillate fast, right ones slowly: together "
         "they give every position a distinct pattern.",
         figure=heatmap.figure,
-        follows=("pos", "offset", "n_positions", "d_model", "base", "layout", "theme"),
+        follows=("pos", "offset", "n_positions", "d_model", "base", "layout", "method", "theme"),
         controls=("pos", "offset", "d_model", "n_positions", "base", "layout"),
         plot_height=460,
         height=460,
         embed_height=560,
+        methods=SINUSOIDAL,
+        missing="no encoding matrix",
     ),
     ViewSpec(
         name="compare",
@@ -64,11 +108,13 @@ VIEWS: tuple[ViewSpec, ...] = (
         figure=compare.figure,
         readout=compare.readout,
         readout_style=compare.READOUT_STYLE,
-        follows=("pos", "offset", "d_model", "base", "layout", "theme"),
+        follows=("pos", "offset", "d_model", "base", "layout", "method", "theme"),
         controls=("pos", "offset", "d_model", "base"),
         plot_height=420,
         height=630,
         embed_height=820,
+        methods=SINUSOIDAL,
+        missing="no PE(pos) to compare with PE(pos + k)",
     ),
     ViewSpec(
         name="waves",
@@ -77,12 +123,14 @@ VIEWS: tuple[ViewSpec, ...] = (
         "encoding samples them at whole positions (dots). Pick the pairs to compare below; the "
         "frequency view marks them too.",
         figure=waves.figure,
-        follows=("pos", "offset", "n_positions", "d_model", "base", "pairs", "theme"),
+        follows=("pos", "offset", "n_positions", "d_model", "base", "pairs", "method", "theme"),
         controls=("pos", "offset", "d_model", "n_positions", "base", "pairs"),
         plot_height=640,
         height=640,
         embed_height=760,
         card_controls=("pairs",),
+        methods=SAME_FREQUENCIES,
+        missing="no sine or cosine of the position",
     ),
     ViewSpec(
         name="frequency",
@@ -91,11 +139,13 @@ VIEWS: tuple[ViewSpec, ...] = (
         "base·2π: short ones tell neighbours apart, long ones place a token in a long text.",
         figure=frequency.figure,
         readout=frequency.readout,
-        follows=("d_model", "base", "pairs", "theme"),
+        follows=("d_model", "base", "pairs", "method", "theme"),
         controls=("d_model", "base", "pairs"),
         plot_height=480,
         height=530,
         embed_height=600,
+        methods=SAME_FREQUENCIES,
+        missing="no frequency ω<sub>i</sub>",
     ),
     ViewSpec(
         name="dotproduct",
@@ -107,11 +157,22 @@ VIEWS: tuple[ViewSpec, ...] = (
         figure=dotproduct.figure,
         readout=dotproduct.readout,
         readout_style=dotproduct.READOUT_STYLE,
-        follows=("pos", "offset", "n_positions", "d_model", "base", "similarity", "theme"),
+        follows=(
+            "pos",
+            "offset",
+            "n_positions",
+            "d_model",
+            "base",
+            "similarity",
+            "method",
+            "theme",
+        ),
         controls=("pos", "offset", "d_model", "n_positions", "base", "layout", "similarity"),
         plot_height=460,
         height=525,
         embed_height=640,
+        methods=SINUSOIDAL,
+        missing="no PE·PEᵀ",
     ),
     ViewSpec(
         name="rotation",
@@ -123,11 +184,13 @@ VIEWS: tuple[ViewSpec, ...] = (
         figure=rotation.figure,
         readout=rotation.readout,
         readout_style=rotation.READOUT_STYLE,
-        follows=("pos", "offset", "d_model", "base", "layout", "rotation_pair", "theme"),
+        follows=("pos", "offset", "d_model", "base", "layout", "rotation_pair", "method", "theme"),
         controls=("pos", "offset", "d_model", "base", "rotation_pair"),
         plot_height=460,
         height=650,
         embed_height=640,
+        methods=SAME_FREQUENCIES,
+        missing="no pair turned by pos·ω<sub>i</sub>",
     ),
     ViewSpec(
         name="tokens",
@@ -136,12 +199,24 @@ VIEWS: tuple[ViewSpec, ...] = (
         "embedding here is a fixed random vector per word (a learned one in a real model); "
         "PE(pos) is what tells the same word at two places apart.",
         figure=tokens.figure,
-        follows=("pos", "offset", "n_positions", "d_model", "base", "layout", "text", "theme"),
+        follows=(
+            "pos",
+            "offset",
+            "n_positions",
+            "d_model",
+            "base",
+            "layout",
+            "text",
+            "method",
+            "theme",
+        ),
         controls=("text", "d_model", "base"),
         plot_height=560,
         height=910,
         embed_height=640,
         view_class=tokens.TokensView,
+        methods=SINUSOIDAL,
+        missing="no PE(pos) to add to the words",
     ),
     ViewSpec(
         name="properties",
@@ -153,11 +228,101 @@ VIEWS: tuple[ViewSpec, ...] = (
         figure=properties.figure,
         readout=properties.readout,
         readout_style=properties.READOUT_STYLE,
-        follows=("pos", "n_positions", "d_model", "base", "theme"),
+        follows=("pos", "n_positions", "d_model", "base", "method", "theme"),
         controls=("pos", "d_model", "n_positions", "base"),
         plot_height=420,
         height=570,
         embed_height=640,
+        methods=SINUSOIDAL,
+        missing="no PE(pos) vector",
+    ),
+    ViewSpec(
+        name="methods",
+        title="How each method scores offset k",
+        explanation="The part of the attention score that comes from position alone, against "
+        "the offset k: D(k) = Σ cos(k·ω<sub>i</sub>) for the sinusoidal encoding, q·R(k)q for "
+        "RoPE, −m·k for ALiBi and 0 with no method. Offsets beyond the training length L "
+        "(shaded) never occurred in training; the labels there say what each method does "
+        "with them.",
+        figure=methods.figure,
+        readout=methods.readout,
+        readout_style=methods.READOUT_STYLE,
+        follows=(
+            "offset",
+            "n_positions",
+            "d_model",
+            "base",
+            "layout",
+            "seed",
+            "heads",
+            "train_length",
+            "method",
+            "theme",
+        ),
+        controls=(
+            "method",
+            "offset",
+            "d_model",
+            "n_positions",
+            "base",
+            "layout",
+            "heads",
+            "train_length",
+        ),
+        plot_height=480,
+        height=730,
+        embed_height=840,
+        card_controls=("train_length",),
+    ),
+    ViewSpec(
+        name="rope",
+        title="RoPE: rotating q and k",
+        explanation="RoPE adds nothing to the input: it turns pair i of the query by "
+        "m·θ<sub>i</sub> and of the key by n·θ<sub>i</sub>, with the sinusoidal frequencies "
+        "θ<sub>i</sub> = ω<sub>i</sub>. Only the angle (n − m)·θ<sub>i</sub> between them is "
+        "left, so every diagonal of the score matrix is constant and every pair k apart scores "
+        "the same (Su et al., RoFormer).",
+        figure=rope.figure,
+        readout=rope.readout,
+        readout_style=rope.READOUT_STYLE,
+        follows=("pos", "offset", "n_positions", "d_model", "base", "layout", "seed", "theme"),
+        controls=("pos", "offset", "d_model", "n_positions", "base", "layout", "seed"),
+        plot_height=480,
+        height=900,
+        embed_height=980,
+        card_controls=("seed",),
+    ),
+    ViewSpec(
+        name="alibi",
+        title="ALiBi: a distance penalty per head",
+        explanation="ALiBi adds nothing to the input: each head h adds −m<sub>h</sub>·|i − j| "
+        "to the score of query i and key j, with slopes m<sub>h</sub> falling geometrically "
+        "(1/2 … 1/256 for 8 heads). Steep heads look only nearby and gentle ones far away, and "
+        "a decoder's causal mask hides every key after the query.",
+        figure=alibi.figure,
+        readout=alibi.readout,
+        readout_style=alibi.READOUT_STYLE,
+        follows=("pos", "offset", "n_positions", "heads", "theme"),
+        controls=("pos", "offset", "n_positions", "heads"),
+        plot_height=640,
+        height=990,
+        embed_height=1080,
+        card_controls=("heads",),
+    ),
+    ViewSpec(
+        name="nope",
+        title="No position information (NoPE)",
+        explanation="Without a position method, a token's score depends only on the words: "
+        "reversing the sentence gives exactly the same numbers with rows and columns swapped "
+        "(P·S·Pᵀ). Only a causal mask or a position encoding lets attention tell the order.",
+        figure=nope.figure,
+        readout=nope.readout,
+        readout_style=nope.READOUT_STYLE,
+        follows=("n_positions", "d_model", "text", "theme"),
+        controls=("text", "d_model", "n_positions"),
+        plot_height=460,
+        height=590,
+        embed_height=680,
     ),
     ViewSpec(
         name="checker",

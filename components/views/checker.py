@@ -410,7 +410,7 @@ class CheckerView(PlotView):
         self.param.watch(self._refresh, "rows")
 
     def extra_panes(self) -> list:
-        """The verdict (drawn above the plot, see __panel__) and the report (below it)."""
+        """The verdict (drawn above the plot, see content) and the report (below it)."""
         self._verdict = pn.pane.HTML(
             "",
             sizing_mode="stretch_width",
@@ -494,7 +494,7 @@ class CheckerView(PlotView):
     def _text_entered(self, event) -> None:
         self.check_text(self._text.value or "")
 
-    def __panel__(self):
+    def content(self) -> pn.Column:
         label = pn.pane.HTML("<span>Rows are</span>", margin=(10, 0, 0, 8))
         inputs = pn.Column(
             pn.pane.HTML(

@@ -16,16 +16,7 @@ OTHER_PAIRS = 3
 # and Plotly redraws it several times faster (benchmarks/RESULTS.md).
 MAX_BARS = 256
 
-READOUT_STYLE = """
-:host { overflow-x: auto; max-width: 100%; }
-table.pe-readouts { border-collapse: collapse; font-variant-numeric: tabular-nums; width: 100%; }
-.pe-readouts th, .pe-readouts td { padding: 0.25em 0.6em; text-align: right;
-                                   border-bottom: 1px solid var(--pe-grid, #e5e7eb); }
-.pe-readouts th:first-child, .pe-readouts td:first-child { text-align: left; }
-.pe-readouts tr.pe-current { font-weight: 600; }
-.pe-readouts caption { text-align: left; padding-bottom: 0.3em; }
-p.pe-note { margin: 0.4em 0 0; }
-"""
+READOUT_STYLE = theme.READOUT_TABLE_STYLE
 
 
 @dataclass(frozen=True)

@@ -63,23 +63,6 @@ def readout(state: ExplorerState) -> str:
     )
 
 
-def diagonal_line(offset: int, n_positions: int, half: float, colour: str) -> dict:
-    """A line along the cells (row i, column i + k) of the matrix."""
-    first_row = max(0, -offset)
-    last_row = min(n_positions - 1, n_positions - 1 - offset)
-    return {
-        "type": "line",
-        "xref": "x",
-        "yref": "y",
-        "x0": first_row + offset - half,
-        "y0": first_row - half,
-        "x1": last_row + offset + half,
-        "y1": last_row + half,
-        "line": {"color": colour, "width": 3, "dash": "dot"},
-        "name": "offset k",
-    }
-
-
 def figure(state: ExplorerState) -> dict:
     """Heatmap of PE·PEᵀ (or cosines) with diagonal k marked; D(k) against k beside it."""
     n, d, base = state.n_positions, state.d_model, float(state.base)
@@ -94,21 +77,10 @@ def figure(state: ExplorerState) -> dict:
     curve = 2.0 * dots / d if cosine else dots
     current = exact.cosine if cosine else exact.dot
     measure = "cos" if cosine else "D"
-    shapes = [diagonal_line(k, n, 0.5 * shown.stride, palette["second"])]
+    shapes = [theme.diagonal_line(k, n, 0.5 * shown.stride, palette["second"])]
     if state.second_pos < n:
         shapes.append(
-            {
-                "type": "rect",
-                "xref": "x",
-                "yref": "y",
-                "x0": state.second_pos - 0.5 * shown.stride,
-                "x1": state.second_pos + 0.5 * shown.stride,
-                "y0": state.pos - 0.5 * shown.stride,
-                "y1": state.pos + 0.5 * shown.stride,
-                "line": {"color": palette["pos"], "width": 2},
-                "fillcolor": "rgba(0,0,0,0)",
-                "name": "pos, pos+k",
-            }
+            theme.cell_outline(state.pos, state.second_pos, 0.5 * shown.stride, palette["pos"])
         )
     title = f"PE·PEᵀ: {SIMILARITY_TITLES[state.similarity]} of {n} position{'' if n == 1 else 's'}"
     notes = []

@@ -10,10 +10,9 @@ import panel as pn
 import param
 
 from .. import encoding, theme
-from ..state import MAX_TEXT_CHARS, ExplorerState
+from ..state import ExplorerState
 from ..view import PlotView
 
-MAX_TOKENS = 32
 CHIP_MAX_WIDTH = 220
 # How many leading numbers of each vector the table prints.
 SHOWN_NUMBERS = 4
@@ -29,11 +28,6 @@ table.pe-token-table { border-collapse: collapse; font-variant-numeric: tabular-
 .pe-token-table tr.pe-token-second { font-style: italic; }
 p.pe-tokens-note { margin: 0.4em 0; line-height: 1.45; }
 """
-
-
-def tokens(text: str, n_positions: int) -> list[str]:
-    """The whitespace-separated words of text, at most MAX_TOKENS and n_positions of them."""
-    return text[:MAX_TEXT_CHARS].split()[: min(MAX_TOKENS, n_positions)]
 
 
 def plotly_text(text: str) -> str:
@@ -54,7 +48,7 @@ class TokenStep:
 
 def step(state: ExplorerState, position: int) -> TokenStep:
     """TokenEmbedding(token at position) + PE(position), or PE alone when there is no word."""
-    words = tokens(state.text, state.n_positions)
+    words = state.words
     pe = encoding.encode_positions([position], state.d_model, state.base, layout=state.layout)[0]
     if position >= len(words):
         return TokenStep(position, None, None, pe, None)
@@ -64,7 +58,7 @@ def step(state: ExplorerState, position: int) -> TokenStep:
 
 def steps(state: ExplorerState) -> list[TokenStep]:
     """The step of every word of the sentence."""
-    words = tokens(state.text, state.n_positions)
+    words = state.words
     if not words:
         return []
     pe = encoding.encode_positions(
@@ -117,7 +111,7 @@ def step_html(state: ExplorerState) -> str:
     """The equation for the word at pos, with the word escaped."""
     current = step(state, state.pos)
     if current.token is None:
-        count = len(tokens(state.text, state.n_positions))
+        count = len(state.words)
         return (
             f'<p class="pe-tokens-step">No word at pos = {state.pos}: the sentence has {count} '
             f"word{'s' if count != 1 else ''}. Click a word to move pos there.</p>"
@@ -293,7 +287,7 @@ class TokensView(PlotView):
         self.state.param.watch(self._show_chips, ["text", "n_positions", "pos", "offset"])
 
     def extra_panes(self):
-        # The equation line goes above the plot (see __panel__), the table below it.
+        # The equation line goes above the plot (see content), the table below it.
         self._step = pn.pane.HTML(
             "", sizing_mode="stretch_width", stylesheets=[READOUT_STYLE], margin=(4, 8)
         )
@@ -312,7 +306,7 @@ class TokensView(PlotView):
             state.offset = position - state.pos
             return
         # Keep the second word where it is when there is one; otherwise keep k.
-        words = len(tokens(state.text, state.n_positions))
+        words = len(state.words)
         if state.second_pos < words:
             state.param.update(pos=position, offset=state.second_pos - position)
         else:
@@ -320,7 +314,7 @@ class TokensView(PlotView):
 
     def _show_chips(self, *events) -> None:
         """One button per word (rebuilt when the words change), pos and pos + k highlighted."""
-        words = tokens(self.state.text, self.state.n_positions)
+        words = self.state.words
         if words != self._chip_words:
             self._chip_words = words
             chips = []
@@ -346,12 +340,12 @@ class TokensView(PlotView):
                 else "light"
             )
 
-    def __panel__(self):
+    def content(self) -> pn.Column:
         label = pn.pane.HTML("<span>A click on a word sets</span>", margin=(10, 0, 0, 8))
         return pn.Column(
             pn.FlexBox(label, self._mode, flex_wrap="wrap", sizing_mode="stretch_width"),
             self._chips,
             self._step,
-            super().__panel__(),
+            super().content(),
             sizing_mode="stretch_width",
         )
