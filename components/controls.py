@@ -15,6 +15,7 @@ import param
 
 from .fixes.slider import Slider
 from .methods import MAX_SEED, METHOD_LABELS
+from .player import Player
 from .state import MAX_CHOSEN_PAIRS, MAX_TEXT_CHARS, ExplorerState
 from .view import WhileShown
 
@@ -125,6 +126,7 @@ class Controls(pn.viewable.Viewer):
         )
         self.rotation_pair = bounded_slider(state, "rotation_pair", "pe-control-rotation-pair")
         self.train_length = bounded_slider(state, "train_length", "pe-control-train-length")
+        self.player = Player(state=state)
         self.method = pn.widgets.RadioButtonGroup.from_param(
             state.param.method,
             options={label: name for name, label in METHOD_LABELS.items()},
@@ -242,6 +244,7 @@ class Controls(pn.viewable.Viewer):
         """The widgets for the named controls (all of them by default), in page order."""
         every = {
             "method": [control_label(self.state.param.method.label), self.method],
+            "play": self.player.widgets(),
             "pos": [self.pos],
             "offset": [self.offset],
             "d_model": [

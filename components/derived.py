@@ -192,7 +192,7 @@ def rope_offset_curve(n_positions: int, d_model: int, base: float, layout: str, 
     """(offsets n − m = −(n−1) … n−1, the RoPE score of the seeded q and k at each)."""
     q, k = query_key(d_model, seed)
     offsets = np.arange(-(n_positions - 1), n_positions)
-    return offsets, methods.rope_offset_scores(q, k, offsets, base, layout)
+    return offsets, methods.rope_offset_curve(q, k, n_positions, base, layout)
 
 
 @read_only_cache()

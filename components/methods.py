@@ -222,6 +222,35 @@ def rope_offset_scores(q, k, offsets, base: float = DEFAULT_BASE, layout: str = 
     return _shaped(np.cos(angle) @ real + np.sin(angle) @ imag)
 
 
+def rope_offset_curve(
+    q, k, n_positions: int, base: float = DEFAULT_BASE, layout: str = "interleaved"
+) -> np.ndarray:
+    """rope_offset_scores at every offset -(n_positions - 1) … n_positions - 1, in that order.
+
+    With A(k) = sum_i Re(a_i) cos(k theta_i) and B(k) = sum_i Im(a_i) sin(k theta_i), the score
+    is A(k) + B(k) at k and A(k) - B(k) at -k. A and B for k = k0 + j (k0 a multiple of a block
+    length b, 0 <= j < b) come from the angle-addition formulas as matrix products, so only
+    about 2 sqrt(n) x d/2 sines and cosines are taken (as in encoding.offset_dots).
+    """
+    q, k = _check_query_key(q, k)
+    layout = check_layout(layout)
+    n_positions = check_n_positions(n_positions)
+    theta = angular_frequencies(q.size, base)
+    first, second = encoding.pair_columns(q.size, layout)
+    real = q[first] * k[first] + q[second] * k[second]
+    imag = q[second] * k[first] - q[first] * k[second]
+    block = math.isqrt(n_positions - 1) + 1
+    n_blocks = -(-n_positions // block)
+    within = np.arange(block, dtype=np.float64)[:, None] * theta
+    starts = (block * np.arange(n_blocks, dtype=np.float64))[:, None] * theta
+    cos_within, sin_within = np.cos(within).T, np.sin(within).T
+    cos_start, sin_start = np.cos(starts), np.sin(starts)
+    cosines = (cos_start * real) @ cos_within - (sin_start * real) @ sin_within
+    sines = (sin_start * imag) @ cos_within + (cos_start * imag) @ sin_within
+    cosines, sines = cosines.reshape(-1)[:n_positions], sines.reshape(-1)[:n_positions]
+    return np.concatenate([(cosines - sines)[:0:-1], cosines + sines])
+
+
 def rope_scores(
     q, k, n_positions: int, base: float = DEFAULT_BASE, layout: str = "interleaved"
 ) -> np.ndarray:

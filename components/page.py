@@ -233,7 +233,13 @@ class ExplorerPage(pn.viewable.Viewer):
             body = pn.FlexBox(sidebar, views, flex_wrap="wrap", align_items="flex-start")
             objects = [header, toolbar, self._share_box, self._export_box, self.url, body]
         self._root.styles = self._root_styles()
-        self._root.objects = [*objects, self.url.writer, self._redraw_guard, self._slider_keys]
+        self._root.objects = [
+            *objects,
+            self.url.writer,
+            self._redraw_guard,
+            self._slider_keys,
+            self.controls.player.clock,
+        ]
         self.lazy.follow_card_controls()
 
     def __panel__(self):

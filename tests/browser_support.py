@@ -267,3 +267,25 @@ def host_messages(page, type_: str) -> list[dict]:
         for m in page.evaluate("window.peMessages")
         if isinstance(m, dict) and m.get("type") == type_
     ]
+
+
+# The focused element's chain of shadow hosts, as their class names.
+FOCUS_JS = """() => {
+  let element = document.activeElement;
+  const classes = [];
+  while (element) {
+    classes.push(String(element.className || ''));
+    if (!element.shadowRoot || !element.shadowRoot.activeElement) break;
+    element = element.shadowRoot.activeElement;
+  }
+  return classes.join(' ');
+}"""
+
+
+def tab_to(page, css_class: str, presses: int = 80) -> None:
+    """Press Tab until the element with css_class (or one inside it) has the focus."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if css_class in page.evaluate(FOCUS_JS).split():
+            return
+    raise AssertionError(f"Tab never reached .{css_class}")

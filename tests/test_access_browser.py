@@ -1,26 +1,18 @@
 """Keyboard reach and small screens: every control by Tab, and no sideways scroll at 320 px."""
 
 import pytest
-from browser_support import look_at, plots, wait_until
+from browser_support import FOCUS_JS, look_at, plots, tab_to, wait_until
 
 pytestmark = pytest.mark.browser
-
-# The focused element's chain of shadow hosts, as their class names.
-FOCUS_JS = """() => {
-  let element = document.activeElement;
-  const classes = [];
-  while (element) {
-    classes.push(String(element.className || ''));
-    if (!element.shadowRoot || !element.shadowRoot.activeElement) break;
-    element = element.shadowRoot.activeElement;
-  }
-  return classes.join(' ');
-}"""
 
 CONTROLS = [
     "pe-theme",
     "pe-share-toggle",
     "pe-export-toggle",
+    "pe-control-method",
+    "pe-play",
+    "pe-play-target",
+    "pe-play-speed",
     "pe-control-pos",
     "pe-control-offset",
     "pe-control-d-model",
@@ -35,7 +27,7 @@ CONTROLS = [
 def test_tab_reaches_every_control_in_page_order(open_app):
     page, log = open_app()
     reached = []
-    for _ in range(40):
+    for _ in range(70):
         page.keyboard.press("Tab")
         focused = page.evaluate(FOCUS_JS)
         reached += [c for c in CONTROLS if c in focused.split() and c not in reached]
@@ -45,10 +37,7 @@ def test_tab_reaches_every_control_in_page_order(open_app):
 
 def test_a_keyboard_only_visitor_can_change_d_model_with_a_preset(open_app):
     page, log = open_app()
-    for _ in range(40):
-        page.keyboard.press("Tab")
-        if "pe-preset-16" in page.evaluate(FOCUS_JS).split():
-            break
+    tab_to(page, "pe-preset-16")
     page.keyboard.press("Enter")
     page.wait_for_function(
         "() => new URLSearchParams(location.search).get('d_model') === '16'", timeout=10_000

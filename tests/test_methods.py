@@ -574,3 +574,21 @@ def test_snippets_import_only_numpy_and_the_standard_library(method):
     imports = {line for line in snippet.splitlines() if line.startswith(("import", "from"))}
     assert imports <= {"import numpy as np", "import math", "import hashlib"}
     assert "import numpy as np" in imports
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(
+    ("n_positions", "d_model", "base", "seed"),
+    [(1, 2, 10000.0, 0), (2, 4, 10.0, 1), (64, 128, 10000.0, 2), (257, 6, 100.0, 3)]
+    + [(2048, 2048, 10000.0, 4), (1000, 512, 100000.0, 5)],
+)
+def test_rope_offset_curve_is_the_score_at_every_offset(layout, n_positions, d_model, base, seed):
+    q, k = methods.random_qk(d_model, seed)
+    offsets = np.arange(-(n_positions - 1), n_positions)
+    direct = methods.rope_offset_scores(q, k, offsets, base, layout)
+    curve = methods.rope_offset_curve(q, k, n_positions, base, layout)
+    assert curve.shape == offsets.shape
+    # The angle-addition products round differently from direct cosines: agreement is to
+    # rounding, relative to the largest term a score sums, sum_i |a_i|.
+    scale = np.abs(q).dot(np.abs(k))
+    np.testing.assert_allclose(curve, direct, rtol=0, atol=1e-14 * scale * math.sqrt(n_positions))
