@@ -1,0 +1,74 @@
+"""Play in the real Pyodide build, offline: it sweeps pos, pauses, and the views agree after."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from browser_support import SHOWN_POS_JS
+from pyodide_support import offline_site, visit_offline
+
+pytestmark = pytest.mark.pyodide
+
+QUERY = "n_positions=20&pos=0&offset=0"
+PLAYING_JS = """() => __offline.deep('.pe-play').some((host) =>
+  ((host.shadowRoot || host).querySelector('button') || {}).textContent.includes('Pause'))"""
+
+
+def wait_for(site, expression: str, timeout_s: float = 60) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if site.expect_js(expression):
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def visit_play(site_dir) -> dict:
+    """Press Play, watch pos move, press Pause, then read every view's pos."""
+    record = {}
+    with offline_site.open_offline_site(site_dir, "index.html") as site:
+        site.url = f"https://app.local/index.html?{QUERY}"
+        record["load"] = site._load(300)
+        site.page.locator(".pe-play button").first.focus()
+        site.page.keyboard.press("Enter")
+        record["started"] = wait_for(site, PLAYING_JS)
+        seen, deadline = set(), time.monotonic() + 30
+        while len(seen) < 5 and time.monotonic() < deadline:
+            seen.add(site.page.evaluate(SHOWN_POS_JS)["readout"])
+            time.sleep(0.05)
+        record["seen"] = sorted(p for p in seen if p is not None)
+        site.page.locator(".pe-play button").first.click()
+        record["paused"] = wait_for(site, f"() => !({PLAYING_JS})()")
+        time.sleep(1.5)
+        record["after_pause"] = site.page.evaluate(SHOWN_POS_JS)
+        time.sleep(1.0)
+        record["later"] = site.page.evaluate(SHOWN_POS_JS)
+        record["search"] = site.page.evaluate("location.search")
+        record["console_errors"] = site.console_errors()
+    return record
+
+
+@pytest.fixture(scope="module")
+def visit(request) -> dict:
+    """What happened on one offline visit of the built site."""
+    return visit_offline(request, visit_play)
+
+
+def test_play_advances_pos(visit):
+    assert visit["load"]["interactive"], visit["load"]["error"]
+    assert visit["started"]
+    assert len(visit["seen"]) >= 5
+
+
+def test_pause_stops_and_every_view_shows_the_slider_position(visit):
+    assert visit["paused"]
+    shown = visit["after_pause"]
+    assert shown == visit["later"]
+    assert shown["slider"] == shown["readout"] == shown["heatmap"] == shown["bars"]
+    assert f"pos={shown['slider']}" in visit["search"]
+
+
+def test_console_has_no_errors(visit):
+    errors = [e for e in visit["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
+    assert errors == []
