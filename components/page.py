@@ -17,6 +17,7 @@ from .lazy_views import LazyViews
 from .page_options import PageOptions
 from .share import SharePanel
 from .state import ExplorerState
+from .tour import QuestionsPanel
 from .urlsync import UrlSync, page_url
 from .views import VIEWS, view_spec
 
@@ -106,13 +107,18 @@ class ExplorerPage(pn.viewable.Viewer):
         self._export_toggle = pn.widgets.Toggle(
             label="Export / Code", width=140, css_classes=["pe-export-toggle"]
         )
+        self._questions_toggle = pn.widgets.Toggle(
+            label="Questions", width=140, css_classes=["pe-questions-toggle"]
+        )
         # Built when first opened: most visits never open them, and start-up builds less.
         self._share: SharePanel | None = None
         self._export: ExportPanel | None = None
+        self._questions: QuestionsPanel | None = None
         self._share_box = pn.Column(visible=False, sizing_mode="stretch_width")
         self._export_box = pn.Column(visible=False, sizing_mode="stretch_width")
-        self._share_toggle.param.watch(self._toggle_panels, "value")
-        self._export_toggle.param.watch(self._toggle_panels, "value")
+        self._questions_box = pn.Column(visible=False, sizing_mode="stretch_width")
+        for toggle in (self._share_toggle, self._export_toggle, self._questions_toggle):
+            toggle.param.watch(self._toggle_panels, "value")
         self._full_link = pn.pane.HTML("", margin=(4, 10), css_classes=["pe-full-link"])
         self._root = pn.Column(sizing_mode="stretch_width", css_classes=["pe-page"])
         self.url.read_location()
@@ -154,8 +160,12 @@ class ExplorerPage(pn.viewable.Viewer):
         if self._export_toggle.value and self._export is None:
             self._export = ExportPanel(state=self.state)
             self._export_box.objects = [self._export]
+        if self._questions_toggle.value and self._questions is None:
+            self._questions = QuestionsPanel(state=self.state)
+            self._questions_box.objects = [self._questions]
         self._share_box.visible = self._share_toggle.value
         self._export_box.visible = self._export_toggle.value
+        self._questions_box.visible = self._questions_toggle.value
         self._refresh_panels()
 
     def _refresh_panels(self) -> None:
@@ -216,6 +226,7 @@ class ExplorerPage(pn.viewable.Viewer):
                 self._theme,
                 self._share_toggle,
                 self._export_toggle,
+                self._questions_toggle,
                 flex_wrap="wrap",
                 sizing_mode="stretch_width",
                 css_classes=["pe-toolbar"],
@@ -231,7 +242,15 @@ class ExplorerPage(pn.viewable.Viewer):
                 *cards, flex_wrap="wrap", styles={"flex": "1 1 560px", "min-width": "0"}
             )
             body = pn.FlexBox(sidebar, views, flex_wrap="wrap", align_items="flex-start")
-            objects = [header, toolbar, self._share_box, self._export_box, self.url, body]
+            objects = [
+                header,
+                toolbar,
+                self._share_box,
+                self._export_box,
+                self._questions_box,
+                self.url,
+                body,
+            ]
         self._root.styles = self._root_styles()
         self._root.objects = [
             *objects,

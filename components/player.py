@@ -17,15 +17,18 @@ TARGETS = {"pos": "pos", "k": "offset"}
 MAX_SPEED = 30
 # Pausing for a change the visitor made ignores the theme: it changes no position.
 NOT_A_MOVE = ("theme",)
+# Steps sent but not yet drawn that Play allows: one more keeps the worker busy while the
+# browser draws the last (benchmarks/RESULTS.md, "Play"); more would only queue.
+MAX_IN_FLIGHT = 2
 
 
 class PlayClock(JSComponent):
     """The browser's side of Play: says when the last step has been drawn, and hears Space.
 
-    Each step Python sends raises `sent`; the browser sets `acked` to it two animation frames
-    later, after the messages before it (the views' updates) were applied. Play takes its next
-    step only once the last one is acknowledged: a slow browser skips positions instead of
-    queueing them. Space anywhere but in a text field or on a button raises `space_presses`.
+    Each step Python sends raises `sent`; the browser sets `acked` to it at the next animation
+    frame, after the messages before it (the views' updates) were applied. Play keeps at most
+    MAX_IN_FLIGHT steps unacknowledged: a slow browser skips positions instead of queueing
+    them. Space anywhere but in a text field or on a button raises `space_presses`.
     """
 
     sent = param.Integer(default=0, doc="Steps sent to the browser.")
@@ -35,9 +38,7 @@ class PlayClock(JSComponent):
     _esm = """
     const TEXT_TAGS = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'BUTTON']);
     export function render({ model }) {
-      const acknowledge = () => requestAnimationFrame(() => requestAnimationFrame(() => {
-        model.acked = model.sent;
-      }));
+      const acknowledge = () => requestAnimationFrame(() => { model.acked = model.sent; });
       model.on('sent', acknowledge);
       const onKey = (event) => {
         if (event.key !== ' ' || event.repeat || event.ctrlKey || event.metaKey || event.altKey) {
@@ -88,6 +89,8 @@ class Player(pn.viewable.Viewer):
             self.param.target, options=TARGETS, width=120, css_classes=["pe-play-target"]
         )
         self.clock.param.watch(lambda event: self._toggle(), "space_presses")
+        # A step drawn makes room for the next at once, without waiting for the timer.
+        self.clock.param.watch(lambda event: self.playing and self.tick(), "acked")
         names = [name for name in self.state.param if name not in ("name", *NOT_A_MOVE)]
         self.state.param.watch(self._state_moved, names)
 
@@ -136,7 +139,7 @@ class Player(pn.viewable.Viewer):
         The position comes from the time since Play started, not from the last step: when a
         step takes longer than the interval, the next one skips ahead rather than lagging.
         """
-        if self.clock.acked < self.clock.sent:
+        if self.clock.sent - self.clock.acked >= MAX_IN_FLIGHT:
             self.skipped += 1
             return
         low, high = self._range()

@@ -66,15 +66,16 @@ def test_a_slow_browser_makes_play_skip_ahead_not_queue(callbacks):
     clock.now += 0.1
     player.tick()
     assert state.pos == 1
-    # The browser is still drawing pos 1: ticks are skipped, nothing is sent.
+    clock.now += 0.1
+    player.tick()
+    assert state.pos == 2
+    # The browser is still drawing pos 1 and 2: ticks are skipped, nothing is sent.
     for _ in range(5):
         clock.now += 0.1
         player.tick()
-    assert state.pos == 1 and player.skipped == 5 and player.clock.sent == 1
-    drawn(player)
-    clock.now += 0.1
-    player.tick()
-    assert state.pos == 7  # where the clock says, not pos 2
+    assert state.pos == 2 and player.skipped == 5 and player.clock.sent == 2
+    drawn(player)  # the browser's acknowledgement steps at once
+    assert state.pos == 7  # where the clock says, not pos 3
 
 
 def test_moving_a_control_by_hand_pauses_play(callbacks):

@@ -1,12 +1,14 @@
 """The tokens view: each word's input is TokenEmbedding(word) + PE(pos), visitor text escaped."""
 
 import math
+import re
 
 import numpy as np
 import plotly.io
 import pytest
 
 from components import encoding
+from components.fixes.plotly_patch import FigurePatcher
 from components.state import MAX_TEXT_CHARS, MAX_TOKENS, ExplorerState
 from components.views import tokens, view_spec
 
@@ -138,3 +140,219 @@ def test_clicking_chips_sets_pos_and_the_second_word():
     assert [chip.color for chip in chips] == ["warning", "primary", "light"]
     state.text = "a b"
     assert [chip.label for chip in view._chips.objects] == ["a", "b"]
+
+
+# The pipeline, stage by stage: token, embedding lookup, PE(pos), their sum.
+
+
+def tokens_view(**state) -> tokens.TokensView:
+    return view_spec("tokens").make(ExplorerState(**state))
+
+
+def test_the_stages_are_the_four_of_the_pipeline_in_order():
+    assert [tokens.stage_label(stage) for stage in range(4)] == [
+        "Stage 1 of 4: the token",
+        "Stage 2 of 4: embedding lookup",
+        "Stage 3 of 4: position encoding PE(pos)",
+        "Stage 4 of 4: their sum, the input",
+    ]
+
+
+@pytest.mark.parametrize("bad", [-1, 4, 1.0, True, None])
+def test_a_stage_outside_the_pipeline_is_refused(bad):
+    with pytest.raises(ValueError, match="stage must be an integer between 0 and 3"):
+        tokens.check_stage(bad)
+
+
+@pytest.mark.parametrize("bad", [-1, 4, 2.5, None])
+def test_the_view_refuses_a_stage_outside_the_pipeline(bad):
+    with pytest.raises(ValueError):
+        tokens_view().stage = bad
+
+
+def test_prev_and_next_step_within_the_stages_and_the_indicator_follows():
+    view = tokens_view()
+    assert view.stage == 0
+    view._prev.clicks += 1
+    assert view.stage == 0
+    seen = []
+    for _ in range(5):
+        view._next.clicks += 1
+        seen.append(view.stage)
+    assert seen == [1, 2, 3, 3, 3]
+    assert "Stage 4 of 4: their sum, the input" in view._stage_indicator.object
+    view._prev.clicks += 1
+    assert view.stage == 2
+    assert "Stage 3 of 4" in view._stage_indicator.object
+    assert {"pe-pipeline-prev", "pe-pipeline-next", "pe-pipeline-play"} <= {
+        css for button in (view._prev, view._next, view._play) for css in button.css_classes
+    }
+    assert "pe-pipeline-stage" in view._stage_indicator.css_classes
+
+
+def test_the_stage_is_the_views_own_not_url_state():
+    assert "stage" not in ExplorerState.param
+    view = tokens_view()
+    view.stage = 2
+    assert tokens_view().stage == 0
+
+
+class Clock:
+    """A stand-in for time.monotonic that moves only when told."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(tokens.time, "monotonic", clock)
+    return clock
+
+
+def test_a_play_tick_at_once_after_the_press_does_not_skip_a_stage(clock):
+    """Under asyncio (Pyodide) the first tick comes the moment Play starts."""
+    view = tokens_view()
+    view.play_period = 1000
+    view.toggle_play()
+    view.advance()
+    assert view.stage == 0
+    clock.now += 1.0
+    view.advance()
+    assert view.stage == 1 and view.playing
+    view.stop_playing()
+
+
+def test_play_from_the_last_stage_starts_again_from_the_first(clock):
+    view = tokens_view()
+    view.stage = 3
+    view.toggle_play()
+    assert view.stage == 0 and view.playing
+    for _ in range(5):
+        clock.now += 1.0
+        view.advance()
+    assert view.stage == 3 and not view.playing
+
+
+@pytest.mark.parametrize("button", ["_prev", "_next", "_play"])
+def test_pressing_prev_next_or_play_again_stops_play(clock, button):
+    view = tokens_view()
+    view.stage = 1
+    view.toggle_play()
+    player = view._player
+    getattr(view, button).clicks += 1
+    assert not view.playing and view._player is None and not player.running
+    clock.now += 5.0
+    stage = view.stage
+    view.advance()
+    assert view.stage == stage
+
+
+def test_repeated_word_is_the_word_at_pos_when_it_recurs():
+    assert tokens.repeated_word(ExplorerState()) == ("the", [0, 4, 7])
+    state = ExplorerState(text="a dog saw a dog", pos=1)
+    assert tokens.repeated_word(state) == ("dog", [1, 4])
+    state.pos = 2  # "saw" does not recur: the first word that does
+    assert tokens.repeated_word(state) == ("a", [0, 3])
+    assert tokens.repeated_word(ExplorerState(text="no word here recurs")) is None
+
+
+def test_copies_of_a_word_share_their_embedding_bit_for_bit_and_differ_in_sum():
+    state = ExplorerState(text="park by the park", d_model=64, pos=0)
+    first, last = tokens.copies(state)
+    assert (first.position, last.position) == (0, 3)
+    assert first.embedding.tobytes() == last.embedding.tobytes()
+    assert np.abs(first.total - last.total).max() > 0.1
+
+
+def copy_rows(text: str) -> list[list[str]]:
+    """The cells of each row of the copies table of a pipeline readout."""
+    table = text.split('class="pe-pipeline-copies"')[1].split("</table>")[0]
+    rows = table.split('<tr class="pe-pipeline-copy"')[1:]
+    return [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in rows]
+
+
+def test_the_sum_stage_shows_one_embedding_and_different_sums_for_a_repeated_word():
+    state = ExplorerState()
+    text = tokens.pipeline_html(state, 3)
+    rows = copy_rows(text)
+    assert [row[0] for row in rows] == ["0", "4", "7"]
+    assert len({row[1] for row in rows}) == 1  # embedding
+    assert len({row[3] for row in rows}) == 3  # sum
+    # The sum column is the stage's; its cells are marked.
+    assert text.count('<td class="pe-pipeline-current">') == 3
+    # Two sums of one word differ by PE alone: at i and j they are offset_distance(j − i) apart.
+    closest = min(encoding.offset_distance(k, 128) for k in (4, 7, 3))
+    assert f"the closest two are {closest:.3f} apart" in text
+
+
+def test_the_embedding_stage_names_the_repeated_word_and_its_identical_numbers():
+    text = tokens.pipeline_html(ExplorerState(), 1)
+    assert "“the” stands at positions 0, 4 and 7" in text
+    assert "the same 128 numbers at every place, bit for bit" in text
+    (header,) = re.findall(r'<th class="pe-pipeline-current">([^<]*)</th>', text)
+    assert header == "TokenEmbedding(“the”)"
+    # Sums are there, faded until their stage.
+    assert 'class="pe-pipeline-later">all different' in text
+
+
+def test_a_sentence_without_repeats_says_so():
+    text = tokens.pipeline_html(ExplorerState(text="dog bites man", pos=0), 1)
+    assert "No word recurs" in text and "pe-pipeline-copies" not in text
+
+
+@pytest.mark.parametrize("stage", range(4))
+def test_the_figure_fades_the_columns_not_reached_and_outlines_the_current_one(stage):
+    state = ExplorerState()
+    figure = tokens.figure(state, stage)
+    heatmaps = [t for t in figure["data"] if t["type"] == "heatmap"]
+    bars = [t for t in figure["data"] if t["type"] == "bar"]
+    for column, (heatmap, bar) in enumerate(zip(heatmaps, bars, strict=True)):
+        expected = 1.0 if column < stage else tokens.FADED_OPACITY
+        assert heatmap["opacity"] == bar["opacity"] == expected
+    outline, *copies = figure["layout"]["images"]
+    assert [image["y"] for image in copies] == [0, 4, 7]
+    assert all(image["visible"] == (stage > 0) for image in (outline, *copies))
+    if stage:
+        left, right = tokens.COLUMN_DOMAINS[stage - 1]
+        assert outline["x"] < left < right < outline["x"] + outline["sizex"]
+        axis = "" if stage == 1 else str(stage)
+        assert {image["yref"] for image in copies} == {f"y{axis}"}
+    assert figure["layout"]["title"]["text"].startswith(tokens.stage_label(stage))
+
+
+def test_stepping_the_stages_edits_the_figure_without_resending_the_matrices():
+    view = tokens_view(d_model=256)
+    patcher = FigurePatcher()
+    patcher.reset(view.figure())
+    for stage in (1, 2, 3):
+        view.stage = stage
+        restyle, relayout, _ = patcher.patch(view.figure())
+        assert set(restyle) == {"opacity"}
+        assert all(path.startswith(("images[", "title.")) for path in relayout)
+
+
+def test_the_stage_marks_its_part_of_the_equation_and_its_table_column():
+    state = ExplorerState()
+    equation = tokens.step_html(state, 2)
+    assert re.findall(r'class="pe-pipeline-part pe-pipeline-current"[^>]*>([^<]*)<', equation) == [
+        "PE(7)"
+    ]
+    table = tokens.table_html(state, 1)
+    assert re.findall(r'<th class="pe-pipeline-current">([^<]*)</th>', table) == [
+        "TokenEmbedding(word)"
+    ]
+    assert table.count('<th class="pe-pipeline-later">') == 2
+
+
+@pytest.mark.parametrize("stage", range(4))
+def test_hostile_repeated_text_is_escaped_in_the_pipeline_readout(stage):
+    state = ExplorerState(text=f"{HOSTILE} & {HOSTILE}", pos=0, offset=1)
+    for text in (tokens.pipeline_html(state, stage), tokens.step_html(state, stage)):
+        assert "<img" not in text
+        assert "&lt;img" in text
+    assert "<img" not in strings_in(tokens.figure(state, stage))

@@ -18,6 +18,7 @@ from ..view import PlotView
 from . import (
     alibi,
     checker,
+    code,
     compare,
     dotproduct,
     frequency,
@@ -95,8 +96,9 @@ VIEWS: tuple[ViewSpec, ...] = (
         follows=("pos", "offset", "n_positions", "d_model", "base", "layout", "method", "theme"),
         controls=("play", "pos", "offset", "d_model", "n_positions", "base", "layout"),
         plot_height=460,
-        height=460,
-        embed_height=560,
+        height=530,
+        embed_height=630,
+        view_class=heatmap.HeatmapView,
         methods=SINUSOIDAL,
         missing="no encoding matrix",
     ),
@@ -206,7 +208,8 @@ VIEWS: tuple[ViewSpec, ...] = (
         title="From words to model input",
         explanation="The model receives TokenEmbedding(word) + PE(pos) for each word. The "
         "embedding here is a fixed random vector per word (a learned one in a real model); "
-        "PE(pos) is what tells the same word at two places apart.",
+        "PE(pos) is what tells the same word at two places apart. Step through the pipeline "
+        "with Prev, Play and Next.",
         figure=tokens.figure,
         follows=(
             "pos",
@@ -221,8 +224,8 @@ VIEWS: tuple[ViewSpec, ...] = (
         ),
         controls=("text", "d_model", "base"),
         plot_height=560,
-        height=910,
-        embed_height=640,
+        height=1160,
+        embed_height=890,
         view_class=tokens.TokensView,
         methods=SINUSOIDAL,
         missing="no PE(pos) to add to the words",
@@ -244,6 +247,23 @@ VIEWS: tuple[ViewSpec, ...] = (
         embed_height=640,
         methods=SINUSOIDAL,
         missing="no PE(pos) vector",
+    ),
+    ViewSpec(
+        name="code",
+        title="The code, walked through",
+        explanation="The reference implementation (the PyTorch tutorial's lines, in NumPy), one "
+        "step at a time: each step highlights its lines and the cells of the matrix they fill. "
+        "div_term = exp(2i·(−ln base/d_model)) is base<sup>−2i/d_model</sup> written with exp "
+        "and log, and the last line adds the same rows to every sequence of a batch.",
+        figure=code.figure,
+        follows=("pos", "n_positions", "d_model", "base", "layout", "text", "method", "theme"),
+        controls=("pos", "d_model", "n_positions", "base", "layout", "text"),
+        plot_height=460,
+        height=800,
+        embed_height=900,
+        view_class=code.CodeView,
+        methods=SINUSOIDAL,
+        missing="no encoding matrix to build",
     ),
     ViewSpec(
         name="methods",

@@ -1,12 +1,86 @@
-"""Heatmap of the PE matrix (positions × dimensions) with the rows pos and pos + k marked."""
+"""Heatmap of the PE matrix (positions × dimensions) with the rows pos and pos + k marked.
+
+A cell's hover label shows its formula with its own numbers; a click or tap shows it in full
+under the plot (HeatmapView).
+"""
 
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 from functools import lru_cache
 
-from .. import derived, theme
+import numpy as np
+import panel as pn
+
+from .. import derived, encoding, formula, theme
 from ..state import ExplorerState
+from ..view import PlotView
+
+# Decimals of the angle and value in the hover label and the formula under the plot.
+DIGITS = 4
+# A heatmap's hover has per-column text only in its x category, so each column's label holds
+# its dimension, pair, wavelength and formula, ending in its function's name for the cell's
+# angle to follow: "pos 7 · dim 6 · pair i = 3 · wavelength 9.7" and, on a second line,
+# "PE(pos, 6) = sin(pos / 10000^(6/128)) = sin(4.5457) = -0.9861" (Plotly's minus is "-").
+HOVERTEMPLATE = (
+    f"pos %{{y}} · %{{x}}(%{{customdata[0]:.{DIGITS}f}}) = %{{customdata[1]:.{DIGITS}f}}"
+    "<extra></extra>"
+)
+# The cell the formula under the plot shows before any click, at row pos: the issue's worked
+# example PE(7, 6), whose exponent 6/d_model is not 0 as dimension 0's is.
+EXAMPLE_DIMENSION = 6
+HINT = '<p class="pe-cell-hint">Click or tap a cell to see its formula. For example:</p>'
+FORMULA_STYLE = """
+:host { width: 100%; overflow-x: auto; }
+p.pe-cell-hint { margin: 0.3em 0 0; line-height: 1.45; }
+p.pe-cell-formula-text { margin: 0.3em 0; line-height: 1.45; font-variant-numeric: tabular-nums; }
+.pe-cell-equation { font-weight: 600; }
+"""
+
+
+def column_label(dimension: int, pair: int, is_sine: bool, wavelength: float, base, d_model):
+    """A column's x category: what its hover label says about every cell of the column."""
+    name = "sin" if is_sine else "cos"
+    scale = formula.power(base, pair, d_model)
+    shown_wavelength = formula.fixed(wavelength, formula.WAVELENGTH_DIGITS)
+    return (
+        f"dim {dimension} · pair i = {pair} · wavelength {shown_wavelength}<br>"
+        f"PE(pos, {dimension}) = {name}(pos / {scale}) = {name}"
+    )
+
+
+@dataclass(frozen=True)
+class HoverCells:
+    """What the hover label of each shown cell says besides its colour."""
+
+    labels: list[str]  # the x category of each shown column (column_label)
+    dimensions: dict[str, int]  # the dimension of each label: a click reports the label
+    # float64, rows × columns × 2: the angle pos·ω_i and the value PE(pos, dimension), as the
+    # formula under the plot has them. In float32, 6 angles and 2 values of the default 8192
+    # cells would print another 4th decimal than their formula (beyond pos 1024, 1 angle in 200).
+    customdata: np.ndarray
+
+
+@derived.read_only_cache()
+def hover_cells(n_positions: int, d_model: int, base: float, layout: str) -> HoverCells:
+    """The hover labels of the cells derived.matrix_cells shows (cached: pos and k never
+    recompute or resend them)."""
+    cells = derived.matrix_cells(n_positions, d_model, base, layout)
+    pair_of, is_sine = encoding.column_roles(d_model, layout)
+    pairs = pair_of[cells.columns]
+    wavelengths = encoding.wavelengths(d_model, base)
+    labels = [
+        column_label(int(c), int(i), bool(is_sine[c]), wavelengths[i], base, d_model)
+        for c, i in zip(cells.columns, pairs, strict=True)
+    ]
+    # The products encode_positions takes the sine and cosine of, and the matrix's own values.
+    angles = cells.rows[:, None] * encoding.angular_frequencies(d_model, base)[pairs]
+    values = derived.pe_matrix(n_positions, d_model, base, layout)[
+        np.ix_(cells.rows, cells.columns)
+    ]
+    customdata = np.stack([angles, values], axis=-1)
+    return HoverCells(labels, dict(zip(labels, cells.columns.tolist(), strict=True)), customdata)
 
 
 @lru_cache(maxsize=8)
@@ -49,6 +123,7 @@ def figure(state: ExplorerState) -> dict:
     """The heatmap figure for the state."""
     n, d = state.n_positions, state.d_model
     cells = derived.matrix_cells(n, d, float(state.base), state.layout)
+    hover = hover_cells(n, d, float(state.base), state.layout)
     palette = theme.colours(state.theme)
     half = 0.5 * cells.row_stride
     markers = [row_marker(state.pos, half, palette["pos"], "solid")]
@@ -86,7 +161,7 @@ def figure(state: ExplorerState) -> dict:
             title={"text": "dimension"},
             type="category",
             tickmode="array",
-            tickvals=cells.labels[::tick_step],
+            tickvals=hover.labels[::tick_step],
             ticktext=[str(c) for c in cells.columns[::tick_step]],
             showgrid=False,
         ),
@@ -98,7 +173,7 @@ def figure(state: ExplorerState) -> dict:
     )
     trace = {
         "type": "heatmap",
-        "x": cells.labels,
+        "x": hover.labels,
         "y": cells.rows,
         "z": cells.z,
         "zmin": -1.0,
@@ -106,6 +181,86 @@ def figure(state: ExplorerState) -> dict:
         "zmax": 1.0,
         "colorscale": theme.DIVERGING_SCALE,
         "colorbar": theme.colorbar(title={"text": "PE"}, thickness=12),
-        "hovertemplate": "pos %{y}<br>%{x}<br>value %{z:.6f}<extra></extra>",
+        "customdata": hover.customdata,
+        "hovertemplate": HOVERTEMPLATE,
     }
     return {"data": [trace], "layout": layout}
+
+
+def example_dimension(d_model: int) -> int:
+    """The dimension of the example formula: EXAMPLE_DIMENSION, or the last one below it."""
+    return min(EXAMPLE_DIMENSION, d_model - 1)
+
+
+class HeatmapView(PlotView):
+    """The heatmap, and under it the formula of the cell last clicked or tapped.
+
+    Before any click it shows the example cell (pos, EXAMPLE_DIMENSION) with a hint. A clicked
+    cell stays until pos moves: then the formula follows pos in the clicked column, as it does
+    when the sequence no longer has the clicked row. A d_model without the clicked dimension
+    brings the example back.
+    """
+
+    def __init__(self, **params):
+        self._clicked: tuple[int, int] | None = None  # (pos, dimension) of the last click
+        self._pos_at_click = 0
+        super().__init__(**params)
+        self._plot.param.watch(self._cell_clicked, "click_data")
+
+    def extra_panes(self) -> list:
+        """The formula of a cell, under the plot."""
+        self._formula = pn.pane.HTML(
+            "",
+            sizing_mode="stretch_width",
+            stylesheets=[FORMULA_STYLE],
+            margin=(4, 8),
+            css_classes=["pe-cell-formula"],
+        )
+        return [self._formula]
+
+    def update_extras(self) -> None:
+        """Move the clicked cell with the state (see the class), then show its formula."""
+        state = self.state
+        if self._clicked is not None:
+            pos, dimension = self._clicked
+            if dimension >= state.d_model:
+                self._clicked = None
+            elif state.pos != self._pos_at_click or pos >= state.n_positions:
+                self._clicked, self._pos_at_click = (state.pos, dimension), state.pos
+        self._formula.object = self.formula_html()
+
+    def formula_html(self) -> str:
+        """The formula of the clicked cell, or the hint and the example cell's formula."""
+        state = self.state
+        if self._clicked is None:
+            (pos, dimension), hint = (state.pos, example_dimension(state.d_model)), HINT
+        else:
+            (pos, dimension), hint = self._clicked, ""
+        cell = formula.cell_formula(pos, dimension, state.d_model, state.base, state.layout)
+        return hint + cell.html(DIGITS)
+
+    def clicked_cell(self, click_data: dict | None) -> tuple[int, int] | None:
+        """(pos, dimension) of the cell a Plotly click reports, None for anything else."""
+        points = (click_data or {}).get("points") or [{}]
+        point = points[0] if isinstance(points[0], dict) else {}
+        label, pos = point.get("x"), point.get("y")
+        state = self.state
+        hover = hover_cells(state.n_positions, state.d_model, float(state.base), state.layout)
+        dimension = hover.dimensions.get(label) if isinstance(label, str) else None
+        if (
+            dimension is None
+            or isinstance(pos, bool)
+            or not isinstance(pos, int | float)
+            or not 0 <= pos < state.n_positions
+            or pos != int(pos)
+        ):
+            return None
+        return int(pos), dimension
+
+    def _cell_clicked(self, event) -> None:
+        # A click is not state (it is in no URL): it changes only this view's formula.
+        cell = self.clicked_cell(event.new)
+        if cell is None:
+            return
+        self._clicked, self._pos_at_click = cell, self.state.pos
+        self._formula.object = self.formula_html()

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import html
+import time
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 import panel as pn
@@ -17,6 +20,17 @@ CHIP_MAX_WIDTH = 220
 # How many leading numbers of each vector the table prints.
 SHOWN_NUMBERS = 4
 CLICK_MODES = {"pos (first word)": "pos", "pos + k (second word)": "second"}
+# The stages of the pipeline a word goes through on its way into the model, in order. The
+# figure's columns (embedding, PE, sum) are stages 1, 2 and 3.
+STAGES = ("the token", "embedding lookup", "position encoding PE(pos)", "their sum, the input")
+LAST_STAGE = len(STAGES) - 1
+PLAY_PERIOD_MS = 1000
+# Columns of the figure the pipeline has not reached yet are drawn this faint.
+FADED_OPACITY = 0.25
+# Outlines: the copies of the repeated word in the embedding bars' green, the stage in orange
+# (the colour that marks the current stage in the HTML too, see READOUT_STYLE).
+COPY_COLOUR = theme.PAIR_COLOURS[2]
+STAGE_COLOUR = theme.PAIR_COLOURS[4]
 
 READOUT_STYLE = """
 :host { overflow-x: auto; max-width: 100%; }
@@ -27,6 +41,15 @@ table.pe-token-table { border-collapse: collapse; font-variant-numeric: tabular-
 .pe-token-table tr.pe-token-current { font-weight: 600; }
 .pe-token-table tr.pe-token-second { font-style: italic; }
 p.pe-tokens-note { margin: 0.4em 0; line-height: 1.45; }
+.pe-pipeline-current { outline: 2px solid #E69F00; outline-offset: 1px; border-radius: 3px;
+                       background: rgba(230, 159, 0, 0.14); }
+.pe-pipeline-later { opacity: 0.45; }
+p.pe-pipeline-note, p.pe-pipeline-verdict { margin: 0.4em 0; line-height: 1.45;
+                                            font-variant-numeric: tabular-nums; }
+table.pe-pipeline-copies { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+.pe-pipeline-copies caption { text-align: left; padding-bottom: 0.3em; }
+.pe-pipeline-copies th, .pe-pipeline-copies td { padding: 0.2em 0.5em; text-align: right;
+                                                 border-bottom: 1px solid var(--pe-grid, #e5e7eb); }
 """
 
 
@@ -76,14 +99,33 @@ def _numbers(values: np.ndarray) -> str:
     return shown + (", …" if values.size > SHOWN_NUMBERS else "")
 
 
-def table_html(state: ExplorerState) -> str:
-    """Every word with the first numbers of its embedding and of its sum; words escaped."""
+def stage_class(part: int, stage: int | None) -> str:
+    """The CSS class of the part of the pipeline reached at stage part: the current one is
+    marked, later ones are faded ("" before the current stage, or with no stage)."""
+    if stage is None or part < stage:
+        return ""
+    return "pe-pipeline-current" if part == stage else "pe-pipeline-later"
+
+
+def _cell(tag: str, text: str, part: int | None, stage: int | None) -> str:
+    css = "" if part is None else stage_class(part, stage)
+    return f'<{tag} class="{css}">{text}</{tag}>' if css else f"<{tag}>{text}</{tag}>"
+
+
+def table_html(state: ExplorerState, stage: int | None = None) -> str:
+    """Every word with the first numbers of its embedding, PE(pos) and their sum; words escaped.
+
+    With a stage, the column of that stage is marked and the later ones faded.
+    """
     rows = steps(state)
     if not rows:
         return '<p class="pe-tokens-note">Type a sentence: its words become the tokens.</p>'
+    headers = ("pos", "word", "TokenEmbedding(word)", "PE(pos)", "TokenEmbedding(word) + PE(pos)")
+    parts = (None, 0, 1, 2, 3)
     lines = [
-        '<table class="pe-token-table"><thead><tr><th>pos</th><th>word</th>'
-        "<th>TokenEmbedding(word)</th><th>TokenEmbedding(word) + PE(pos)</th></tr></thead><tbody>"
+        '<table class="pe-token-table"><thead><tr>',
+        *(_cell("th", text, part, stage) for text, part in zip(headers, parts, strict=True)),
+        "</tr></thead><tbody>",
     ]
     for row in rows:
         css = (
@@ -93,11 +135,18 @@ def table_html(state: ExplorerState) -> str:
             if row.position == state.second_pos
             else "pe-token-other"
         )
-        lines.append(
-            f'<tr class="pe-token-row {css}"><td>{row.position}</td>'
-            f"<td>{html.escape(row.token)}</td><td>{_numbers(row.embedding)}</td>"
-            f"<td>{_numbers(row.total)}</td></tr>"
+        cells = (
+            str(row.position),
+            html.escape(row.token),
+            _numbers(row.embedding),
+            _numbers(row.pe),
+            _numbers(row.total),
         )
+        lines.append(f'<tr class="pe-token-row {css}">')
+        lines.extend(
+            _cell("td", text, part, stage) for text, part in zip(cells, parts, strict=True)
+        )
+        lines.append("</tr>")
     lines.append("</tbody></table>")
     lines.append(
         '<p class="pe-tokens-note">A word has the same embedding wherever it stands; only '
@@ -107,8 +156,8 @@ def table_html(state: ExplorerState) -> str:
     return "".join(lines)
 
 
-def step_html(state: ExplorerState) -> str:
-    """The equation for the word at pos, with the word escaped."""
+def step_html(state: ExplorerState, stage: int | None = None) -> str:
+    """The equation for the word at pos, with the word escaped; with a stage, its part marked."""
     current = step(state, state.pos)
     if current.token is None:
         count = len(state.words)
@@ -116,10 +165,136 @@ def step_html(state: ExplorerState) -> str:
             f'<p class="pe-tokens-step">No word at pos = {state.pos}: the sentence has {count} '
             f"word{'s' if count != 1 else ''}. Click a word to move pos there.</p>"
         )
+    word = html.escape(current.token)
+    if stage is None:
+        return (
+            f'<p class="pe-tokens-step">output = TokenEmbedding(“<span class="pe-token-word">'
+            f"{word}</span>”) + PE({state.pos})</p>"
+        )
+
+    def part(index: int, text: str, css: str = "pe-pipeline-part") -> str:
+        classes = " ".join(filter(None, (css, stage_class(index, stage))))
+        return f'<span class="{classes}" data-stage="{index}">{text}</span>'
+
+    token = part(0, word, "pe-token-word pe-pipeline-part")
     return (
-        f'<p class="pe-tokens-step">output = TokenEmbedding(“<span class="pe-token-word">'
-        f"{html.escape(current.token)}</span>”) + PE({state.pos})</p>"
+        f'<p class="pe-tokens-step">{part(3, "output")} = '
+        f"{part(1, f'TokenEmbedding(“{token}”)')} + {part(2, f'PE({state.pos})')}</p>"
     )
+
+
+def check_stage(stage: object) -> int:
+    """Return stage as an int, or raise ValueError unless it is one of 0 … LAST_STAGE."""
+    if isinstance(stage, bool) or not isinstance(stage, int) or not 0 <= stage <= LAST_STAGE:
+        raise ValueError(f"stage must be an integer between 0 and {LAST_STAGE}, got {stage!r}")
+    return stage
+
+
+def stage_label(stage: int) -> str:
+    """The stage indicator: "Stage 2 of 4: embedding lookup"."""
+    return f"Stage {check_stage(stage) + 1} of {len(STAGES)}: {STAGES[stage]}"
+
+
+def repeated_word(state: ExplorerState) -> tuple[str, list[int]] | None:
+    """A word of the sentence that stands at several places, and those places: the word at pos
+    when it recurs, else the first word that does; None when no word recurs."""
+    words = state.words
+    places: dict[str, list[int]] = {}
+    for position, word in enumerate(words):
+        places.setdefault(word, []).append(position)
+    first = [words[state.pos]] if state.pos < len(words) else []
+    for word in first + words:
+        if len(places[word]) > 1:
+            return word, places[word]
+    return None
+
+
+def copies(state: ExplorerState) -> list[TokenStep]:
+    """The steps of every copy of the repeated word (empty when no word recurs)."""
+    repeated = repeated_word(state)
+    if repeated is None:
+        return []
+    rows = steps(state)
+    return [rows[position] for position in repeated[1]]
+
+
+def _places(positions: list[int]) -> str:
+    shown = [str(position) for position in positions]
+    return shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
+
+
+def _stage_note(state: ExplorerState, stage: int) -> str:
+    """What the word at pos looks like at this stage, in one sentence with its numbers."""
+    current = step(state, state.pos)
+    if current.token is None:
+        count = len(state.words)
+        return (
+            f"No word at pos = {state.pos}: the sentence has {count} "
+            f"word{'s' if count != 1 else ''}, so there is only PE({state.pos}) = "
+            f"[{_numbers(current.pe)}]."
+        )
+    word = f"“{html.escape(current.token)}”"
+    notes = (
+        f"The word at pos = {state.pos} is {word}: the model starts from the token, not yet "
+        "from any numbers.",
+        f"The embedding is a table lookup: TokenEmbedding({word}) = [{_numbers(current.embedding)}"
+        "]. It depends on the word alone, not on where it stands.",
+        f"PE({state.pos}) = [{_numbers(current.pe)}] depends on the position alone, not on the "
+        "word.",
+        f"The model receives the sum: TokenEmbedding({word}) + PE({state.pos}) = "
+        f"[{_numbers(current.total)}].",
+    )
+    return notes[stage]
+
+
+def pipeline_html(state: ExplorerState, stage: int) -> str:
+    """The readout of a pipeline stage: the word at pos at that stage, then every copy of a
+    repeated word with its embedding (identical), PE(pos) and sum (different); words escaped."""
+    stage = check_stage(stage)
+    lines = [f'<p class="pe-pipeline-note">{_stage_note(state, stage)}</p>']
+    same = copies(state)
+    if not same:
+        lines.append(
+            '<p class="pe-pipeline-verdict">No word recurs in this sentence: type one twice to '
+            "see one embedding give two different sums.</p>"
+        )
+        return "".join(lines)
+    word = f"“{html.escape(same[0].token)}”"
+    positions = [row.position for row in same]
+    headers = ("pos", f"TokenEmbedding({word})", "PE(pos)", "sum")
+    lines.append(
+        f'<table class="pe-pipeline-copies"><caption>{word} stands at positions '
+        f"{_places(positions)}</caption><thead><tr>"
+    )
+    lines.extend(_cell("th", text, part, stage) for part, text in enumerate(headers))
+    lines.append("</tr></thead><tbody>")
+    for row in same:
+        cells = (str(row.position), _numbers(row.embedding), _numbers(row.pe), _numbers(row.total))
+        lines.append(f'<tr class="pe-pipeline-copy" data-pos="{row.position}">')
+        lines.extend(_cell("td", text, part, stage) for part, text in enumerate(cells))
+        lines.append("</tr>")
+    lines.append("</tbody></table>")
+    identical = all(np.array_equal(row.embedding, same[0].embedding) for row in same)
+    closest = min(
+        encoding.compare(a.total, b.total).distance
+        for index, a in enumerate(same)
+        for b in same[index + 1 :]
+    )
+    embeddings = (
+        f"the same {state.d_model} numbers at every place, bit for bit"
+        if identical
+        else "not all the same"
+    )
+    sums = (
+        f"all different, because PE(pos) differs (the closest two are {closest:.3f} apart)"
+        if closest > 0
+        else "two of them equal"
+    )
+    lines.append(
+        f'<p class="pe-pipeline-verdict">Embeddings of {word}: '
+        f"{_cell('span', embeddings, 1, stage)}. Sums: {_cell('span', sums, 3, stage)}.</p>"
+    )
+    return "".join(lines)
 
 
 # Columns of the figure: x domains, and the title over each (embedding + PE = input).
@@ -160,8 +335,87 @@ def _panel_note(text: str, column: int, top: bool) -> dict:
     }
 
 
-def figure(state: ExplorerState) -> dict:
-    """Top: embedding, PE and their sum for every word. Bottom: the three for the word at pos."""
+@lru_cache(maxsize=8)
+def outline_source(colour: str, dash: str) -> str:
+    """An SVG outline that stretches to any box with its line staying 2 px wide, as a data URI."""
+    dasharray = ' stroke-dasharray="5 3"' if dash == "dash" else ""
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" '
+        'preserveAspectRatio="none"><rect x="0" y="0" width="100" height="100" fill="none" '
+        f'stroke="{colour}" stroke-width="4" vector-effect="non-scaling-stroke"{dasharray}/>'
+        "</svg>"
+    )
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+
+
+def _outline(name: str, colour: str, dash: str, shown: bool, **place) -> dict:
+    """A layout image outlining a box: moving or hiding it redraws no heatmap (see heatmap.py)."""
+    return {
+        "source": outline_source(colour, dash),
+        "sizing": "stretch",
+        "layer": "above",
+        "visible": shown,
+        "name": name,
+        **place,
+    }
+
+
+def stage_outlines(state: ExplorerState, stage: int | None) -> list[dict]:
+    """The outline of the figure column a stage fills, then one per copy of the repeated word in
+    that column's top panel; hidden at the token stage and with no stage.
+
+    Their number depends on the sentence alone, so stepping through the stages only edits them.
+    """
+    reached = stage is not None and stage >= 1
+    column = stage - 1 if reached else 0
+    left, right = COLUMN_DOMAINS[column]
+    pad = 0.012
+    outlines = [
+        _outline(
+            "stage",
+            STAGE_COLOUR,
+            "solid",
+            reached,
+            xref="paper",
+            yref="paper",
+            x=left - pad,
+            y=1.0,
+            sizex=right - left + 2 * pad,
+            sizey=1.06,
+            xanchor="left",
+            yanchor="top",
+        )
+    ]
+    suffix = "" if column == 0 else str(1 + column)
+    repeated = repeated_word(state)
+    for position in repeated[1] if repeated else []:
+        outlines.append(
+            _outline(
+                "copy",
+                COPY_COLOUR,
+                "dash",
+                reached,
+                xref=f"x{suffix} domain",
+                yref=f"y{suffix}",
+                x=0,
+                y=position,
+                sizex=1,
+                sizey=1,
+                xanchor="left",
+                yanchor="middle",
+            )
+        )
+    return outlines
+
+
+def figure(state: ExplorerState, stage: int | None = None) -> dict:
+    """Top: embedding, PE and their sum for every word. Bottom: the three for the word at pos.
+
+    With a pipeline stage, the columns it has not reached are faded, the one it fills is
+    outlined, and so are the copies of the repeated word in it.
+    """
+    if stage is not None:
+        stage = check_stage(stage)
     rows = steps(state)
     current = step(state, state.pos)
     dimension = np.arange(state.d_model)
@@ -182,6 +436,7 @@ def figure(state: ExplorerState) -> dict:
         (current.total, f"input at pos {state.pos}", palette["text"]),
     )
     for column in range(3):
+        opacity = 1.0 if stage is None or stage > column else FADED_OPACITY
         top = _panel_axes(layout, 1 + column, column, True, state)
         layout[f"yaxis{top}"].update(
             autorange="reversed",
@@ -206,6 +461,7 @@ def figure(state: ExplorerState) -> dict:
                     "xaxis": f"x{top}",
                     "yaxis": f"y{top}",
                     "name": COLUMN_TITLES[column],
+                    "opacity": opacity,
                     "hovertemplate": "pos %{y}, dim %{x}<br>%{z:.4f}<extra>%{fullData.name}"
                     "</extra>",
                 }
@@ -245,13 +501,19 @@ def figure(state: ExplorerState) -> dict:
                 "yaxis": f"y{bottom}",
                 "marker": {"color": colour, "line": {"width": 0}},
                 "name": label,
+                "opacity": opacity,
                 "hovertemplate": "dim %{x}<br>%{y:.6f}<extra>%{fullData.name}</extra>",
             }
         )
+    title = (
+        f"{len(rows)} word{'' if len(rows) == 1 else 's'}: embedding + PE(pos) = input; pos "
+        "solid, pos + k dotted"
+    )
+    if stage is not None:
+        title = f"{stage_label(stage)}<br><sub>{title}</sub>"
     layout.update(
         title={
-            "text": f"{len(rows)} word{'' if len(rows) == 1 else 's'}: embedding + PE(pos) = "
-            "input; pos solid, pos + k dotted",
+            "text": title,
             "x": 0,
             "font": {"size": 14},
         },
@@ -259,19 +521,31 @@ def figure(state: ExplorerState) -> dict:
         showlegend=False,
         annotations=annotations,
         shapes=shapes,
-        margin={"l": 88, "r": 16, "t": 64, "b": 48},
+        images=stage_outlines(state, stage),
+        margin={"l": 88, "r": 16, "t": 64 if stage is None else 84, "b": 48},
     )
     return {"data": traces, "layout": layout}
 
 
 class TokensView(PlotView):
-    """Words as chips (a click sets pos or pos + k), and the sum the model receives."""
+    """Words as chips (a click sets pos or pos + k), the sum the model receives, and its pipeline
+    stage by stage (Prev, Play, Next)."""
 
     click_sets = param.Selector(
         default="pos", objects=list(CLICK_MODES.values()), doc="What a click on a word sets."
     )
+    # The stage is the visitor's place in this view, like click_sets: not URL state.
+    stage = param.Integer(
+        0, bounds=(0, LAST_STAGE), doc="The pipeline stage shown: token, embedding, PE, sum."
+    )
+    playing = param.Boolean(False, doc="Whether Play is stepping through the stages.")
+    play_period = param.Integer(
+        PLAY_PERIOD_MS, bounds=(1, None), doc="Milliseconds between two stages while playing."
+    )
 
     def __init__(self, **params):
+        self._player = None  # the periodic callback while playing
+        self._last_move = 0.0  # time.monotonic() of the last stage change Play made or began at
         super().__init__(**params)
         self._mode = pn.widgets.RadioButtonGroup.from_param(
             self.param.click_sets,
@@ -285,20 +559,101 @@ class TokensView(PlotView):
         self._chip_words: list[str] = []
         self._show_chips()
         self.state.param.watch(self._show_chips, ["text", "n_positions", "pos", "offset"])
+        buttons = {"prev": "Prev", "play": "Play", "next": "Next"}
+        self._prev, self._play, self._next = (
+            pn.widgets.Button(
+                label=label,
+                width=72,
+                margin=(4, 4),
+                css_classes=[f"pe-pipeline-{key}"],
+            )
+            for key, label in buttons.items()
+        )
+        self._prev.on_click(lambda event: self.step_by(-1))
+        self._next.on_click(lambda event: self.step_by(1))
+        self._play.on_click(lambda event: self.toggle_play())
+        self.param.watch(self._stage_changed, "stage")
+        self.param.watch(self._playing_changed, "playing")
 
     def extra_panes(self):
-        # The equation line goes above the plot (see content), the table below it.
+        # The equation line and the pipeline readout go above the plot, the table below it
+        # (see content).
         self._step = pn.pane.HTML(
             "", sizing_mode="stretch_width", stylesheets=[READOUT_STYLE], margin=(4, 8)
+        )
+        self._stage_indicator = pn.pane.HTML(
+            self._indicator_html(), css_classes=["pe-pipeline-stage"], margin=(10, 8, 4, 8)
+        )
+        self._pipeline = pn.pane.HTML(
+            "",
+            sizing_mode="stretch_width",
+            stylesheets=[READOUT_STYLE],
+            css_classes=["pe-pipeline-readout"],
+            margin=(0, 8),
         )
         self._table = pn.pane.HTML(
             "", sizing_mode="stretch_width", stylesheets=[READOUT_STYLE], margin=(4, 8)
         )
-        return [self._table]
+        return [self._pipeline, self._table]
 
     def update_extras(self):
-        self._step.object = step_html(self.state)
-        self._table.object = table_html(self.state)
+        self._step.object = step_html(self.state, self.stage)
+        self._pipeline.object = pipeline_html(self.state, self.stage)
+        self._table.object = table_html(self.state, self.stage)
+
+    def figure(self) -> dict:
+        drawn = figure(self.state, self.stage)
+        drawn["layout"].setdefault("height", self.spec.plot_height)
+        return drawn
+
+    def _indicator_html(self) -> str:
+        label = stage_label(self.stage)
+        return f'<span class="pe-pipeline-stage-text" aria-live="polite">{label}</span>'
+
+    def step_by(self, delta: int) -> None:
+        """Go delta stages on (Next: 1, Prev: −1), staying within the stages; stops Play."""
+        self.stop_playing()
+        self.stage = min(max(self.stage + delta, 0), LAST_STAGE)
+
+    def toggle_play(self) -> None:
+        """Play: one stage on every play_period ms until the last (from the first when there
+        already); pressed while playing, it pauses."""
+        if self.playing:
+            self.stop_playing()
+            return
+        if self.stage == LAST_STAGE:
+            self.stage = 0
+        self._last_move = time.monotonic()
+        self.playing = True
+        self._player = pn.state.add_periodic_callback(self.advance, period=self.play_period)
+
+    def advance(self) -> None:
+        """One tick of Play: the next stage, stopping at the last."""
+        if not self.playing:
+            return
+        now = time.monotonic()
+        # Under asyncio (Pyodide, no server) the first tick comes the moment Play starts: each
+        # stage still lasts a whole period.
+        if now - self._last_move < 0.5 * self.play_period / 1000:
+            return
+        self._last_move = now
+        self.stage = min(self.stage + 1, LAST_STAGE)
+        if self.stage == LAST_STAGE:
+            self.stop_playing()
+
+    def stop_playing(self) -> None:
+        """Stop Play (nothing happens when it is not playing)."""
+        player, self._player = self._player, None
+        if player is not None:
+            player.stop()
+        self.playing = False
+
+    def _stage_changed(self, event) -> None:
+        self._stage_indicator.object = self._indicator_html()
+        self._refresh()
+
+    def _playing_changed(self, event) -> None:
+        self._play.label = "Pause" if self.playing else "Play"
 
     def _chip_clicked(self, position: int) -> None:
         state = self.state
@@ -342,10 +697,24 @@ class TokensView(PlotView):
 
     def content(self) -> pn.Column:
         label = pn.pane.HTML("<span>A click on a word sets</span>", margin=(10, 0, 0, 8))
+        stepper = pn.FlexBox(
+            self._prev,
+            self._play,
+            self._next,
+            self._stage_indicator,
+            flex_wrap="wrap",
+            align_items="center",
+            sizing_mode="stretch_width",
+            css_classes=["pe-pipeline-controls"],
+        )
         return pn.Column(
             pn.FlexBox(label, self._mode, flex_wrap="wrap", sizing_mode="stretch_width"),
             self._chips,
             self._step,
-            super().content(),
+            stepper,
+            self._pipeline,
+            self._error,
+            self._plot,
+            self._table,
             sizing_mode="stretch_width",
         )

@@ -1,0 +1,469 @@
+"""The code, walked through: the reference implementation line by line, on the matrix it fills.
+
+The lines are those of the PyTorch tutorial ("Language Modeling with nn.Transformer"), in NumPy,
+with the state's sizes, base and layout; each step marks its lines and, on the heatmap, the
+cells they fill.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import panel as pn
+import param
+
+from .. import derived, encoding, theme
+from ..state import ExplorerState
+from ..view import PlotView
+
+# The batch the last step adds pe to: this many sequences of the sentence's length.
+BATCH = 2
+SHOWN_WORDS = 6
+# How much of the plot's colour covers cells not filled yet, and cells filled by an earlier
+# step (or, at the last step, rows not added): what the current step fills stays clear.
+EMPTY_COVER = 0.88
+EARLIER_COVER = 0.55
+
+STYLE = """
+:host { width: 100%; overflow-x: auto; }
+pre.pe-code-block { background: var(--pe-code-bg, #f6f8fa); padding: 0.6em 0; margin: 0.3em 0;
+                    border-radius: 6px; overflow-x: auto; font-size: 0.88em; line-height: 1.5; }
+.pe-code-line { display: inline-block; min-width: 100%; padding: 0 0.8em; box-sizing: border-box;
+                border-left: 3px solid transparent; }
+.pe-code-line.pe-code-current { background: rgba(230, 159, 0, 0.18); border-left-color: #E69F00; }
+mark.pe-code-mark { background: rgba(230, 159, 0, 0.45); color: inherit; border-radius: 2px; }
+p.pe-code-note { margin: 0.4em 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
+"""
+
+
+@dataclass(frozen=True)
+class CodeStep:
+    """One step of the walk-through: what it does, its lines of the code, and the part of them
+    it is about (marked wherever it appears)."""
+
+    title: str
+    lines: tuple[int, ...]
+    mark: str = ""
+
+
+STEPS = (
+    CodeStep(
+        "position * div_term, the angle of every position and pair", (1,), "position * div_term"
+    ),
+    CodeStep("div_term = exp(2i · −ln(base)/d_model), which is base^(−2i/d_model)", (2,)),
+    CodeStep("the sines fill their columns", (4,)),
+    CodeStep("the cosines fill theirs", (5,)),
+    CodeStep("x + pe[:seq_len] adds the same rows to every sequence of a batch", (6, 7)),
+)
+STEP_COUNT = len(STEPS)
+
+
+def check_step(step: object) -> int:
+    """Return step as an int, or raise ValueError unless it is one of 1 … STEP_COUNT."""
+    if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= STEP_COUNT:
+        raise ValueError(f"step must be an integer between 1 and {STEP_COUNT}, got {step!r}")
+    return step
+
+
+def step_label(step: int) -> str:
+    """The step indicator: "Step 2 of 5"."""
+    return f"Step {check_step(step)} of {STEP_COUNT}"
+
+
+def div_term(d_model: int, base: float) -> np.ndarray:
+    """The reference code's div_term, computed as its line computes it: exp(2i · −ln(base)/d)."""
+    d_model = encoding.check_d_model(d_model)
+    base = encoding.check_base(base)
+    return np.exp(np.arange(0, d_model, 2) * (-math.log(base) / d_model))
+
+
+def slice_code(columns: slice, d_model: int) -> str:
+    """A column slice of encoding.pair_columns as the code writes it: 0::2, 1::2, :d_model // 2
+    or d_model // 2: (the middle column named, as the concatenated layout's code names it)."""
+    half = d_model // 2
+
+    def bound(value: int | None, default: int | None) -> str:
+        if value is None or (columns.step is None and value == default):
+            return ""
+        return "d_model // 2" if columns.step is None and value == half else str(value)
+
+    text = f"{bound(columns.start, 0)}:{bound(columns.stop, None)}"
+    return text + (f":{columns.step}" if columns.step is not None else "")
+
+
+def seq_len(state: ExplorerState) -> int:
+    """The length of the sequences the last step adds pe to: the sentence's words."""
+    return len(state.words)
+
+
+def code_lines(state: ExplorerState) -> list[str]:
+    """The reference implementation, with the state's sizes and base and its layout's slicing."""
+    sines, cosines = (
+        slice_code(s, state.d_model) for s in encoding.pair_columns(state.d_model, state.layout)
+    )
+    return [
+        f"max_len, d_model, base = {state.n_positions}, {state.d_model}, {float(state.base)!r}",
+        "position = np.arange(max_len)[:, np.newaxis]",
+        "div_term = np.exp(np.arange(0, d_model, 2) * (-np.log(base) / d_model))",
+        "pe = np.zeros((max_len, d_model))",
+        f"pe[:, {sines}] = np.sin(position * div_term)",
+        f"pe[:, {cosines}] = np.cos(position * div_term)",
+        f"seq_len = x.shape[1]  # {seq_len(state)}: the words of the sentence",
+        "x = x + pe[:seq_len]",
+    ]
+
+
+def code_html(lines: list[str], current: tuple[int, ...], mark: str = "") -> str:
+    """The code as a block, every line escaped, the current lines highlighted and mark marked."""
+    marked = html.escape(mark)
+    shown = []
+    for index, line in enumerate(lines):
+        text = html.escape(line)
+        if marked:
+            text = text.replace(marked, f'<mark class="pe-code-mark">{marked}</mark>')
+        is_current = index in current
+        css = "pe-code-line pe-code-current" if is_current else "pe-code-line"
+        aria = ' aria-current="step"' if is_current else ""
+        shown.append(f'<span class="{css}" data-line="{index + 1}"{aria}>{text}</span>')
+    return '<pre class="pe-code-block"><code>' + "\n".join(shown) + "</code></pre>"
+
+
+def step_code_html(state: ExplorerState, step: int) -> str:
+    """The code with the lines of step highlighted."""
+    current = STEPS[check_step(step) - 1]
+    return code_html(code_lines(state), current.lines, current.mark)
+
+
+@dataclass(frozen=True)
+class StepCells:
+    """What a step does to pe, in full-size positions and dimensions."""
+
+    rows: np.ndarray  # positions of the cells the step fills (the last step: adds to x)
+    columns: np.ndarray  # dimensions of those cells
+    filled: np.ndarray  # dimensions filled, in every row, once the step has run
+
+
+def step_cells(n_positions: int, d_model: int, layout: str, length: int, step: int) -> StepCells:
+    """The cells step fills: none before the sines, then the sine columns, the cosine columns,
+    and at the last step the rows 0 … length − 1 that x + pe[:seq_len] adds."""
+    dimensions = np.arange(encoding.check_d_model(d_model))
+    sin_columns, cos_columns = encoding.pair_columns(d_model, layout)
+    sines, cosines = dimensions[sin_columns], dimensions[cos_columns]
+    every_row = np.arange(encoding.check_n_positions(n_positions))
+    nothing = np.arange(0)
+    step = check_step(step)
+    if step <= 2:
+        return StepCells(nothing, nothing, nothing)
+    if step == 3:
+        return StepCells(every_row, sines, sines)
+    if step == 4:
+        return StepCells(every_row, cosines, dimensions)
+    return StepCells(np.arange(min(length, n_positions)), dimensions, dimensions)
+
+
+def example_pair(state: ExplorerState) -> int:
+    """The pair i the readout follows: halfway along the pairs, one the heatmap shows."""
+    _, pair_stride = derived.display_strides(state.n_positions, state.d_model)
+    return (state.d_model // 4) // pair_stride * pair_stride
+
+
+@dataclass(frozen=True)
+class Cover:
+    """The heatmap's cells by what a step did to them, as the heatmap shows them (strided):
+    a region is a product of shown rows and shown columns."""
+
+    empty: tuple[tuple[np.ndarray, np.ndarray], ...]  # not filled yet
+    earlier: tuple[tuple[np.ndarray, np.ndarray], ...]  # filled, but not by this step
+
+    def shading(self, rows: int, columns: int) -> np.ndarray:
+        """0 for cells the step fills, 1 for earlier ones, 2 for empty ones: rows × columns."""
+        shade = np.zeros((rows, columns), dtype=np.int8)
+        for level, regions in ((1, self.earlier), (2, self.empty)):
+            for row_mask, column_mask in regions:
+                shade[np.ix_(row_mask, column_mask)] = level
+        return shade
+
+
+def cover(cells: derived.MatrixCells, filled: StepCells) -> Cover:
+    """Which shown cells a step leaves empty, which it finds filled, which it fills itself."""
+    every_row = np.ones(len(cells.rows), dtype=bool)
+    filled_columns = np.isin(cells.columns, filled.filled)
+    step_columns = np.isin(cells.columns, filled.columns)
+    step_rows = np.isin(cells.rows, filled.rows)
+    return Cover(
+        empty=((every_row, ~filled_columns),),
+        earlier=((every_row, filled_columns & ~step_columns), (~step_rows, step_columns)),
+    )
+
+
+def runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """(start, stop) of each run of True in a 1-D boolean array."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
+    return [(int(start), int(stop)) for start, stop in zip(edges[::2], edges[1::2], strict=True)]
+
+
+def region_path(row_mask: np.ndarray, column_mask: np.ndarray) -> str:
+    """An SVG path of the cells in the product of two masks, one rectangle per pair of runs."""
+    return "".join(
+        f"M{c0} {r0}h{c1 - c0}v{r1 - r0}h{c0 - c1}z"
+        for r0, r1 in runs(row_mask)
+        for c0, c1 in runs(column_mask)
+    )
+
+
+def outline_boxes(state: ExplorerState, cells: derived.MatrixCells, step: int) -> list[tuple]:
+    """(x, y, width, height) of what the readout's numbers are about, in shown cells (a shown
+    row j spans y = j … j + 1, position p is centred at y = p / row_stride + 0.5)."""
+    stride = cells.row_stride
+    width = len(cells.columns)
+    pair = example_pair(state)
+    sin_column, cos_column = encoding.pair_columns(state.d_model, state.layout, pair)
+    at = {int(c): index for index, c in enumerate(cells.columns)}
+    row_top = state.pos / stride
+    if step == 1:
+        return [(0, row_top, width, 1)]
+    if step == 2:
+        return [(at[sin_column], 0, 1, len(cells.rows)), (at[cos_column], 0, 1, len(cells.rows))]
+    if step in (3, 4):
+        return [(at[sin_column if step == 3 else cos_column], row_top, 1, 1)]
+    length = min(seq_len(state), state.n_positions)
+    return [(0, 0, width, (length - 0.5) / stride + 0.5)] if length else []
+
+
+def cover_source(state: ExplorerState, cells: derived.MatrixCells, step: int) -> str:
+    """The cover of a step as one SVG (a data URI) over the whole heatmap: each shown cell is a
+    unit square, stretched with the plot, so a zoom keeps it on its cells."""
+    palette = theme.colours(state.theme)
+    shown = cover(
+        cells, step_cells(state.n_positions, state.d_model, state.layout, seq_len(state), step)
+    )
+    rows, columns = len(cells.rows), len(cells.columns)
+    paths = []
+    for regions, opacity in ((shown.earlier, EARLIER_COVER), (shown.empty, EMPTY_COVER)):
+        d = "".join(region_path(r, c) for r, c in regions if r.any() and c.any())
+        if d:
+            paths.append(
+                f'<path d="{d}" fill="{palette["plot"]}" fill-opacity="{opacity}" '
+                'shape-rendering="crispEdges"/>'
+            )
+    for x, y, width, height in outline_boxes(state, cells, step):
+        paths.append(
+            f'<rect x="{x:g}" y="{y:g}" width="{width:g}" height="{height:g}" fill="none" '
+            f'stroke="{palette["pos"]}" stroke-width="2" vector-effect="non-scaling-stroke"/>'
+        )
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {columns} {rows}" '
+        f'preserveAspectRatio="none">{"".join(paths)}</svg>'
+    )
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+
+
+def figure(state: ExplorerState, step: int = 1) -> dict:
+    """The PE matrix with the cells step fills clear and the rest covered (step 1 by default)."""
+    step = check_step(step)
+    n, d = state.n_positions, state.d_model
+    cells = derived.matrix_cells(n, d, float(state.base), state.layout)
+    title = f"{step_label(step)}: {STEPS[step - 1].title}"
+    if cells.reduced:
+        title += (
+            f"<br><sub>Reduced for display: every {cells.row_stride}th position and every "
+            f"{cells.pair_stride}th pair</sub>"
+        )
+    tick_step = max(1, len(cells.columns) // 8)
+    layout = theme.base_layout(state.theme, uirevision=f"code-{n}-{d}")
+    layout.update(
+        title={"text": title, "x": 0, "font": {"size": 15}},
+        margin={"l": 64, "r": 24, "t": 72 if cells.reduced else 48, "b": 56},
+        xaxis=theme.axis(
+            state.theme,
+            title={"text": "dimension"},
+            type="category",
+            tickmode="array",
+            tickvals=cells.labels[::tick_step],
+            ticktext=[str(c) for c in cells.columns[::tick_step]],
+            showgrid=False,
+        ),
+        yaxis=theme.axis(
+            state.theme, title={"text": "position pos"}, autorange="reversed", showgrid=False
+        ),
+        # One image covers the matrix: a new step replaces its source, not the heatmap.
+        images=[
+            {
+                "source": cover_source(state, cells, step),
+                "xref": "x",
+                "yref": "y",
+                "x": -0.5,
+                "y": -0.5 * cells.row_stride,
+                "sizex": len(cells.columns),
+                "sizey": len(cells.rows) * cells.row_stride,
+                "sizing": "stretch",
+                "xanchor": "left",
+                "yanchor": "top",
+                "layer": "above",
+                "name": "cover",
+            }
+        ],
+    )
+    trace = {
+        "type": "heatmap",
+        "x": cells.labels,
+        "y": cells.rows,
+        "z": cells.z,
+        "zmin": -1.0,
+        "zmid": 0.0,
+        "zmax": 1.0,
+        "colorscale": theme.DIVERGING_SCALE,
+        "colorbar": theme.colorbar(title={"text": "PE"}, thickness=12),
+        "hovertemplate": "pos %{y}<br>%{x}<br>value %{z:.6f}<extra></extra>",
+    }
+    return {"data": [trace], "layout": layout}
+
+
+def _columns_text(columns: np.ndarray) -> str:
+    if columns.size <= 4:
+        return ", ".join(str(c) for c in columns)
+    return ", ".join(str(c) for c in columns[:3]) + f", …, {columns[-1]}"
+
+
+def step_html(state: ExplorerState, step: int) -> str:
+    """What the step computes, with its numbers for pos and the example pair i; words escaped."""
+    step = check_step(step)
+    n, d, base, pos = state.n_positions, state.d_model, float(state.base), state.pos
+    pair = example_pair(state)
+    omega = encoding.angular_frequencies(d, base)[pair]
+    angle = pos * omega
+    note = f"<i>i</i> = {pair}, pos = {pos}"
+    if step == 1:
+        shape = np.broadcast_shapes((n, 1), (d // 2,))
+        text = (
+            f"position has shape ({n}, 1) and div_term ({d // 2},): NumPy broadcasts the product "
+            f"to shape {shape}, the angle pos·ω<sub>i</sub> of every position and pair. At {note}: "
+            f"{pos} × {omega:.6g} = {angle:.6g} rad."
+        )
+    elif step == 2:
+        by_code = div_term(d, base)[pair]
+        difference = by_code - omega
+        text = (
+            "Since exp(t · ln b) = b<sup>t</sup>, div_term[<i>i</i>] = exp(2<i>i</i> · (−ln base / "
+            "d_model)) is ω<sub>i</sub> = base<sup>−2<i>i</i>/d_model</sup>. For <i>i</i> = "
+            f"{pair}: exp({2 * pair} · (−ln {base:.12g} / {d})) = {by_code:.17g} and "
+            f"{base:.12g}<sup>−{2 * pair}/{d}</sup> = {omega:.17g}; difference {difference:.3g} "
+            "(rounding)."
+        )
+    elif step in (3, 4):
+        name = "sin" if step == 3 else "cos"
+        columns_slice = encoding.pair_columns(d, state.layout)[step - 3]
+        columns = np.arange(d)[columns_slice]
+        column = encoding.pair_columns(d, state.layout, pair)[step - 3]
+        value = derived.pe_matrix(n, d, base, state.layout)[pos, column]
+        text = (
+            f"np.{name}(position * div_term) fills pe[:, {slice_code(columns_slice, d)}]: columns "
+            f"{_columns_text(columns)} ({columns.size} columns, one per pair <i>i</i>), in every "
+            f"row. At {note}: pe[{pos}, {column}] = {name}({angle:.6g}) = {value:.6f}."
+        )
+    else:
+        length = min(seq_len(state), n)
+        if not length:
+            return (
+                '<p class="pe-code-note">The sentence is empty, so seq_len = 0 and pe[:0] adds '
+                "nothing: type a sentence to see it added.</p>"
+            )
+        x_shape, pe_shape = (BATCH, length, d), (length, d)
+        words = ", ".join(f"“{html.escape(w)}”" for w in state.words[:SHOWN_WORDS])
+        more = ", …" if length > SHOWN_WORDS else ""
+        text = (
+            f"x holds a batch of {BATCH} sequences of seq_len = {length} tokens (the first is the "
+            f"sentence: {words}{more}), shape {x_shape}. pe[:seq_len] has shape {pe_shape}: "
+            "NumPy lines the shapes up from the right and repeats it for every sequence, so the "
+            f"sum has shape {np.broadcast_shapes(x_shape, pe_shape)} and token j of every "
+            "sequence gets PE(j)."
+        )
+        if length < n:
+            text += f" Rows {length} … {n - 1} of pe are not used."
+    return f'<p class="pe-code-note">{text}</p>'
+
+
+class CodeView(PlotView):
+    """The reference code, a step at a time (Prev, Next), its lines and its cells highlighted."""
+
+    # The step is the visitor's place in this view: not URL state.
+    step = param.Integer(1, bounds=(1, STEP_COUNT), doc="The step of the code shown (1 … 5).")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._prev, self._next = (
+            pn.widgets.Button(
+                label=label,
+                width=72,
+                margin=(4, 4),
+                css_classes=[f"pe-code-{key}"],
+            )
+            for key, label in (("prev", "Prev"), ("next", "Next"))
+        )
+        self._prev.on_click(lambda event: self.step_by(-1))
+        self._next.on_click(lambda event: self.step_by(1))
+        self.param.watch(self._step_changed, "step")
+
+    def extra_panes(self) -> list:
+        """The code and the step's numbers (above the plot, see content)."""
+        self._indicator = pn.pane.HTML(
+            self._indicator_html(), css_classes=["pe-code-step"], margin=(10, 8, 4, 8)
+        )
+        self._code = pn.pane.HTML(
+            "",
+            sizing_mode="stretch_width",
+            stylesheets=[STYLE],
+            css_classes=["pe-code-lines"],
+            margin=(0, 8),
+        )
+        self._readout = pn.pane.HTML(
+            "",
+            sizing_mode="stretch_width",
+            stylesheets=[STYLE],
+            css_classes=["pe-code-readout"],
+            margin=(0, 8),
+        )
+        return [self._code, self._readout]
+
+    def update_extras(self) -> None:
+        self._code.object = step_code_html(self.state, self.step)
+        self._readout.object = step_html(self.state, self.step)
+
+    def figure(self) -> dict:
+        drawn = figure(self.state, self.step)
+        drawn["layout"].setdefault("height", self.spec.plot_height)
+        return drawn
+
+    def _indicator_html(self) -> str:
+        return f'<span class="pe-code-step-text" aria-live="polite">{step_label(self.step)}</span>'
+
+    def step_by(self, delta: int) -> None:
+        """Go delta steps on (Next: 1, Prev: −1), staying within 1 … STEP_COUNT."""
+        self.step = min(max(self.step + delta, 1), STEP_COUNT)
+
+    def _step_changed(self, event) -> None:
+        self._indicator.object = self._indicator_html()
+        self._refresh()
+
+    def content(self) -> pn.Column:
+        stepper = pn.FlexBox(
+            self._prev,
+            self._next,
+            self._indicator,
+            flex_wrap="wrap",
+            align_items="center",
+            sizing_mode="stretch_width",
+            css_classes=["pe-code-controls"],
+        )
+        return pn.Column(
+            stepper,
+            self._code,
+            self._readout,
+            self._error,
+            self._plot,
+            sizing_mode="stretch_width",
+        )
