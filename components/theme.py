@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+from functools import lru_cache
+
 # Okabe–Ito palette: distinguishable with every common colour-vision deficiency.
 PAIR_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
 # Diverging, colour-blind safe, centred at 0 (blue negative, red positive): ColorBrewer RdBu
@@ -202,4 +205,36 @@ def cell_outline(row: int, column: int, half: float, colour: str) -> dict:
         "line": {"color": colour, "width": 2},
         "fillcolor": "rgba(0,0,0,0)",
         "name": "pos, pos+k",
+    }
+
+
+@lru_cache(maxsize=16)
+def outline_source(colour: str, dasharray: str = "") -> str:
+    """An SVG outline that stretches to any box with its line staying 2 px wide, as a data URI
+    for a layout image (Plotly moves an image without redrawing the heatmap under it)."""
+    dashes = f' stroke-dasharray="{dasharray}"' if dasharray else ""
+    svg = (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" '
+        'preserveAspectRatio="none"><rect x="0" y="0" width="100" height="100" fill="none" '
+        f'stroke="{colour}" stroke-width="4" vector-effect="non-scaling-stroke"{dashes}/>'
+        "</svg>"
+    )
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+
+
+def matrix_axes(theme: str, labels, columns) -> dict:
+    """The axes of a heatmap of the PE matrix: dimensions as categories (about eight ticks,
+    numbered), positions downwards."""
+    tick_step = max(1, len(columns) // 8)
+    return {
+        "xaxis": axis(
+            theme,
+            title={"text": "dimension"},
+            type="category",
+            tickmode="array",
+            tickvals=labels[::tick_step],
+            ticktext=[str(c) for c in columns[::tick_step]],
+            showgrid=False,
+        ),
+        "yaxis": axis(theme, title={"text": "position pos"}, autorange="reversed", showgrid=False),
     }

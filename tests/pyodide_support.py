@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -59,3 +60,13 @@ def visit_offline(request: pytest.FixtureRequest, visit: Callable[[Path], dict])
     with pytest.MonkeyPatch.context() as patch, ThreadPoolExecutor(max_workers=1) as pool:
         patch.setenv("PYODIDE_MIRROR", str(mirror()))  # open_offline_site's default mirror
         return pool.submit(visit, site_dir).result()
+
+
+def wait_for(site, expression: str, timeout_s: float = 90, poll_s: float = 0.1) -> bool:
+    """Poll a JS expression in the offline site's page until it holds (True) or time runs out."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if site.expect_js(expression):
+            return True
+        time.sleep(poll_s)
+    return False

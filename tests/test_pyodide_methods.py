@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
-from pyodide_support import offline_site, visit_offline
+from pyodide_support import offline_site, visit_offline, wait_for
 from test_pyodide_site import DEEP_TEXT_JS
 
 pytestmark = pytest.mark.pyodide
@@ -15,15 +13,6 @@ BAD_QUERY = "method=xyz&heads=1000000000&view=methods&embed=1"
 # Every readout of the RoPE view that must agree: the live score and the other pairs k apart.
 ROPE_SCORES_JS = """() => ['.pe-rope-score', '.pe-rope-other', '.pe-rope-offset-only']
   .flatMap((selector) => __offline.deep(selector).map((e) => e.textContent.trim()))"""
-
-
-def wait_for(site, expression: str, timeout_s: float = 90) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if site.expect_js(expression):
-            return True
-        time.sleep(0.25)
-    return False
 
 
 def visit_methods(site_dir) -> dict:

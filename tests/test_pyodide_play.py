@@ -6,22 +6,13 @@ import time
 
 import pytest
 from browser_support import SHOWN_POS_JS
-from pyodide_support import offline_site, visit_offline
+from pyodide_support import offline_site, visit_offline, wait_for
 
 pytestmark = pytest.mark.pyodide
 
 QUERY = "n_positions=20&pos=0&offset=0"
 PLAYING_JS = """() => __offline.deep('.pe-play').some((host) =>
   ((host.shadowRoot || host).querySelector('button') || {}).textContent.includes('Pause'))"""
-
-
-def wait_for(site, expression: str, timeout_s: float = 60) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if site.expect_js(expression):
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def visit_play(site_dir) -> dict:

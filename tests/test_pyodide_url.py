@@ -6,10 +6,8 @@ these check that the state still lands on what the URL asks for, in one update.
 
 from __future__ import annotations
 
-import time
-
 import pytest
-from pyodide_support import offline_site, visit_offline
+from pyodide_support import offline_site, visit_offline, wait_for
 from test_pyodide_site import DEEP_TEXT_JS
 
 pytestmark = pytest.mark.pyodide
@@ -17,15 +15,6 @@ pytestmark = pytest.mark.pyodide
 SHARED_QUERY = "d_model=64&pos=20&offset=-5&n_positions=100&%3Cb%3Ex%3C%2Fb%3E=1"
 EMBED_QUERY = "view=compare&embed=1&pos=22&offset=3"
 ODD_QUERY = "text=why?&pos=3?d_model=64"
-
-
-def wait_for(site, expression: str, timeout_s: float = 90) -> bool:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if site.expect_js(expression):
-            return True
-        time.sleep(0.25)
-    return False
 
 
 def visit_with_queries(site_dir) -> dict:

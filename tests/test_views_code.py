@@ -9,24 +9,11 @@ import pytest
 from components import derived, encoding
 from components.fixes.plotly_patch import FigurePatcher
 from components.state import ExplorerState
-from components.views import ViewSpec, code
+from components.views import code, view_spec
 
 HOSTILE = "<img src=x onerror=alert(1)>"
 # The view as its row of the view table describes it.
-SPEC = ViewSpec(
-    name="code",
-    title="The code, walked through",
-    explanation="The lines that build PE. Each step marks the cells it fills.",
-    figure=code.figure,
-    follows=("pos", "n_positions", "d_model", "base", "layout", "text", "method", "theme"),
-    controls=("pos", "d_model", "n_positions", "base", "layout", "text"),
-    plot_height=460,
-    height=900,
-    embed_height=1000,
-    view_class=code.CodeView,
-    methods=("sinusoidal",),
-    missing="no encoding to build",
-)
+SPEC = view_spec("code")
 SIZES = [
     {"n_positions": 12, "d_model": 8, "pos": 5, "text": "a b c d"},
     {"n_positions": 64, "d_model": 128, "pos": 7},

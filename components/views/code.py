@@ -273,23 +273,11 @@ def figure(state: ExplorerState, step: int = 1) -> dict:
             f"<br><sub>Reduced for display: every {cells.row_stride}th position and every "
             f"{cells.pair_stride}th pair</sub>"
         )
-    tick_step = max(1, len(cells.columns) // 8)
     layout = theme.base_layout(state.theme, uirevision=f"code-{n}-{d}")
     layout.update(
         title={"text": title, "x": 0, "font": {"size": 15}},
         margin={"l": 64, "r": 24, "t": 72 if cells.reduced else 48, "b": 56},
-        xaxis=theme.axis(
-            state.theme,
-            title={"text": "dimension"},
-            type="category",
-            tickmode="array",
-            tickvals=cells.labels[::tick_step],
-            ticktext=[str(c) for c in cells.columns[::tick_step]],
-            showgrid=False,
-        ),
-        yaxis=theme.axis(
-            state.theme, title={"text": "position pos"}, autorange="reversed", showgrid=False
-        ),
+        **theme.matrix_axes(state.theme, cells.labels, cells.columns),
         # One image covers the matrix: a new step replaces its source, not the heatmap.
         images=[
             {

@@ -6,9 +6,7 @@ under the plot (HeatmapView).
 
 from __future__ import annotations
 
-import base64
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import panel as pn
@@ -83,19 +81,6 @@ def hover_cells(n_positions: int, d_model: int, base: float, layout: str) -> Hov
     return HoverCells(labels, dict(zip(labels, cells.columns.tolist(), strict=True)), customdata)
 
 
-@lru_cache(maxsize=8)
-def marker_source(colour: str, dash: str) -> str:
-    """An SVG outline that stretches to any box with its line staying 2 px wide, as a data URI."""
-    dasharray = ' stroke-dasharray="2 3"' if dash == "dot" else ""
-    svg = (
-        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" '
-        'preserveAspectRatio="none"><rect x="0" y="0" width="100" height="100" fill="none" '
-        f'stroke="{colour}" stroke-width="4" vector-effect="non-scaling-stroke"{dasharray}/>'
-        "</svg>"
-    )
-    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
-
-
 def row_marker(position: float, half_height: float, colour: str, dash: str) -> dict:
     """A rectangle around one row of the heatmap, spanning every column.
 
@@ -104,7 +89,7 @@ def row_marker(position: float, half_height: float, colour: str, dash: str) -> d
     of pos then costs one small relayout at any matrix size.
     """
     return {
-        "source": marker_source(colour, dash),
+        "source": theme.outline_source(colour, "2 3" if dash == "dot" else ""),
         "xref": "paper",
         "yref": "y",
         "x": 0,
@@ -151,23 +136,11 @@ def figure(state: ExplorerState) -> dict:
             f"{cells.pair_stride}th pair ({len(cells.rows)} × {len(cells.columns)} of "
             f"{n} × {d} cells)</sub>"
         )
-    tick_step = max(1, len(cells.columns) // 8)
     layout = theme.base_layout(state.theme, uirevision=f"heatmap-{n}-{d}")
     layout.update(
         title={"text": title, "x": 0, "font": {"size": 15}},
         margin={"l": 64, "r": 24, "t": 72 if cells.reduced else 48, "b": 56},
-        xaxis=theme.axis(
-            state.theme,
-            title={"text": "dimension"},
-            type="category",
-            tickmode="array",
-            tickvals=hover.labels[::tick_step],
-            ticktext=[str(c) for c in cells.columns[::tick_step]],
-            showgrid=False,
-        ),
-        yaxis=theme.axis(
-            state.theme, title={"text": "position pos"}, autorange="reversed", showgrid=False
-        ),
+        **theme.matrix_axes(state.theme, hover.labels, cells.columns),
         images=markers,
         annotations=annotations,
     )

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import base64
 import html
 import time
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import panel as pn
@@ -335,23 +333,10 @@ def _panel_note(text: str, column: int, top: bool) -> dict:
     }
 
 
-@lru_cache(maxsize=8)
-def outline_source(colour: str, dash: str) -> str:
-    """An SVG outline that stretches to any box with its line staying 2 px wide, as a data URI."""
-    dasharray = ' stroke-dasharray="5 3"' if dash == "dash" else ""
-    svg = (
-        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" '
-        'preserveAspectRatio="none"><rect x="0" y="0" width="100" height="100" fill="none" '
-        f'stroke="{colour}" stroke-width="4" vector-effect="non-scaling-stroke"{dasharray}/>'
-        "</svg>"
-    )
-    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
-
-
 def _outline(name: str, colour: str, dash: str, shown: bool, **place) -> dict:
     """A layout image outlining a box: moving or hiding it redraws no heatmap (see heatmap.py)."""
     return {
-        "source": outline_source(colour, dash),
+        "source": theme.outline_source(colour, "5 3" if dash == "dash" else ""),
         "sizing": "stretch",
         "layer": "above",
         "visible": shown,
@@ -408,7 +393,7 @@ def stage_outlines(state: ExplorerState, stage: int | None) -> list[dict]:
     return outlines
 
 
-def figure(state: ExplorerState, stage: int | None = None) -> dict:
+def figure(state: ExplorerState, stage: int | None = LAST_STAGE) -> dict:
     """Top: embedding, PE and their sum for every word. Bottom: the three for the word at pos.
 
     With a pipeline stage, the columns it has not reached are faded, the one it fills is
@@ -535,8 +520,11 @@ class TokensView(PlotView):
         default="pos", objects=list(CLICK_MODES.values()), doc="What a click on a word sets."
     )
     # The stage is the visitor's place in this view, like click_sets: not URL state.
+    # It opens on the whole picture, the sum; Prev and Play step through how it was made.
     stage = param.Integer(
-        0, bounds=(0, LAST_STAGE), doc="The pipeline stage shown: token, embedding, PE, sum."
+        LAST_STAGE,
+        bounds=(0, LAST_STAGE),
+        doc="The pipeline stage shown: token, embedding, PE, sum.",
     )
     playing = param.Boolean(False, doc="Whether Play is stepping through the stages.")
     play_period = param.Integer(
