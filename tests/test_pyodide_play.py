@@ -1,4 +1,5 @@
-"""Play in the real Pyodide build, offline: it sweeps pos, pauses, and the views agree after."""
+"""Play and a question card in the real Pyodide build, offline: Play sweeps pos and pauses with
+the views agreeing; the tour's first card sets its state."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import time
 import pytest
 from browser_support import SHOWN_POS_JS
 from pyodide_support import offline_site, visit_offline, wait_for
+
+from components.questions import QUESTIONS
 
 pytestmark = pytest.mark.pyodide
 
@@ -36,6 +39,14 @@ def visit_play(site_dir) -> dict:
         time.sleep(1.0)
         record["later"] = site.page.evaluate(SHOWN_POS_JS)
         record["search"] = site.page.evaluate("location.search")
+        site.page.locator(".pe-questions-toggle button").first.click()
+        site.page.locator(".pe-tour-start button").first.click()
+        record["card_state"] = wait_for(
+            site,
+            "() => location.search.includes('n_positions=1024') && "
+            "(__offline.text('.pe-tour-step') || '') === 'Question 1 of 8'",
+        )
+        record["card_search"] = site.page.evaluate("location.search")
         record["console_errors"] = site.console_errors()
     return record
 
@@ -58,6 +69,12 @@ def test_pause_stops_and_every_view_shows_the_slider_position(visit):
     assert shown == visit["later"]
     assert shown["slider"] == shown["readout"] == shown["heatmap"] == shown["bars"]
     assert f"pos={shown['slider']}" in visit["search"]
+
+
+def test_the_first_question_card_sets_its_state(visit):
+    assert visit["card_state"], visit["card_search"]
+    query = dict(part.split("=", 1) for part in QUESTIONS[0].query().split("&"))
+    assert all(f"{key}={value}" in visit["card_search"] for key, value in query.items())
 
 
 def test_console_has_no_errors(visit):
