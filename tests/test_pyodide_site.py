@@ -11,7 +11,7 @@ from pyodide_support import offline_site, visit_offline
 
 pytestmark = pytest.mark.pyodide
 
-POS_HANDLE = ".noUi-handle"  # the first slider on the page is pos
+POS_HANDLE = ".pe-control-pos .noUi-handle"
 POS_READOUT = ".pe-pos-readout"
 PRESSES = 3
 # Text of the first match of a selector, looking through shadow roots (Panel renders a pane's
