@@ -265,10 +265,12 @@ def figure(state: ExplorerState) -> dict:
     shapes.append(
         {
             "type": "rect",
-            "xref": "x3 domain",
+            # In data units: the axis is constrained to a square, so its domain is not the
+            # matrix's width.
+            "xref": "x3",
             "yref": "y3",
-            "x0": 0,
-            "x1": 1,
+            "x0": -matrix.stride / 2,
+            "x1": matrix.rows[-1] + matrix.stride / 2,
             "y0": pos - matrix.stride / 2,
             "y1": pos + matrix.stride / 2,
             "line": {"color": palette["pos"], "width": 1.5},
