@@ -86,6 +86,16 @@ class MatrixCells:
     def reduced(self) -> bool:
         return self.row_stride > 1 or self.pair_stride > 1
 
+    def title_note(self, n_positions: int, d_model: int) -> str:
+        """The line a figure's title adds when the matrix is strided ("" when it is whole)."""
+        if not self.reduced:
+            return ""
+        return (
+            f"<br><sub>Reduced for display: every {self.row_stride}th position and every "
+            f"{self.pair_stride}th pair ({len(self.rows)} × {len(self.columns)} of "
+            f"{n_positions} × {d_model} cells)</sub>"
+        )
+
 
 @read_only_cache()
 def matrix_cells(n_positions: int, d_model: int, base: float, layout: str) -> MatrixCells:

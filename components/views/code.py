@@ -267,12 +267,7 @@ def figure(state: ExplorerState, step: int = 1) -> dict:
     step = check_step(step)
     n, d = state.n_positions, state.d_model
     cells = derived.matrix_cells(n, d, float(state.base), state.layout)
-    title = f"{step_label(step)}: {STEPS[step - 1].title}"
-    if cells.reduced:
-        title += (
-            f"<br><sub>Reduced for display: every {cells.row_stride}th position and every "
-            f"{cells.pair_stride}th pair</sub>"
-        )
+    title = f"{step_label(step)}: {STEPS[step - 1].title}" + cells.title_note(n, d)
     layout = theme.base_layout(state.theme, uirevision=f"code-{n}-{d}")
     layout.update(
         title={"text": title, "x": 0, "font": {"size": 15}},

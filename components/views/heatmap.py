@@ -130,12 +130,7 @@ def figure(state: ExplorerState) -> dict:
             }
         )
     title = f"PE matrix: {n} positions × {d} dimensions ({state.layout})"
-    if cells.reduced:
-        title += (
-            f"<br><sub>Reduced for display: every {cells.row_stride}th position and every "
-            f"{cells.pair_stride}th pair ({len(cells.rows)} × {len(cells.columns)} of "
-            f"{n} × {d} cells)</sub>"
-        )
+    title += cells.title_note(n, d)
     layout = theme.base_layout(state.theme, uirevision=f"heatmap-{n}-{d}")
     layout.update(
         title={"text": title, "x": 0, "font": {"size": 15}},
