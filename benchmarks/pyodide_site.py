@@ -223,6 +223,31 @@ def wait_for_service_worker_cache(
     return result(state, False)
 
 
+def worker_targets(page) -> list[tuple[str, str]]:
+    """(type, file) of every worker the browser runs, from Chromium's DevTools targets:
+    ("shared_worker", "app-shared.js"), ("worker", "app-relay.js"), ("service_worker", …)."""
+    cdp = page.context.new_cdp_session(page)
+    try:
+        targets = cdp.send("Target.getTargets")["targetInfos"]
+    finally:
+        cdp.detach()
+    return sorted(
+        (t["type"], t["url"].rsplit("/", 1)[-1]) for t in targets if t["type"].endswith("worker")
+    )
+
+
+def leave(site, timeout_s: float = 15) -> None:
+    """Leave the page, and wait until its shared Python runtime (app-shared.js) has ended: a
+    return visit then starts Python again, as after closing the tab, instead of joining the
+    runtime the first visit left running (which a second tab would do)."""
+    site.page.goto("about:blank")
+    deadline = time.monotonic() + timeout_s
+    while any(kind == "shared_worker" for kind, _ in worker_targets(site.page)):
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.1)
+
+
 def set_size(site, d_model: int, n_positions: int) -> None:
     """Move the d_model and n_positions sliders' models and wait until every view caught up."""
     page = site.page
@@ -378,6 +403,7 @@ def run(
                     # Chromium's own background requests are not the site's.
                     not_found = [url for url in site.not_found() if "googleapis.com" not in url]
                 loads[name].append(cold)
+                leave(site)
                 back = load_record(site.revisit())
                 back["requests_log"] = request_log(site)
                 returns[name].append(back)

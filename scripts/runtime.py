@@ -30,6 +30,8 @@ import urllib.request
 import zipfile
 from pathlib import Path, PurePosixPath
 
+import shared_runtime
+
 PINS = Path(__file__).with_name("runtime-files.json")
 CACHE = Path.home() / ".cache" / "pe-explorer" / "runtime"
 PYODIDE_VERSION = "0.29.3"
@@ -241,8 +243,9 @@ WORKER_LOAD = """  // Everything from this site: the runtime and every package, 
 """
 
 
-def point_worker(worker: Path, packages: list[str]) -> None:
-    """Load Pyodide from runtime/ with every package in one go, instead of micropip."""
+def point_worker(worker: Path, packages: list[str]) -> str:
+    """Load Pyodide from runtime/ with every package in one go, instead of micropip; returns
+    the loader (the shared worker loads the same way)."""
     source = worker.read_text(encoding="utf-8")
     if IMPORT_PYODIDE not in source or len(LOAD_AND_INSTALL.findall(source)) != 1:
         raise RuntimeError(f"{worker}: not the worker Panel 1.9.4 writes; cannot point it")
@@ -252,6 +255,7 @@ def point_worker(worker: Path, packages: list[str]) -> None:
     source = LOAD_AND_INSTALL.sub(lambda match: loader, source)
     source = source.replace("msg: 'Loading pyodide'", "msg: 'Loading Python and packages'")
     worker.write_text(source, encoding="utf-8")
+    return loader
 
 
 def point_page(page: Path, site: Path) -> None:
@@ -335,7 +339,7 @@ def write_service_worker(site: Path, lock: dict) -> None:
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
         build.update(path.relative_to(site).as_posix().encode() + b"\0" + sha256(path).encode())
     files = ["index.html", "app.js", "static/startup.js", "static/file-protocol.js"]
-    files += ["static/frame-size.js"]
+    files += ["static/frame-size.js", shared_runtime.NAME, shared_runtime.RELAY_NAME]
     # What the page's head loads (Bokeh's and Panel's JS and CSS): the page starts from them.
     page = (site / "index.html").read_text(encoding="utf-8")
     files += sorted(set(re.findall(r'(?:src|href)="(runtime/[^"?#]+)"', page)))
@@ -345,7 +349,8 @@ def write_service_worker(site: Path, lock: dict) -> None:
         for entry in lock["packages"].values()
     ]
     source = SERVICE_WORKER.read_text(encoding="utf-8")
-    source = source.replace("__BUILD__", build.hexdigest()[:16])
+    build_id = build.hexdigest()[:16]
+    source = source.replace("__BUILD__", build_id)
     source = source.replace("__SITE_FILES__", json.dumps(files, indent=2))
     (site / "sw.js").write_text(source, encoding="utf-8")
     page = site / "index.html"
@@ -354,7 +359,9 @@ def write_service_worker(site: Path, lock: dict) -> None:
     startup = '<script src="static/startup.js"></script>'
     if html.count(startup) != 1:
         raise RuntimeError(f"{page}: expected one {startup}")
-    meta = '<meta name="pe-service-worker" content="sw.js">\n'
+    # The build names the shared runtime too (static/startup.js): a page never talks to the
+    # shared worker of another build that an open tab still runs.
+    meta = f'<meta name="pe-service-worker" content="sw.js" data-build="{build_id}">\n'
     page.write_text(html.replace(startup, meta + startup), encoding="utf-8")
 
 
@@ -373,8 +380,9 @@ def vendor(site: Path, own_wheel: str, runtime: Path | None, bytecode: bool = Tr
     (runtime_dir / PYODIDE_LOCK).unlink()  # the site's lock replaces Pyodide's
     if bytecode:
         print(f"runtime: {compile_bytecode(site)}")
-    point_worker(site / "app.js", sorted(lock["packages"]))
+    loader = point_worker(site / "app.js", sorted(lock["packages"]))
     point_page(site / "index.html", site)
+    shared_runtime.write(site, loader)
     write_service_worker(site, lock)
     return len(pins["files"])
 

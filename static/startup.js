@@ -230,6 +230,8 @@
     worker.addEventListener('message', (event) => {
       const msg = event.data || {};
       if (msg.type === 'status') showPhase(String(msg.msg));
+      // The shared runtime's console is not the page's (scripts/shared-worker.js).
+      if (msg.type === 'runtime-error') console.error(`Python: ${msg.msg}`);
       // Python has drawn the state of the link (components/fixes/pyodide_worker.py); let
       // Bokeh lay the changes out first.
       if (msg.type === 'location-applied') {
@@ -253,15 +255,38 @@
     });
   }
 
+  // One Python for every frame and tab of the site, where the browser has shared workers
+  // (app-shared.js, scripts/shared-worker.js): three embeds on a course page start one
+  // runtime, not three. The page's Web Worker only relays (app-relay.js, scripts/relay.js).
+  const sharedRuntime = document.querySelector('meta[name="pe-shared-runtime"]');
+  function connectSharedRuntime() {
+    if (!sharedRuntime || typeof SharedWorker !== 'function') return null;
+    const build = serviceWorker ? serviceWorker.dataset.build : '';
+    try {
+      const shared = new SharedWorker(sharedRuntime.content, {name: `pe-explorer-${build}`});
+      const channel = new MessageChannel();
+      // With the page's URL: the runtime builds the page the link asks for at once.
+      const location = JSON.stringify(window.location);
+      shared.port.postMessage({type: 'frame', location}, [channel.port1]);
+      window.addEventListener('pagehide', (event) => {
+        if (!event.persisted) shared.port.postMessage({type: 'bye'});
+      });
+      return {shared, port: channel.port2};
+    } catch (error) {
+      return null;  // e.g. an opaque origin; Panel's own worker is tried (and reported below)
+    }
+  }
+
   // Panel's page script creates the worker; listen to it alongside Panel's own handler.
   // (Creating it earlier, from here, was measured: no sooner interactive, and the prerendered
   // page painted later, the worker competing for the CPU: benchmarks/RESULTS.md.)
   const NativeWorker = window.Worker;
   window.Worker = class extends NativeWorker {
-    constructor(...args) {
+    constructor(url, ...rest) {
+      const connection = connectSharedRuntime();
       let started = true;
       try {
-        super(...args);
+        super(connection ? sharedRuntime.dataset.relay : url, ...rest);
       } catch (error) {
         started = false;
       }
@@ -269,6 +294,13 @@
         cannotStart();
         // What Panel's page script uses of its worker, doing nothing: no uncaught error.
         return {postMessage() {}, addEventListener() {}, terminate() {}};
+      }
+      if (connection) {
+        // The relay's first message: its page's port to the shared runtime. Should the shared
+        // worker fail to start, the relay runs Panel's own worker instead.
+        const post = (message, transfer) => NativeWorker.prototype.postMessage.call(this, message, transfer);
+        post({type: 'pe-shared-runtime'}, [connection.port]);
+        connection.shared.addEventListener('error', () => post({type: 'pe-own-runtime'}, []));
       }
       watch(this);
     }

@@ -128,8 +128,12 @@ def test_every_package_file_is_in_the_site_with_the_hash_the_lock_names(site_dir
 def test_the_page_and_the_worker_load_nothing_from_another_host(site_dir):
     page = (site_dir / "index.html").read_text(encoding="utf-8")
     worker = worker_script(site_dir).read_text(encoding="utf-8")
+    shared = (site_dir / "app-shared.js").read_text(encoding="utf-8")
     assert (
-        re.findall(r"https?://[^\s\"'<>]*(?:cdn|pypi|pythonhosted)[^\s\"'<>]*", page + worker) == []
+        re.findall(
+            r"https?://[^\s\"'<>]*(?:cdn|pypi|pythonhosted)[^\s\"'<>]*", page + worker + shared
+        )
+        == []
     )
     (pyodide,) = re.findall(r'importScripts\("([^"]+)"\)', worker)
     assert (site_dir / pyodide).is_file()
@@ -147,9 +151,28 @@ def test_the_service_worker_is_named_after_the_build_and_caches_what_the_worker_
         for e in site_lock(site_dir)["packages"].values()
     }
     assert lock_files <= set(files)
+    assert {"app.js", "app-shared.js", "app-relay.js"} <= set(files)
+    # The build's name also names the shared runtime (a page never joins another build's).
+    meta = f'<meta name="pe-service-worker" content="sw.js" data-build="{build}">'
+    assert meta in (site_dir / "index.html").read_text()
+
+
+def test_the_shared_runtime_loads_as_the_worker_does_and_runs_the_same_app(site_dir):
+    worker = worker_script(site_dir).read_text(encoding="utf-8")
+    shared = (site_dir / "app-shared.js").read_text(encoding="utf-8")
+    page = (site_dir / "index.html").read_text(encoding="utf-8")
     assert (
-        '<meta name="pe-service-worker" content="sw.js">' in (site_dir / "index.html").read_text()
+        '<meta name="pe-shared-runtime" content="app-shared.js" data-relay="app-relay.js">' in page
     )
+    # The same Pyodide, the same lock file and packages, and Panel's code of the app.
+    same = (r'importScripts\("[^"]+"\)', r"packages: \[[^\]]+\]", r"const \[docs_json.*?`\)")
+    for pattern in same:
+        found = re.search(pattern, worker, re.S)[0]
+        if found.startswith("const"):
+            found = found.split("runPythonAsync(", 1)[1][:-1]
+        assert found in shared, pattern
+    assert "sendPatch" not in shared.split("async function loadRuntime", 1)[1].split("}\n", 1)[0]
+    assert (site_dir / "app-relay.js").read_text() == (REPO_ROOT / "scripts/relay.js").read_text()
 
 
 def mirror_with_one_file_changed(mirror: Path, folder: Path, changed: str) -> Path:

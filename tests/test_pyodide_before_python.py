@@ -1,12 +1,14 @@
 """The static site before Python has started (issue 21): a link to another state than the
 prerendered one shows the frames and titles of the views it asks for, and no numbers; an
-embed shows its one view and no header. The worker's script is held back while the page is
+embed shows its one view and no header. The page's worker script is held back while the page is
 read, then let go: the page becomes the one asked for.
 
 The site is served from its own folder (its runtime is vendored in it): the offline harness
 cannot hold the worker back, and these pages need no CDN."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from browser_support import ConsoleLog, wait_until
@@ -16,6 +18,7 @@ from components.views import VIEWS
 
 pytestmark = pytest.mark.pyodide
 
+WORKER_SCRIPT = re.compile(r".*/app(-relay)?\.js$")
 EMBED = "?view=heatmap&embed=1&d_model=16&pos=5&offset=3"
 SHARED = "?d_model=16&pos=5&offset=3&theme=dark"
 
@@ -59,7 +62,8 @@ def open_held(browser, site_url):
         context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
         contexts.append(context)
         held = []
-        context.route("**/app.js", lambda route: held.append(route))
+        # The page's Web Worker: Panel's (app.js), or the relay to the shared runtime.
+        context.route(WORKER_SCRIPT, lambda route: held.append(route))
         page = context.new_page()
         log = ConsoleLog(page)
         page.goto(site_url + query)

@@ -7,6 +7,8 @@ import pytest
 from checker_support import check_verdicts, upload_each
 from pyodide_support import offline_site, visit_offline
 
+from benchmarks.pyodide_site import wait_for_service_worker_cache
+
 pytestmark = pytest.mark.pyodide
 
 
@@ -14,12 +16,15 @@ def upload(site_dir) -> dict:
     with offline_site.open_offline_site(site_dir, "index.html") as site:
         site.url = "https://app.local/index.html?view=checker"
         load = site._load(300)
-        before = len(site.server.log.snapshot())
         # Python's first render is the default page; the link's one replaces the page before
         # Python (static/startup.js) once it is drawn.
         site.page.wait_for_function(
             "() => document.querySelector('.pe-before-python') === null", timeout=60_000
         )
+        # The service worker keeps the site's files once the page is interactive (scripts/sw.js),
+        # app.js among them, which this page (on the shared runtime) never loads itself.
+        wait_for_service_worker_cache(site.page)
+        before = len(site.server.log.snapshot())
         shown = upload_each(site.page) if load["interactive"] else {}
         # Chromium's own background requests (e.g. autofill) go to other hosts.
         sent = [

@@ -1,6 +1,8 @@
-"""Two embeds on one course page, in the real Pyodide build offline (issue 21): both become
-interactive, each showing its own view, and the runtime's files are fetched from the site
-once, shared by the frames through the service worker (scripts/sw.js)."""
+"""Three embeds on one course page, in the real Pyodide build offline (issue 21): they share one
+Python runtime (the shared worker app-shared.js, scripts/shared-worker.js), each becomes
+interactive showing its own view, a key in one frame changes that frame alone, and the runtime's
+files are fetched from the site once. Without shared workers a page starts Panel's own worker.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import pytest
 from pyodide_support import offline_site, visit_offline
 
 from benchmarks.embeds import EMBEDS, FRAMES_JS, host_site
+from benchmarks.pyodide_site import leave, worker_targets
 
 pytestmark = pytest.mark.pyodide
 
@@ -29,12 +32,26 @@ TITLES_JS = """() => [...document.querySelectorAll('iframe')].map((frame) => {
 EXPECTED_TITLES = [
     ["PE matrix: 64 positions × 16 dimensions (interleaved)"],
     ["PE(pos) and PE(pos + k) over the 64 dimensions"],
+    ["Waves of 4 pairs: solid sin, dashed cos; lines at pos = 9 and pos + k = 11"],
 ]
+# Each frame's link, as the frame's page writes it back.
+QUERIES_JS = """() => [...document.querySelectorAll('iframe')]
+  .map((frame) => frame.contentWindow.location.search)"""
 
 
-def two_embeds(site_dir, tmp) -> dict:
+def canonical_queries(page, timeout_s: float = 30) -> list[str]:
+    """Each frame's link once Python has written it back in full (n_positions included)."""
+    deadline = time.monotonic() + timeout_s
+    queries = page.evaluate(QUERIES_JS)
+    while not all("n_positions=" in q for q in queries) and time.monotonic() < deadline:
+        time.sleep(0.1)
+        queries = page.evaluate(QUERIES_JS)
+    return queries
+
+
+def three_embeds(site_dir, tmp) -> dict:
     hosted = host_site(site_dir, tmp)
-    with offline_site.open_offline_site(hosted, "embeds-2.html", timeout_s=1) as site:
+    with offline_site.open_offline_site(hosted, "embeds-3.html", timeout_s=1) as site:
         deadline = time.monotonic() + 300
         while None in (times := site.page.evaluate(FRAMES_JS)) and time.monotonic() < deadline:
             time.sleep(0.25)
@@ -51,9 +68,19 @@ def two_embeds(site_dir, tmp) -> dict:
             for entry in site.server.log.snapshot()
             if entry["host"] == offline_site.offline_server.SITE_HOST
         )
+        before = canonical_queries(site.page)
+        first = site.page.frames[1]
+        first.locator(".pe-control-pos .noUi-handle").first.focus()
+        site.page.keyboard.press("ArrowRight")
+        deadline = time.monotonic() + 30
+        while site.page.evaluate(QUERIES_JS) == before and time.monotonic() < deadline:
+            time.sleep(0.1)
+        site.page.wait_for_timeout(500)
         return {
             "interactive_ms": times,
             "titles": titles,
+            "workers": worker_targets(site.page),
+            "queries": (before, site.page.evaluate(QUERIES_JS)),
             "site_requests": site_requests,
             "console_errors": site.console_errors(),
         }
@@ -62,13 +89,29 @@ def two_embeds(site_dir, tmp) -> dict:
 @pytest.fixture(scope="module")
 def visit(request, tmp_path_factory) -> dict:
     tmp = tmp_path_factory.mktemp("embeds")
-    return visit_offline(request, lambda site_dir: two_embeds(site_dir, tmp))
+    return visit_offline(request, lambda site_dir: three_embeds(site_dir, tmp))
 
 
-def test_both_embeds_become_interactive_each_with_its_own_view(visit):
+def test_every_embed_becomes_interactive_with_its_own_view(visit):
     assert None not in visit["interactive_ms"], visit
-    assert EMBEDS[0].startswith("view=heatmap&") and EMBEDS[1].startswith("view=compare&")
+    views = [query.split("&")[0] for query in EMBEDS]
+    assert views == ["view=heatmap", "view=compare", "view=waves"]
     assert visit["titles"] == EXPECTED_TITLES
+
+
+def test_the_frames_share_one_python_runtime(visit):
+    # One shared worker runs Python; each frame's own Web Worker only relays to it.
+    assert visit["workers"] == [
+        ("service_worker", "sw.js"),
+        ("shared_worker", "app-shared.js"),
+        *[("worker", "app-relay.js")] * 3,
+    ]
+
+
+def test_a_key_in_one_frame_changes_that_frame_alone(visit):
+    before, after = visit["queries"]
+    assert "pos=5" in before[0] and "pos=6" in after[0], visit["queries"]
+    assert after[1:] == before[1:]
 
 
 # What the Web Workers load: Pyodide and the packages, most of the bytes. (The pages' own
@@ -76,7 +119,7 @@ def test_both_embeds_become_interactive_each_with_its_own_view(visit):
 WORKER_FILES = (".whl", ".wasm", ".zip", "pyodide.asm.js", "pe-lock.json")
 
 
-def test_what_the_workers_load_is_fetched_once_for_both_frames(visit):
+def test_what_the_workers_load_is_fetched_once_for_all_frames(visit):
     worker = {
         path: n
         for path, n in visit["site_requests"].items()
@@ -88,4 +131,48 @@ def test_what_the_workers_load_is_fetched_once_for_both_frames(visit):
 
 def test_console_has_no_errors(visit):
     errors = [e for e in visit["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
+    assert errors == []
+
+
+def without_shared_workers(site_dir, tmp) -> dict:
+    """A browser without shared workers (Chrome for Android has none): the page starts Panel's
+    own worker, app.js, and works the same."""
+    hosted = host_site(site_dir, tmp)
+    with offline_site.open_offline_site(hosted, "embeds-1.html", timeout_s=1) as site:
+        site.page.context.add_init_script("delete window.SharedWorker")
+        leave(site)
+        site.revisit(timeout_s=1)  # the course page; its frame is the app
+        deadline = time.monotonic() + 300
+        while None in (times := site.page.evaluate(FRAMES_JS)) and time.monotonic() < deadline:
+            time.sleep(0.25)
+        frame = site.page.frames[1]
+        before = canonical_queries(site.page)[0]
+        frame.locator(".pe-control-pos .noUi-handle").first.focus()
+        site.page.keyboard.press("ArrowRight")
+        deadline = time.monotonic() + 30
+        while (after := frame.evaluate("() => location.search")) == before:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        return {
+            "interactive": times[0],
+            # The page's Web Workers (its frame's included).
+            "workers": sorted(w.url.rsplit("/", 1)[-1] for w in site.page.workers),
+            "queries": (before, after),
+            "console_errors": site.console_errors(),
+        }
+
+
+@pytest.fixture(scope="module")
+def fallback(request, tmp_path_factory) -> dict:
+    tmp = tmp_path_factory.mktemp("fallback")
+    return visit_offline(request, lambda site_dir: without_shared_workers(site_dir, tmp))
+
+
+def test_without_shared_workers_the_page_runs_its_own_python(fallback):
+    assert fallback["interactive"], fallback
+    assert fallback["workers"] == ["app.js"]
+    before, after = fallback["queries"]
+    assert "pos=5" in before and "pos=6" in after, fallback["queries"]
+    errors = [e for e in fallback["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
     assert errors == []

@@ -12,6 +12,8 @@ import pytest
 from pyodide_support import offline_site, visit_offline
 from test_pyodide_site import DEEP_TEXT_JS
 
+from benchmarks.pyodide_site import leave
+
 pytestmark = pytest.mark.pyodide
 
 SITE_HOST = "app.local"
@@ -84,11 +86,13 @@ def visit_twice(site_dir) -> dict:
     with offline_site.open_offline_site(site_dir, "index.html") as site:
         record["first"] = site.load
         record["cached_files"] = wait_until_cached(site.page)
+        leave(site)  # the first visit's Python ends, as when its tab is closed
         record["return"] = site.revisit(server_gone=True)
         if site.interactive:
             site.press(POS_HANDLE, "ArrowRight", 2)
             record["interaction"] = site.settle(settle_ms=3000)
             record["readout"] = site.page.evaluate(DEEP_TEXT_JS, ".pe-pos-readout")
+        leave(site)  # so that the next page starts Python, not joins this one's
         record["starting"] = press_while_starting(site)
         record["console_errors"] = site.console_errors()
     return record
