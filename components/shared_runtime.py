@@ -7,6 +7,11 @@ app into a document of its own; every message of a frame then acts on that frame
 The worker runs one message at a time, so "the frame's document is the current one" holds for
 everything the message runs: Panel's callbacks find it as `pn.state.curdoc`, its URL as
 `pn.state.location`, and tasks they start keep it (`state.curdoc` is a context variable).
+
+It calls Panel 1.9.4's private worker helpers (`_link_docs_worker`, `_convert_json_patch`,
+`_cleanup_doc`): Panel's worker holds one document, and sharing Pyodide across frames has no
+API yet (https://github.com/pyodide/pyodide/issues/4279). components/fixes/ lists it for
+upgrades.
 """
 
 from __future__ import annotations

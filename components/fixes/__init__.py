@@ -11,6 +11,9 @@
 | slider_keys | noUiSlider's Home and End keys using a slider's first range after it changed |
 | pyodide_worker | the race in Panel's Pyodide worker that drops patches (applied at build time) |
 
+Outside this folder, components/shared_runtime.py (one Python for every frame) calls Panel's
+private worker helpers; check it too.
+
 Each module's first line names what it works around and links the upstream report; where none
 exists, docs/upstream.md holds the text of one. When Panel or Bokeh is upgraded, go through
 this list: tests/test_fixes_versions.py fails until WRITTEN_FOR says the new versions.
