@@ -49,12 +49,30 @@ def canonical_queries(page, timeout_s: float = 30) -> list[str]:
     return queries
 
 
+def interactive_frames(page, timeout_s: float = 300) -> list:
+    """When each frame became interactive (ms), once all are or time runs out."""
+    deadline = time.monotonic() + timeout_s
+    while None in (times := page.evaluate(FRAMES_JS)) and time.monotonic() < deadline:
+        time.sleep(0.25)
+    return times
+
+
+def press_right_in_the_first_frame(page) -> tuple[list[str], list[str]]:
+    """ArrowRight on the first frame's pos slider: every frame's link before and after."""
+    before = canonical_queries(page)
+    page.frames[1].locator(".pe-control-pos .noUi-handle").first.focus()
+    page.keyboard.press("ArrowRight")
+    deadline = time.monotonic() + 30
+    while page.evaluate(QUERIES_JS) == before and time.monotonic() < deadline:
+        time.sleep(0.1)
+    page.wait_for_timeout(500)
+    return before, page.evaluate(QUERIES_JS)
+
+
 def three_embeds(site_dir, tmp) -> dict:
     hosted = host_site(site_dir, tmp)
     with offline_site.open_offline_site(hosted, "embeds-3.html", timeout_s=1) as site:
-        deadline = time.monotonic() + 300
-        while None in (times := site.page.evaluate(FRAMES_JS)) and time.monotonic() < deadline:
-            time.sleep(0.25)
+        times = interactive_frames(site.page)
         # Python's first render is the default page (kept hidden until the link's state is
         # applied, static/startup.js); wait for the views the links ask for.
         deadline = time.monotonic() + 30
@@ -68,19 +86,12 @@ def three_embeds(site_dir, tmp) -> dict:
             for entry in site.server.log.snapshot()
             if entry["host"] == offline_site.offline_server.SITE_HOST
         )
-        before = canonical_queries(site.page)
-        first = site.page.frames[1]
-        first.locator(".pe-control-pos .noUi-handle").first.focus()
-        site.page.keyboard.press("ArrowRight")
-        deadline = time.monotonic() + 30
-        while site.page.evaluate(QUERIES_JS) == before and time.monotonic() < deadline:
-            time.sleep(0.1)
-        site.page.wait_for_timeout(500)
+        queries = press_right_in_the_first_frame(site.page)
         return {
             "interactive_ms": times,
             "titles": titles,
             "workers": worker_targets(site.page),
-            "queries": (before, site.page.evaluate(QUERIES_JS)),
+            "queries": queries,
             "site_requests": site_requests,
             "console_errors": site.console_errors(),
         }
@@ -142,23 +153,13 @@ def without_shared_workers(site_dir, tmp) -> dict:
         site.page.context.add_init_script("delete window.SharedWorker")
         leave(site)
         site.revisit(timeout_s=1)  # the course page; its frame is the app
-        deadline = time.monotonic() + 300
-        while None in (times := site.page.evaluate(FRAMES_JS)) and time.monotonic() < deadline:
-            time.sleep(0.25)
-        frame = site.page.frames[1]
-        before = canonical_queries(site.page)[0]
-        frame.locator(".pe-control-pos .noUi-handle").first.focus()
-        site.page.keyboard.press("ArrowRight")
-        deadline = time.monotonic() + 30
-        while (after := frame.evaluate("() => location.search")) == before:
-            if time.monotonic() > deadline:
-                break
-            time.sleep(0.1)
+        times = interactive_frames(site.page)
+        before, after = press_right_in_the_first_frame(site.page)
         return {
             "interactive": times[0],
             # The page's Web Workers (its frame's included).
             "workers": sorted(w.url.rsplit("/", 1)[-1] for w in site.page.workers),
-            "queries": (before, after),
+            "queries": (before[0], after[0]),
             "console_errors": site.console_errors(),
         }
 
