@@ -46,6 +46,17 @@ function serial(frame, label, job) {
   return run;
 }
 
+// Apply a frame's message in Python, then tell its page, whether or not it went well.
+function applyThenTell(frame, port, label, apply, reply) {
+  serial(frame, label, () => {
+    try {
+      apply();
+    } finally {
+      port.postMessage({type: reply});
+    }
+  });
+}
+
 function sendPatchTo(port) {
   return (patch, buffers) => port.postMessage({type: 'patch', patch, buffers});
 }
@@ -76,22 +87,11 @@ function connectFrame(port, href) {
     if (msg.type === 'rendered') {
       serial(frame, 'rendered', () => documents.rendered(frame, sendPatchTo(port)));
     } else if (msg.type === 'patch') {
-      serial(frame, 'patch', () => {
-        try {
-          documents.patch(frame, msg.patch);
-        } finally {
-          // Only now has Python applied it: the page may send its next (coalesced) patch.
-          port.postMessage({type: 'idle'});
-        }
-      });
+      // Only once Python applied it may the page send its next (coalesced) patch.
+      applyThenTell(frame, port, 'patch', () => documents.patch(frame, msg.patch), 'idle');
     } else if (msg.type === 'location') {
-      serial(frame, 'location', () => {
-        try {
-          documents.location(frame, msg.location);
-        } finally {
-          port.postMessage({type: 'location-applied'});
-        }
-      });
+      applyThenTell(frame, port, 'location', () => documents.location(frame, msg.location),
+                    'location-applied');
     }
   };
   serial(frame, 'build', () => build(frame, port, href));
