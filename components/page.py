@@ -76,6 +76,62 @@ SIDEBAR_STYLES = {
     "overflow-y": "auto",
 }
 
+# The page's first paint (scripts/postprocess_site.py writes it into the page's first Bokeh
+# root): the header as plain HTML, shown before any script has run. Bokeh appends the
+# prerendered page after it, and the rule below hides it from then on.
+FIRST_PAINT_STYLE = """
+[data-root-id] > .pe-first-paint:not(:last-child) { display: none; }
+.pe-first-paint { box-sizing: border-box; padding: 0 10px; min-height: 100vh;
+  font-family: -apple-system, BlinkMacSystemFont, "Segoe UI", Helvetica, Arial, sans-serif;
+  font-size: 14px; }
+.pe-first-paint h2 { font-size: 1.15em; margin: 0.8em 0 0.2em; }
+.pe-first-paint-body { display: flex; flex-wrap: wrap; gap: 0 10px; }
+.pe-first-paint-side { flex: 0 1 300px; min-width: 260px; }
+.pe-first-paint-view { flex: 1 1 560px; min-width: 0; }
+.pe-first-paint-view p { max-width: 48em; line-height: 1.45; margin: 0 0 0.3em; }
+.pe-first-paint-view img { display: block; width: calc(100% - 110px); height: 360px;
+  margin: 48px 0 0 64px; image-rendering: pixelated; }
+""" + PAGE_STYLE.replace(":host { width: 100%; }", "").replace(
+    ".pe-header", ".pe-first-paint .pe-header"
+)
+
+
+def first_paint_html() -> str:
+    """The page before any script has run, as plain HTML (no shadow roots before Bokeh runs):
+    its header and equations, and the default encoding matrix as a picture, where the
+    prerendered page will show it. Run at build time (Pillow comes with Bokeh)."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    from .views.heatmap import figure
+
+    state = ExplorerState()
+    matrix = figure(state)["data"][0]["z"]
+    png = io.BytesIO()
+    Image.fromarray(theme.diverging_rgb(matrix)).save(png, format="PNG", optimize=True)
+    picture = base64.b64encode(png.getvalue()).decode("ascii")
+    spec = view_spec("heatmap")
+    n, d = state.n_positions, state.d_model
+    settings = (
+        f"pos {state.pos} · k {state.offset} · d<sub>model</sub> {d} · {n} positions · "
+        f"base {state.base:g} · {state.layout}"
+    )
+    light = theme.colours("light")
+    colours = f"color: {light['text']}; background: {light['paper']}"
+    return f"""<div class="pe-first-paint" style="{colours}" aria-busy="true">
+<style>{FIRST_PAINT_STYLE}</style>
+{INTRODUCTION}
+<div class="pe-first-paint-body">
+<div class="pe-first-paint-side"><h2>Controls</h2><p>{settings}</p></div>
+<section class="pe-first-paint-view"><h2>{spec.title}</h2><p>{spec.explanation}</p>
+<img src="data:image/png;base64,{picture}" width="{d}" height="{n}"
+alt="The encoding matrix for {n} positions (rows) and {d} dimensions (columns), from -1 (blue) to
+1 (red): the left columns alternate quickly, the right ones slowly.">
+</section></div></div>"""
+
+
 VIEW_CARD = {"flex": "1 1 520px", "min-width": "0", "max-width": "100%"}
 # Embedded, the card is in the page's column, where a flex basis would be its height: as tall
 # as its content instead, which the frame fits.

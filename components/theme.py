@@ -24,6 +24,18 @@ DIVERGING_SCALE = [
     [1.0, "rgb(103,0,31)"],
 ]
 
+
+def diverging_rgb(values, low: float = -1.0, high: float = 1.0):
+    """RGB bytes (shape + (3,)) of values through DIVERGING_SCALE, as plotly.js colours them."""
+    import numpy as np
+
+    stops = np.array([stop for stop, _ in DIVERGING_SCALE])
+    rgb = np.array([[int(c) for c in colour[4:-1].split(",")] for _, colour in DIVERGING_SCALE])
+    where = np.clip((np.asarray(values, dtype=float) - low) / (high - low), 0.0, 1.0)
+    channels = [np.interp(where, stops, rgb[:, channel]) for channel in range(3)]
+    return np.rint(np.stack(channels, axis=-1)).astype(np.uint8)
+
+
 # The parts of plotly.py's default template ("plotly") that apply to the explorer's figures,
 # copied so that figures carry their template and need neither plotly.py nor its template at
 # run time (tests/test_figures.py checks the copy against plotly.py's). Our layouts override

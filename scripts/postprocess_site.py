@@ -1,6 +1,6 @@
 """Finish the static site that `panel convert app.py --to pyodide-worker` wrote.
 
-Panel 1.9.4 leaves three things to do:
+Panel 1.9.4 leaves four things to do:
 
 * The project's wheel. Given a local wheel as a requirement, Panel packs it into
   `app.resources.zip` and installs it from Pyodide's in-memory file system. Instead the wheel
@@ -13,6 +13,9 @@ Panel 1.9.4 leaves three things to do:
   Panel's spinner then turns forever. `static/file-protocol.js` replaces it with instructions
   to serve the folder. The page also gets the site's icon, inline: browsers then neither ask
   for a missing `/favicon.ico` nor fetch the icon again after each step (components/icon.py).
+* The first paint. Panel's page loads plotly.js, BokehJS and Panel's JS in its head, and paints
+  nothing until they have run. They are deferred instead, and the page's header
+  (components.page.first_paint_html) is painted at once, until Bokeh shows the prerendered page.
 
 Finally it checks that no text file of the site names a path of the build machine.
 """
@@ -36,6 +39,15 @@ HEAD_ADDITIONS = (
     '<script src="static/startup.js"></script>\n'
     '<meta name="responsive-embedded-sizing">\n'
     '<script src="static/frame-size.js"></script>\n'
+)
+# Panel's scripts in the head (es-module-shims, plotly.js, BokehJS, Panel): deferred, they no
+# longer hold back the page's first paint (about 2 s of script on this machine); they still run
+# in order, before DOMContentLoaded, which is when Panel's page script embeds the prerendered page.
+PANEL_SCRIPT = '<script type="text/javascript" src="'
+LOG_LEVEL = 'Bokeh.set_log_level("info");'
+# Bokeh's roots: the prerendered page is appended to each; the first gets the first paint.
+FIRST_ROOT = re.compile(
+    r'(<div id="[^"]+" data-root-id="[^"]+" style="display: contents;">)(</div>)'
 )
 # A file URL naming a path (`file:/work/...`, `file:///tmp/...`, Panel's form for local wheels);
 # neither `location.protocol === 'file:'` nor prose about "file://" pages is one.
@@ -62,14 +74,31 @@ def add_wheel_to_worker(worker: Path, wheel_url: str) -> None:
     worker.write_text(source, encoding="utf-8")
 
 
-def make_index_page(site: Path, icon: str, facts: dict) -> Path:
+def first_paint(html: str, first_paint_html: str, page: Path) -> str:
+    """Paint the page's header before any script runs: Panel's head scripts deferred, its one
+    inline call to Bokeh run once they have, and the header in the first root."""
+    head, separator, body = html.partition("</head>")
+    if head.count(PANEL_SCRIPT) < 2 or head.count(LOG_LEVEL) != 1 or not FIRST_ROOT.search(body):
+        sys.exit(f"{page}: not the head and roots of Panel 1.9's page, cannot defer its scripts")
+    head = head.replace(PANEL_SCRIPT, PANEL_SCRIPT.replace(" src=", " defer src="))
+    head = head.replace(
+        LOG_LEVEL,
+        f"document.addEventListener('DOMContentLoaded', () => {{ {LOG_LEVEL} }}, {{once: true}});",
+    )
+    body = FIRST_ROOT.sub(lambda m: m[1] + first_paint_html + m[2], body, count=1)
+    return head + separator + body
+
+
+def make_index_page(site: Path, icon: str, facts: dict, first_paint_html: str) -> Path:
     """Rename the app page to index.html and add to its head the icon, the file:// notice, and
-    static/startup.js with the facts it needs to draw the page a link asks for."""
+    static/startup.js with the facts it needs to draw the page a link asks for; paint the
+    header first (first_paint)."""
     page = site / f"{APP_NAME}.html"
     html = page.read_text(encoding="utf-8")
     charset = '<meta charset="utf-8">'
     if html.count(charset) != 1:
         sys.exit(f"{page}: expected one {charset}")
+    html = first_paint(html, first_paint_html, page)
     index = site / "index.html"
     # First in the head, after the charset: static/startup.js wraps the Worker Panel's script
     # creates, and the file:// notice replaces the spinner before anything else loads.
@@ -111,12 +140,12 @@ def main() -> None:
     add_wheel_to_worker(site / f"{APP_NAME}.js", f"./{Path(args.wheel).as_posix()}")
     sys.path.insert(0, str(args.root.resolve()))
     from components.icon import ICON, icon_data_uri
-    from components.page import before_python_facts
+    from components.page import before_python_facts, first_paint_html
 
     icon = icon_data_uri()
     if icon is None:
         sys.exit(f"no icon at {ICON}")
-    make_index_page(site, icon, before_python_facts())
+    make_index_page(site, icon, before_python_facts(), first_paint_html())
 
     forbidden = sorted({str(args.root.resolve()), str(site.resolve())})
     problems = leaked_paths(site, forbidden)

@@ -65,16 +65,19 @@
     Object.assign(placeholder.style, {position: 'absolute', top: '0', left: '0', right: '0',
                                       zIndex: '5'});
     document.body.prepend(placeholder);
+  }
+  // The page Python draws stays hidden until it shows the link's state; so does the page's
+  // first paint (the default state's header and matrix, components/page.py), from the start.
+  let hider = null;
+  function hideRoots() {
     hider = document.createElement('style');
     hider.textContent = '[data-root-id] { visibility: hidden; }';
     document.head.appendChild(hider);
   }
-  let hider = null;
   function showPythonsPage() {
-    if (!placeholder) return;
-    placeholder.remove();
-    hider.remove();
-    placeholder = null;
+    if (hider) hider.remove();
+    if (placeholder) placeholder.remove();
+    hider = placeholder = null;
   }
 
   // The prerendered page shows the default state. For any other link it is not embedded at
@@ -85,8 +88,17 @@
     const ask = requested();
     if (!ask.prerendered) {
       prerenderSkipped = true;
-      document.addEventListener('DOMContentLoaded', () => {
+      hideRoots();
+      // Drawn once the page is parsed, before Panel's deferred scripts run.
+      const draw = () => {
         if (!cannot) drawRequestedFrames(ask);
+      };
+      if (document.readyState === 'loading') {
+        document.addEventListener('readystatechange', draw, {once: true});
+      } else {
+        draw();
+      }
+      document.addEventListener('DOMContentLoaded', () => {
         const embed = window.Bokeh && window.Bokeh.embed;
         if (!embed) return;
         const embedItems = embed.embed_items;

@@ -263,3 +263,54 @@ def test_page_opened_from_disk_says_to_serve_the_folder(site_dir, browser):
         assert "pn-loading" not in page.evaluate("document.body.className")
     finally:
         context.close()
+
+
+def first_paint_picture(site: Path):
+    """The page's first paint (components.page.first_paint_html), and its matrix's pixels."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    page = (site / "index.html").read_text(encoding="utf-8")
+    paint = re.search(
+        r'data-root-id="[^"]+"[^>]*><div class="pe-first-paint".*?</section>', page, re.S
+    )
+    assert paint, "the first Bokeh root holds no first paint"
+    data = re.search(r'<img src="data:image/png;base64,([^"]+)"', paint[0])
+    pixels = np.asarray(Image.open(io.BytesIO(base64.b64decode(data[1]))).convert("RGB"))
+    return paint[0], pixels
+
+
+def test_panels_scripts_are_deferred_so_the_page_paints_first(site_dir):
+    page = (site_dir / "index.html").read_text(encoding="utf-8")
+    head = page.split("</head>")[0]
+    scripts = re.findall(r"<script\b[^>]*\bsrc=\"([^\"]+)\"[^>]*>", head)
+    deferred = re.findall(r"<script\b[^>]*\bdefer\b[^>]*\bsrc=\"([^\"]+)\"[^>]*>", head)
+    # Only the site's own small scripts run before the body is parsed.
+    assert sorted(set(scripts) - set(deferred)) == [
+        "static/file-protocol.js",
+        "static/frame-size.js",
+        "static/startup.js",
+    ]
+    assert {Path(url).name for url in deferred} >= {"bokeh-3.9.2.min.js", "panel.min.js"}
+    assert "Bokeh.set_log_level" not in re.sub(r"addEventListener\('DOMContentLoaded'.*", "", head)
+
+
+def test_the_first_paint_is_the_header_and_the_default_matrix_by_the_formula(site_dir):
+    import numpy as np
+
+    from components import theme
+
+    paint, pixels = first_paint_picture(site_dir)
+    assert f"<h1>{TITLE}</h1>" in paint and "<math" in paint
+    assert pixels.shape == (64, 128, 3)  # the default 64 positions × d_model 128, one pixel each
+    # Closed form, PE(pos, 2i) = sin(pos / 10000^(2i/128)), PE(pos, 2i+1) = cos(same).
+    pos = np.arange(64)[:, None]
+    angles = pos / 10000.0 ** (np.arange(0, 128, 2)[None, :] / 128)
+    expected = np.empty((64, 128))
+    expected[:, 0::2], expected[:, 1::2] = np.sin(angles), np.cos(angles)
+    assert np.abs(pixels.astype(int) - theme.diverging_rgb(expected)).max() <= 1
+    # The scale's ends and middle: cos 0 = 1 is its darkest red, sin 0 = 0 its white.
+    assert tuple(pixels[0, 1]) == (103, 0, 31) and tuple(pixels[0, 0]) == (247, 247, 247)

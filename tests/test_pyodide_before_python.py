@@ -42,7 +42,9 @@ PAGE_JS = """() => {
     frames_text: frames ? frames.innerText : '',
     plots: having('js-plotly-plot').map((p) => (p.layout.title && p.layout.title.text) || ''),
     sliders: having('bk-slider-value').length,
-    headers: having('pe-header').length,
+    // Shown ones only: the page's first paint has the header too, hidden once Bokeh has run.
+    headers: having('pe-header')
+      .filter((e) => e.checkVisibility({visibilityProperty: true})).length,
     embedded_roots: window.Bokeh && window.Bokeh.index ? Object.keys(window.Bokeh.index).length : 0,
   };
 }"""
@@ -58,18 +60,19 @@ def open_held(browser, site_url):
     """Open a link of the site with the worker's script held back; yields (page, log, let_go)."""
     contexts = []
 
-    def open_page(query: str, viewport=(900, 560)):
+    def open_page(query: str, viewport=(900, 560), hold=WORKER_SCRIPT):
         context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
         contexts.append(context)
         held = []
         # The page's Web Worker: Panel's (app.js), or the relay to the shared runtime.
-        context.route(WORKER_SCRIPT, lambda route: held.append(route))
+        context.route(hold, lambda route: held.append(route))
         page = context.new_page()
         log = ConsoleLog(page)
-        page.goto(site_url + query)
-        page.wait_for_load_state("load")
-        wait_until(page, lambda: held, what="the page asking for the worker's script")
-        page.wait_for_timeout(500)  # for anything the page would draw after load
+        page.goto(site_url + query, wait_until="commit")
+        wait_until(page, lambda: held, what="the page asking for the held script")
+        if hold is WORKER_SCRIPT:
+            page.wait_for_load_state("load")
+        page.wait_for_timeout(500)  # for anything the page would draw meanwhile
         return page, log, lambda: held[0].continue_()
 
     yield open_page
@@ -120,6 +123,45 @@ def test_a_link_to_the_default_state_keeps_the_prerendered_page(open_held, query
         "PE matrix",
         "PE(pos) and PE(pos + k) over the 128 dimensions",
     ]
+    assert log.relevant_errors() == []
+
+
+FIRST_PAINT_JS = """() => {
+  const paint = document.querySelector('[data-root-id] > .pe-first-paint');
+  const picture = paint && paint.querySelector('img');
+  return paint && {
+    shown: paint.checkVisibility(),
+    heading: paint.querySelector('h1').textContent,
+    view: paint.querySelector('.pe-first-paint-view h2').textContent,
+    picture: picture.complete ? [picture.naturalWidth, picture.naturalHeight] : null,
+    bokeh: window.Bokeh !== undefined,
+  };
+}"""
+
+
+def test_the_page_paints_its_header_and_matrix_before_any_script_has_run(open_held):
+    # BokehJS held back: Panel's scripts (deferred) have not run, and the page is already drawn.
+    page, log, let_go = open_held(
+        "", viewport=(1280, 900), hold=re.compile(r".*/bokeh-3[^/]*\.min\.js$")
+    )
+    seen = page.evaluate(FIRST_PAINT_JS)
+    assert seen == {
+        "shown": True,
+        "heading": before_python_facts()["title"],
+        "view": "The encoding matrix",
+        "picture": [128, 64],  # one pixel per cell: 128 dimensions × 64 positions
+        "bokeh": False,
+    }
+    let_go()
+    # Once Bokeh has drawn the prerendered page, the first paint gives way to it.
+    wait_until(
+        page,
+        lambda: (
+            not page.evaluate(FIRST_PAINT_JS)["shown"] and page.evaluate(PAGE_JS)["headers"] == 1
+        ),
+        timeout_s=60,
+        what="the prerendered page in place of the first paint",
+    )
     assert log.relevant_errors() == []
 
 
