@@ -239,7 +239,9 @@ WORKER_LOAD = """  // Everything from this site: the runtime and every package, 
   console.log("Loaded pyodide and packages!");
   // Imports on their own, so that the page (and the benchmark) can tell the phases apart.
   self.postMessage({type: 'status', msg: 'Importing Panel and the app'})
-  await self.pyodide.runPythonAsync('import numpy, panel, components.page')
+  // Bokeh's models without their IDE signatures (components/fixes/bokeh_signatures.py).
+  await self.pyodide.runPythonAsync('from components.fixes import bokeh_signatures; ' +
+    'bokeh_signatures.skip(); import numpy, panel, components.page')
 """
 
 

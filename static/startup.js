@@ -289,9 +289,9 @@
     }
   }
 
-  // Panel's page script creates the worker; listen to it alongside Panel's own handler.
-  // (Creating it earlier, from here, was measured: no sooner interactive, and the prerendered
-  // page painted later, the worker competing for the CPU: benchmarks/RESULTS.md.)
+  // Panel's page script creates the worker as the body is parsed, before Panel's deferred
+  // scripts run (scripts/postprocess_site.py): Python starts while they load and draw the
+  // prerendered page. Listen to it alongside Panel's own handler.
   const NativeWorker = window.Worker;
   window.Worker = class extends NativeWorker {
     constructor(url, ...rest) {

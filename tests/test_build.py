@@ -314,3 +314,13 @@ def test_the_first_paint_is_the_header_and_the_default_matrix_by_the_formula(sit
     assert np.abs(pixels.astype(int) - theme.diverging_rgb(expected)).max() <= 1
     # The scale's ends and middle: cos 0 = 1 is its darkest red, sin 0 = 0 its white.
     assert tuple(pixels[0, 1]) == (103, 0, 31) and tuple(pixels[0, 0]) == (247, 247, 247)
+
+
+def test_every_script_the_build_writes_parses(site_dir):
+    """The workers are assembled from Panel's template and ours: a stray newline in a string
+    would stop the site before Python starts."""
+    node = shutil.which("node")
+    assert node, "node is needed by the build (scripts/compile_wheels.py)"
+    for script in sorted(site_dir.glob("*.js")):
+        run = subprocess.run([node, "--check", str(script)], capture_output=True, text=True)
+        assert run.returncode == 0, f"{script.name}: {run.stderr[-800:]}"
