@@ -10,7 +10,7 @@
 | notebook_location | Panel's global notebook Location, which a page would take for its link |
 | slider_keys | noUiSlider's Home and End keys using a slider's first range after it changed |
 | pyodide_worker | the race in Panel's Pyodide worker that drops patches (applied at build time) |
-| bokeh_signatures | Bokeh building IDE signatures for its ~450 models at import (site's worker only) |
+| bokeh_signatures | Bokeh building IDE signatures for ~450 models at import (site's worker only) |
 
 Outside this folder, components/shared_runtime.py (one Python for every frame) calls Panel's
 private worker helpers; check it too.
