@@ -6,4 +6,5 @@ from components.page import TITLE, ExplorerPage
 
 pn.extension("plotly", sizing_mode="stretch_width")
 
-ExplorerPage().servable(title=TITLE)
+# The cards below the first row are built once the page is shown: start-up builds half as much.
+ExplorerPage(defer_cards=True).servable(title=TITLE)

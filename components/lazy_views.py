@@ -60,6 +60,33 @@ class ViewportProbe(JSComponent):
     """
 
 
+class PageShown(JSComponent):
+    """Says once that the page is on screen in a browser, so the page can build then what a
+    first screen does not show (ExplorerPage.defer_cards)."""
+
+    shown = param.Boolean(default=False, doc="Whether a browser has shown the page.")
+    built = param.Boolean(default=False, doc="Whether the page has built what it deferred.")
+
+    _esm = """
+    export function render({ model }) {
+      const page = document.documentElement;
+      // A frame after the page is shown: by then Panel's page sends its changes to Python.
+      // Until Python has built what waited, the page keeps its height: as the frames give way
+      // to the cards, the browser would otherwise pull a reader who scrolled down back up.
+      if (!model.shown) requestAnimationFrame(() => setTimeout(() => {
+        page.style.minHeight = `${page.scrollHeight}px`;
+        model.shown = true;
+      }, 0));
+      model.on('built', () => requestAnimationFrame(() => requestAnimationFrame(() => {
+        page.style.minHeight = '';
+      })));
+      const element = document.createElement('span');
+      element.hidden = true;
+      return element;
+    }
+    """
+
+
 # Views built with the page: the first row, which a wide first screen shows. The others are
 # built when they first come on screen, which keeps start-up (and the prerendered page) to two
 # plots instead of eight.

@@ -13,7 +13,7 @@ from .export import ExportPanel
 from .fixes.redraw_guard import RedrawGuard
 from .fixes.serving import prepare_session
 from .fixes.slider_keys import SliderKeys
-from .lazy_views import LazyViews
+from .lazy_views import EAGER_VIEWS, PLACEHOLDER_STYLE, LazyViews, PageShown
 from .page_options import PageOptions
 from .share import SharePanel
 from .state import ExplorerState
@@ -64,6 +64,13 @@ PAGE_STYLE = """
 CARD_STYLE = """
 h2 { font-size: 1.15em; margin: 0.8em 0 0.2em; }
 p { margin: 0 0 0.3em; line-height: 1.45; max-width: 48em; }
+"""
+
+# The frames of the cards not built yet, laid out as the cards are (VIEW_CARD in a FlexBox).
+CARD_FRAMES_STYLE = """
+.pe-card-frames { display: flex; flex-wrap: wrap; }
+.pe-card-frame { flex: 1 1 520px; min-width: 0; max-width: 100%; box-sizing: border-box;
+                 margin: 5px; padding: 0 10px; }
 """
 
 SIDEBAR_STYLES = {
@@ -143,6 +150,12 @@ class ExplorerPage(pn.viewable.Viewer):
 
     state = param.ClassSelector(class_=ExplorerState, doc="The shared explorer state.")
     options = param.ClassSelector(class_=PageOptions, doc="Which views, and whether embedded.")
+    defer_cards = param.Boolean(
+        default=False,
+        constant=True,
+        doc="Start the cards below the first row as one frame of their titles, and build them "
+        "once a browser shows the page: the app's start-up builds half as much.",
+    )
 
     def __init__(self, **params):
         params.setdefault("state", ExplorerState())
@@ -177,6 +190,12 @@ class ExplorerPage(pn.viewable.Viewer):
             toggle.param.watch(self._toggle_panels, "value")
         self._full_link = pn.pane.HTML("", margin=(4, 10), css_classes=["pe-full-link"])
         self._root = pn.Column(sizing_mode="stretch_width", css_classes=["pe-page"])
+        self._shown = PageShown(shown=not self.defer_cards)
+        self._shown.param.watch(self._build_deferred_cards, "shown")
+        self._views_box = pn.FlexBox(
+            flex_wrap="wrap", styles={"flex": "1 1 560px", "min-width": "0"}
+        )
+        self._deferred: list = []
         self.url.read_location()
         self._rebuild()
         self.options.param.watch(self._rebuild, ["view", "embed"])
@@ -261,7 +280,12 @@ class ExplorerPage(pn.viewable.Viewer):
             {c for spec in specs for c in spec.controls} - self.lazy.carded.keys()
         )
         widgets = self.controls.widgets(control_names)
-        cards = [self.view_card(spec, self.options.embed) for spec in specs]
+        defer = not (self._shown.shown or self.options.embed)
+        self._deferred = specs[EAGER_VIEWS:] if defer else []
+        eager = specs[: len(specs) - len(self._deferred)]
+        cards = [self.view_card(spec, self.options.embed) for spec in eager]
+        if self._deferred:
+            cards.append(self._card_frames(self._deferred))
         if self.options.embed:
             self._full_link.object = self._full_link_html()
             controls = pn.FlexBox(
@@ -294,10 +318,8 @@ class ExplorerPage(pn.viewable.Viewer):
                 styles=SIDEBAR_STYLES,
                 css_classes=["pe-controls"],
             )
-            views = pn.FlexBox(
-                *cards, flex_wrap="wrap", styles={"flex": "1 1 560px", "min-width": "0"}
-            )
-            body = pn.FlexBox(sidebar, views, flex_wrap="wrap", align_items="flex-start")
+            self._views_box.objects = cards
+            body = pn.FlexBox(sidebar, self._views_box, flex_wrap="wrap", align_items="flex-start")
             objects = [
                 header,
                 toolbar,
@@ -314,8 +336,37 @@ class ExplorerPage(pn.viewable.Viewer):
             self._redraw_guard,
             self._slider_keys,
             self.controls.player.clock,
+            self._shown,
         ]
         self.lazy.follow_card_controls()
+
+    def _card_frames(self, specs) -> pn.pane.HTML:
+        """The cards of specs as they look before their view is drawn (title, explanation,
+        placeholder), in one pane, until the page is shown (defer_cards)."""
+        frames = "".join(
+            f'<section class="pe-card-frame"><h2>{spec.title}</h2><p>{spec.explanation}</p>'
+            f'<div class="pe-placeholder" style="height: {spec.height}px">{spec.title}: '
+            "drawn when it comes into view</div></section>"
+            for spec in specs
+        )
+        return pn.pane.HTML(
+            f'<div class="pe-card-frames">{frames}</div>',
+            sizing_mode="stretch_width",
+            stylesheets=[CARD_STYLE, PLACEHOLDER_STYLE, CARD_FRAMES_STYLE],
+            styles={"flex": "1 1 100%", "min-width": "0"},
+            margin=0,
+            css_classes=["pe-deferred-cards"],
+        )
+
+    def _build_deferred_cards(self, event=None) -> None:
+        """The page is on screen: the cards below the first row take the place of their frames."""
+        if not self._deferred:
+            return
+        specs, self._deferred = self._deferred, []
+        cards = [self.view_card(spec, self.options.embed) for spec in specs]
+        self._views_box.objects = [*self._views_box.objects[:-1], *cards]
+        self.lazy.follow_card_controls()
+        self._shown.built = True
 
     def __panel__(self):
         return self._root

@@ -116,13 +116,25 @@ def agreed_state(page) -> dict | None:
     return url
 
 
+# In the Pyodide build: Python has applied every change the page sent (Panel's page script
+# marks its worker busy from sending a patch until the worker says it is idle). A served page
+# has no such worker.
+WORKER_IDLE_JS = """() => typeof pyodideWorker === 'undefined'
+  || (!pyodideWorker.busy && !pyodideWorker.queue.length)"""
+
+
 def settled_state(page, what: str = "the page agreeing", timeout_s: float = 20) -> dict:
-    """Wait until the page agrees with itself and stays so for a moment; return that state."""
+    """Wait until the page agrees with itself and stays so for a moment, with nothing left for
+    Python to apply (right after start-up it may still be building the page's later cards);
+    return that state."""
     deadline = time.monotonic() + timeout_s
     while True:
         state = wait_until(page, lambda: agreed_state(page), timeout_s=timeout_s, what=what)
         page.wait_for_timeout(250)
-        if agreed_state(page) == state:
+        idle = wait_until(
+            page, lambda: page.evaluate(WORKER_IDLE_JS), timeout_s=timeout_s, what=f"{what}: idle"
+        )
+        if idle and agreed_state(page) == state:
             return state
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: the page kept moving ({shown(page)})")

@@ -3,6 +3,8 @@ showing the state as it is then."""
 
 from __future__ import annotations
 
+import html
+
 import panel as pn
 import pytest
 from bokeh.document import Document
@@ -115,3 +117,47 @@ def test_an_embedded_view_keeps_its_pair_picker_up_to_date():
     served(page)
     page.state.d_model = 64
     assert page.controls.pairs.options == list(range(32))
+
+
+def view_cards(root) -> list[str]:
+    """The names of the view cards (pe-view-NAME) in the page's Bokeh models, sorted."""
+    return sorted(
+        name[len("pe-view-") :]
+        for model in root.select({"type": pn.models.layout.Column})
+        for name in model.css_classes
+        if name.startswith("pe-view-")
+    )
+
+
+def test_deferred_cards_start_as_one_frame_and_are_built_once_a_browser_shows_the_page():
+    page = ExplorerPage(defer_cards=True)
+    doc = Document()
+    root = pn.panel(page).get_root(doc)
+    assert view_cards(root) == sorted(VIEW_NAMES[:EAGER_VIEWS])
+    frames = html.unescape(root.select_one({"css_classes": ["pe-deferred-cards"]}).text)
+    later = VIEWS[EAGER_VIEWS:]
+    assert frames.count('class="pe-card-frame"') == len(later)
+    positions = [frames.index(f"<h2>{spec.title}</h2>") for spec in later]
+    assert positions == sorted(positions)  # in the page's order
+    assert placeholders(root) == []  # the frames' placeholders are in the one pane
+
+    page._shown.shown = True  # what the page's PageShown component reports once on screen
+    assert view_cards(root) == sorted(VIEW_NAMES) == view_cards(served(ExplorerPage()))
+    assert root.select_one({"css_classes": ["pe-deferred-cards"]}) is None
+    assert len(placeholders(root)) == len(VIEWS) - EAGER_VIEWS
+    # The pair picker is in its card again, and a later view still draws when on screen.
+    assert pair_picker_cards(root) == ["pe-view-waves"]
+    page.probe("properties").on_screen = True
+    assert "properties" in page.lazy.views
+
+
+@pytest.mark.parametrize(
+    "options",
+    [PageOptions(view="waves"), PageOptions(view="waves", embed=True), PageOptions(embed=True)],
+    ids=["one-view", "embed", "embed-all"],
+)
+def test_pages_without_a_second_row_or_embedded_defer_nothing(options):
+    page = ExplorerPage(defer_cards=True, options=options)
+    root = served(page)
+    assert root.select_one({"css_classes": ["pe-deferred-cards"]}) is None
+    assert view_cards(root) == ([options.view] if options.view else sorted(VIEW_NAMES))
