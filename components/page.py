@@ -359,13 +359,13 @@ class ExplorerPage(pn.viewable.Viewer):
         )
 
     def _build_deferred_cards(self, event=None) -> None:
-        """The page is on screen: the cards below the first row take the place of their frames."""
-        if not self._deferred:
-            return
-        specs, self._deferred = self._deferred, []
-        cards = [self.view_card(spec, self.options.embed) for spec in specs]
-        self._views_box.objects = [*self._views_box.objects[:-1], *cards]
-        self.lazy.follow_card_controls()
+        """The page is on screen: the cards below the first row take the place of their frames.
+        Then the page may change its height again (PageShown held it), deferred cards or not."""
+        if self._deferred:
+            specs, self._deferred = self._deferred, []
+            cards = [self.view_card(spec, self.options.embed) for spec in specs]
+            self._views_box.objects = [*self._views_box.objects[:-1], *cards]
+            self.lazy.follow_card_controls()
         self._shown.built = True
 
     def __panel__(self):

@@ -141,7 +141,9 @@ def test_deferred_cards_start_as_one_frame_and_are_built_once_a_browser_shows_th
     assert positions == sorted(positions)  # in the page's order
     assert placeholders(root) == []  # the frames' placeholders are in the one pane
 
+    assert not page._shown.built  # the browser holds the page's height meanwhile
     page._shown.shown = True  # what the page's PageShown component reports once on screen
+    assert page._shown.built
     assert view_cards(root) == sorted(VIEW_NAMES) == view_cards(served(ExplorerPage()))
     assert root.select_one({"css_classes": ["pe-deferred-cards"]}) is None
     assert len(placeholders(root)) == len(VIEWS) - EAGER_VIEWS
@@ -161,3 +163,6 @@ def test_pages_without_a_second_row_or_embedded_defer_nothing(options):
     root = served(page)
     assert root.select_one({"css_classes": ["pe-deferred-cards"]}) is None
     assert view_cards(root) == ([options.view] if options.view else sorted(VIEW_NAMES))
+    # Once shown, nothing to build: the page's height (held by PageShown) is let go at once.
+    page._shown.shown = True
+    assert page._shown.built
