@@ -17,8 +17,8 @@ SCROLLED_PX = 1000
 CARDS_JS = """() => [...new Set(window.__offline.deep('[class*="pe-view-"]').flatMap(
   (e) => [...e.classList].filter((c) => c.startsWith('pe-view-')).map((c) => c.slice(8))))]"""
 # The waves view's figure, titled "Waves of N pairs: ...", drawn by plotly.js.
-WAVES_DRAWN_JS = """() => window.__offline.deep('.js-plotly-plot').some(
-  (plot) => ((plot.layout && plot.layout.title && plot.layout.title.text) || '').startsWith('Waves'))"""
+WAVES_DRAWN_JS = """() => window.__offline.deep('.js-plotly-plot').some((plot) =>
+  ((plot.layout && plot.layout.title && plot.layout.title.text) || '').startsWith('Waves'))"""
 
 
 def scroll_down_as_the_cards_arrive(site_dir: Path) -> dict:
