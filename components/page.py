@@ -195,6 +195,14 @@ class ExplorerPage(pn.viewable.Viewer):
         self._views_box = pn.FlexBox(
             flex_wrap="wrap", styles={"flex": "1 1 560px", "min-width": "0"}
         )
+        # The cards below the first row while deferred: their own box, so that building them
+        # leaves the first row's (and its plots) untouched.
+        self._later_box = pn.FlexBox(
+            flex_wrap="wrap",
+            margin=0,
+            styles={"flex": "1 1 100%", "min-width": "0"},
+            css_classes=["pe-later-cards"],
+        )
         self._deferred: list = []
         self.url.read_location()
         self._rebuild()
@@ -285,7 +293,8 @@ class ExplorerPage(pn.viewable.Viewer):
         eager = specs[: len(specs) - len(self._deferred)]
         cards = [self.view_card(spec, self.options.embed) for spec in eager]
         if self._deferred:
-            cards.append(self._card_frames(self._deferred))
+            self._later_box.objects = [self._card_frames(self._deferred)]
+            cards.append(self._later_box)
         if self.options.embed:
             self._full_link.object = self._full_link_html()
             controls = pn.FlexBox(
@@ -364,7 +373,7 @@ class ExplorerPage(pn.viewable.Viewer):
         if self._deferred:
             specs, self._deferred = self._deferred, []
             cards = [self.view_card(spec, self.options.embed) for spec in specs]
-            self._views_box.objects = [*self._views_box.objects[:-1], *cards]
+            self._later_box.objects = cards
             self.lazy.follow_card_controls()
         self._shown.built = True
 

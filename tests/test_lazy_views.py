@@ -142,8 +142,16 @@ def test_deferred_cards_start_as_one_frame_and_are_built_once_a_browser_shows_th
     assert placeholders(root) == []  # the frames' placeholders are in the one pane
 
     assert not page._shown.built  # the browser holds the page's height meanwhile
+    doc.add_root(root)
+    changed = []
+    doc.on_change(lambda event: changed.append(getattr(event, "model", None)))
     page._shown.shown = True  # what the page's PageShown component reports once on screen
     assert page._shown.built
+    # Only the later cards' box changes: the first row's is left as it is, so the browser does
+    # not lay out its plots again (a click on them while the cards arrive is not lost).
+    ((later, _),) = page._later_box._models.values()  # the Bokeh model of each box
+    ((views, _),) = page._views_box._models.values()
+    assert later in changed and views not in changed
     assert view_cards(root) == sorted(VIEW_NAMES) == view_cards(served(ExplorerPage()))
     assert root.select_one({"css_classes": ["pe-deferred-cards"]}) is None
     assert len(placeholders(root)) == len(VIEWS) - EAGER_VIEWS
