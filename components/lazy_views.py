@@ -99,6 +99,14 @@ PLACEHOLDER_STYLE = """
 """
 
 
+def placeholder_html(spec: ViewSpec, style: str = "") -> str:
+    """What stands in a card for its view until the view is drawn (PLACEHOLDER_STYLE)."""
+    attribute = f' style="{style}"' if style else ""
+    return (
+        f'<div class="pe-placeholder"{attribute}>{spec.title}: drawn when it comes into view</div>'
+    )
+
+
 class LazyViews:
     """The page's views: each built when it first comes on screen, and redrawn only while it is
     on the page and on screen (off screen it waits, and catches up when it is back)."""
@@ -153,7 +161,7 @@ class LazyViews:
             content = self.views[spec.name]
         else:
             content = pn.pane.HTML(
-                f'<div class="pe-placeholder">{spec.title}: drawn when it comes into view</div>',
+                placeholder_html(spec),
                 height=spec.height,
                 margin=0,
                 sizing_mode="stretch_width",

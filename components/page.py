@@ -13,7 +13,7 @@ from .export import ExportPanel
 from .fixes.redraw_guard import RedrawGuard
 from .fixes.serving import prepare_session
 from .fixes.slider_keys import SliderKeys
-from .lazy_views import EAGER_VIEWS, PLACEHOLDER_STYLE, LazyViews, PageShown
+from .lazy_views import EAGER_VIEWS, PLACEHOLDER_STYLE, LazyViews, PageShown, placeholder_html
 from .page_options import PageOptions
 from .share import SharePanel
 from .state import ExplorerState
@@ -288,9 +288,9 @@ class ExplorerPage(pn.viewable.Viewer):
             {c for spec in specs for c in spec.controls} - self.lazy.carded.keys()
         )
         widgets = self.controls.widgets(control_names)
-        defer = not (self._shown.shown or self.options.embed)
-        self._deferred = specs[EAGER_VIEWS:] if defer else []
-        eager = specs[: len(specs) - len(self._deferred)]
+        eager, self._deferred = specs, []
+        if not (self._shown.shown or self.options.embed):
+            eager, self._deferred = specs[:EAGER_VIEWS], specs[EAGER_VIEWS:]
         cards = [self.view_card(spec, self.options.embed) for spec in eager]
         if self._deferred:
             self._later_box.objects = [self._card_frames(self._deferred)]
@@ -354,8 +354,7 @@ class ExplorerPage(pn.viewable.Viewer):
         placeholder), in one pane, until the page is shown (defer_cards)."""
         frames = "".join(
             f'<section class="pe-card-frame"><h2>{spec.title}</h2><p>{spec.explanation}</p>'
-            f'<div class="pe-placeholder" style="height: {spec.height}px">{spec.title}: '
-            "drawn when it comes into view</div></section>"
+            f"{placeholder_html(spec, f'height: {spec.height}px')}</section>"
             for spec in specs
         )
         return pn.pane.HTML(
