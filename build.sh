@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up, build, serve, test and lint the Positional Encoding Explorer.
 #
-#   ./build.sh setup        .venv with the project and its test tools; Debian chromium for the browser tests
+#   ./build.sh setup        .venv with the project and its test tools; Debian chromium and axe-core
 #   ./build.sh build [DIR]  static site (Pyodide in a Web Worker) into DIR, default dist/
 #   ./build.sh serve        build, then serve dist/ on http://localhost:$PORT (default 8000)
 #   ./build.sh dev          panel serve app.py --autoreload, for work on the Python side
@@ -92,9 +92,29 @@ vendor_runtime() {
     esac
 }
 
+# axe-core, pinned, for the accessibility tests (tests/a11y_support.py reads
+# .cache/npm/node_modules/axe-core/axe.min.js; never a CDN). npm runs only when it is missing
+# or another version.
+AXE_VERSION=4.14.1
+NPM_PREFIX=$ROOT/.cache/npm
+ensure_axe_core() {
+    local package=$NPM_PREFIX/node_modules/axe-core/package.json
+    if [[ -f $package ]] &&
+        [[ $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' \
+            "$package") == "$AXE_VERSION" ]]; then
+        return
+    fi
+    command -v npm >/dev/null || apt_install npm
+    log "npm install axe-core@$AXE_VERSION into ${NPM_PREFIX#"$ROOT"/}"
+    mkdir -p "$NPM_PREFIX"
+    npm install --no-save --no-audit --no-fund --no-package-lock --prefix "$NPM_PREFIX" \
+        "axe-core@$AXE_VERSION" >&2
+}
+
 cmd_setup() {
     ensure_python_env
     ensure_system_packages
+    ensure_axe_core
 }
 
 cmd_build() {

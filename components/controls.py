@@ -25,6 +25,20 @@ BASE_STOPS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 
 # How many pairs the pair picker lists, and how many matches of a typed number it shows.
 PAIRS_LISTED = 64
 PAIRS_FOUND = 16
+# The spinner's up and down buttons side by side, each as tall as the box: targets of at least
+# 24 × 24 px (WCAG 2.2, 2.5.8), where BokehJS stacks two half-height ones.
+SPINNER_STYLE = """
+:host .bk-spin-wrapper > .bk-spin-btn { height: 100%; width: 30px; top: 0; bottom: auto; }
+:host .bk-spin-wrapper > .bk-spin-btn.bk-spin-btn-down { right: 30px; }
+:host .bk-spin-wrapper input { padding-right: 64px; }
+"""
+# The sliders' handles on a phone or under a finger: 28 × 28 px instead of 14 × 18 (WCAG 2.2,
+# 2.5.8); noUiSlider already sets touch-action: none on them, so a drag never scrolls the page.
+SLIDER_STYLE = """
+@media (max-width: 600px), (pointer: coarse) {
+  :host { --handle-width: 28px; --handle-height: 28px; }
+}
+"""
 SIMILARITY_LABELS = {"Dot product": "dot", "Cosine similarity": "cosine"}
 log = logging.getLogger(__name__)
 # The sliders whose range depends on other parameters (ExplorerState.limits).
@@ -137,7 +151,10 @@ class Controls(pn.viewable.Viewer):
             state.param.heads, sizing_mode="stretch_width", css_classes=["pe-control-heads"]
         )
         self.seed = pn.widgets.IntInput.from_param(
-            state.param.seed, width=140, css_classes=["pe-control-seed"]
+            state.param.seed,
+            width=140,
+            css_classes=["pe-control-seed"],
+            stylesheets=[SPINNER_STYLE],
         )
         self.reseed = pn.widgets.Button(
             label="New q and k",
@@ -164,6 +181,9 @@ class Controls(pn.viewable.Viewer):
         )
         self.text.param.watch(self._text_typed, "value")
         state.param.watch(self._show_text, "text")
+        sliders = (self.pos, self.offset, self.d_model, self.n_positions, self.base, self.heads)
+        for slider in (*sliders, self.rotation_pair, self.train_length, self.player.speed_slider):
+            slider.stylesheets = [*slider.stylesheets, SLIDER_STYLE]
 
     def _text_typed(self, event) -> None:
         """The sentence typed goes to the state; one the state refuses is turned away."""

@@ -8,12 +8,23 @@ import panel as pn
 import param
 
 from . import theme, urlstate
+from .announcer import Announcer
 from .controls import Controls
 from .export import ExportPanel
+from .fixes.chart_names import ChartNames
+from .fixes.control_names import ControlNames
+from .fixes.design_theme import apply_theme, use_design
 from .fixes.redraw_guard import RedrawGuard
 from .fixes.serving import prepare_session
 from .fixes.slider_keys import SliderKeys
 from .lazy_views import EAGER_VIEWS, PLACEHOLDER_STYLE, LazyViews, PageShown, placeholder_html
+from .navigation import (
+    HEADING_STYLE,
+    PHONE_TEXT_STYLE,
+    SIDEBAR_PHONE_STYLE,
+    CardNavigator,
+    card_heading,
+)
 from .page_options import PageOptions
 from .share import SharePanel
 from .state import ExplorerState
@@ -40,6 +51,7 @@ EQUATIONS = """
 """
 
 INTRODUCTION = f"""
+<a class="pe-skip" href="#{VIEWS[0].name}">Skip to the views</a>
 <header class="pe-header">
 <h1>{TITLE}</h1>
 <p>A Transformer sees its input as a set; the sinusoidal positional encoding of
@@ -54,6 +66,11 @@ every view below follows.</p>
 
 PAGE_STYLE = """
 :host { width: 100%; }
+.pe-skip { position: absolute; left: -10000px; top: auto; width: 1px; height: 1px;
+           overflow: hidden; }
+.pe-skip:focus { position: static; width: auto; height: auto; display: inline-block;
+                 padding: 0.4em 0.8em; margin: 0.3em 0; border-radius: 4px;
+                 background: var(--pe-focus, #1d4ed8); color: #ffffff; }
 .pe-header h1 { margin: 0.2em 0 0.3em; font-size: 1.7em; }
 .pe-header p { max-width: 60em; line-height: 1.5; margin: 0.3em 0; }
 .pe-equations { display: flex; flex-wrap: wrap; gap: 0.5em 3em; font-size: 1.15em;
@@ -125,8 +142,7 @@ def first_paint_html() -> str:
         f"pos {state.pos} · k {state.offset} · d<sub>model</sub> {d} · {n} positions · "
         f"base {state.base:g} · {state.layout}"
     )
-    light = theme.colours("light")
-    colours = f"color: {light['text']}; background: {light['paper']}"
+    colours = "color: var(--pe-text); background: var(--pe-paper)"  # theme.document_css
     return f"""<div class="pe-first-paint" style="{colours}" aria-busy="true">
 <style>{FIRST_PAINT_STYLE}</style>
 {INTRODUCTION}
@@ -162,11 +178,15 @@ class ExplorerPage(pn.viewable.Viewer):
         params.setdefault("options", PageOptions())
         super().__init__(**params)
         prepare_session()
+        use_design(self.state.theme)
         self.controls = Controls(state=self.state)
         self.lazy = LazyViews(self.state, self.controls)
         self.url = UrlSync(state=self.state, options=self.options)
         self._redraw_guard = RedrawGuard()
         self._slider_keys = SliderKeys()
+        self._chart_names = ChartNames()
+        self._control_names = ControlNames()
+        self._announcer = Announcer()
         self._theme = pn.widgets.RadioButtonGroup.from_param(
             self.state.param.theme, label="Theme", width=140, css_classes=["pe-theme"]
         )
@@ -189,7 +209,9 @@ class ExplorerPage(pn.viewable.Viewer):
         for toggle in (self._share_toggle, self._export_toggle, self._questions_toggle):
             toggle.param.watch(self._toggle_panels, "value")
         self._full_link = pn.pane.HTML("", margin=(4, 10), css_classes=["pe-full-link"])
-        self._root = pn.Column(sizing_mode="stretch_width", css_classes=["pe-page"])
+        self._root = pn.Column(
+            sizing_mode="stretch_width", css_classes=["pe-page"], stylesheets=[PHONE_TEXT_STYLE]
+        )
         self._shown = PageShown(shown=not self.defer_cards)
         self._shown.param.watch(self._build_deferred_cards, "shown")
         self._views_box = pn.FlexBox(
@@ -224,11 +246,18 @@ class ExplorerPage(pn.viewable.Viewer):
         self.url.apply_query(query)
 
     def _state_changed(self, *events):
+        self._announcer.message = self._announcement()
         if any(event.name == "theme" for event in events):
             self._root.styles = self._root_styles()
+            apply_theme(self._root, self.state.theme)
         self._refresh_panels()
         if self.options.embed:
             self._full_link.object = self._full_link_html()
+
+    def _announcement(self) -> str:
+        """What the page's first view shows now, for the live region."""
+        spec = view_spec(self.options.view) if self.options.view else VIEWS[0]
+        return spec.describe(self.state)
 
     def _root_styles(self) -> dict:
         # An embed is as tall as its content, which its frame fits (static/frame-size.js). Its
@@ -271,9 +300,9 @@ class ExplorerPage(pn.viewable.Viewer):
         if not embed:
             parts[:0] = self.controls.widgets(spec.card_controls)
             intro = pn.pane.HTML(
-                f"<h2>{spec.title}</h2><p>{spec.explanation}</p>",
+                f"{card_heading(spec.name, spec.title)}<p>{spec.explanation}</p>",
                 sizing_mode="stretch_width",
-                stylesheets=[CARD_STYLE],
+                stylesheets=[CARD_STYLE, HEADING_STYLE],
                 margin=(0, 8),
             )
             parts.insert(0, intro)
@@ -321,10 +350,14 @@ class ExplorerPage(pn.viewable.Viewer):
                 css_classes=["pe-toolbar"],
             )
             sidebar = pn.Column(
-                pn.pane.HTML("<h2>Controls</h2>", margin=(0, 10)),
+                CardNavigator(
+                    views=[{"name": spec.name, "short": spec.short} for spec in specs],
+                    css_classes=["pe-navigator"],
+                ),
                 *widgets,
                 # Sticky, so the controls stay at hand next to whichever view is being read.
                 styles=SIDEBAR_STYLES,
+                stylesheets=[SIDEBAR_PHONE_STYLE],
                 css_classes=["pe-controls"],
             )
             self._views_box.objects = cards
@@ -344,23 +377,28 @@ class ExplorerPage(pn.viewable.Viewer):
             self.url.writer,
             self._redraw_guard,
             self._slider_keys,
+            self._chart_names,
+            self._control_names,
+            self._announcer,
             self.controls.player.clock,
             self._shown,
         ]
         self.lazy.follow_card_controls()
+        apply_theme(self._root, self.state.theme)
 
     def _card_frames(self, specs) -> pn.pane.HTML:
         """The cards of specs as they look before their view is drawn (title, explanation,
         placeholder), in one pane, until the page is shown (defer_cards)."""
         frames = "".join(
-            f'<section class="pe-card-frame"><h2>{spec.title}</h2><p>{spec.explanation}</p>'
+            f'<section class="pe-card-frame">{card_heading(spec.name, spec.title)}'
+            f"<p>{spec.explanation}</p>"
             f"{placeholder_html(spec, f'height: {spec.height}px')}</section>"
             for spec in specs
         )
         return pn.pane.HTML(
             f'<div class="pe-card-frames">{frames}</div>',
             sizing_mode="stretch_width",
-            stylesheets=[CARD_STYLE, PLACEHOLDER_STYLE, CARD_FRAMES_STYLE],
+            stylesheets=[CARD_STYLE, HEADING_STYLE, PLACEHOLDER_STYLE, CARD_FRAMES_STYLE],
             styles={"flex": "1 1 100%", "min-width": "0"},
             margin=0,
             css_classes=["pe-deferred-cards"],
@@ -374,6 +412,8 @@ class ExplorerPage(pn.viewable.Viewer):
             cards = [self.view_card(spec, self.options.embed) for spec in specs]
             self._later_box.objects = cards
             self.lazy.follow_card_controls()
+            # Their controls were made with the page, maybe before a link's theme was read.
+            apply_theme(self._root, self.state.theme)
         self._shown.built = True
 
     def __panel__(self):

@@ -384,12 +384,14 @@ def question(name: str) -> Question:
 
 
 def card_html(q: Question) -> str:
-    """A card: the question, its answer at the card's own state, and a link to that state."""
+    """A card: the question, its answer at the card's own state, and a link to that state and
+    to the card of its view (#focus)."""
     return (
         f'<section class="pe-question" id="pe-question-{q.name}" data-question="{q.name}" '
         f'data-focus="{q.focus}">'
         f'<h3 class="pe-question-title">{html.escape(q.title)}</h3>'
         f"{q.answer(q.state())}"
-        f'<a class="pe-question-link" href="?{html.escape(q.query())}">Link to this state</a>'
+        f'<a class="pe-question-link" href="?{html.escape(q.query())}#{q.focus}">'
+        "Link to this state</a>"
         "</section>"
     )

@@ -102,6 +102,7 @@ THEMES = {
         "grid": "#e5e7eb",
         "pos": "#111111",
         "second": "#7c3aed",
+        "focus": "#1d4ed8",
     },
     "dark": {
         "paper": "#111827",
@@ -111,6 +112,7 @@ THEMES = {
         "grid": "#374151",
         "pos": "#f9fafb",
         "second": "#c4b5fd",
+        "focus": "#93c5fd",
     },
 }
 
@@ -132,10 +134,32 @@ def page_styles(theme: str) -> dict[str, str]:
         "--panel-on-surface-color": palette["text"],
         "--pe-code-bg": palette["surface"],
         "--pe-grid": palette["grid"],
+        "--pe-focus": palette["focus"],
     }
     if theme == "dark":
         styles["color-scheme"] = "dark"
     return styles
+
+
+# The attribute static/startup.js and the URL writer set on <html>: the theme the page shows.
+THEME_ATTRIBUTE = "data-pe-theme"
+
+
+def document_css() -> str:
+    """The page's own colours in each theme, keyed on <html data-pe-theme>, for what lies outside
+    Panel's components: the page behind them, the first paint and the frames before Python."""
+    rules = []
+    for name, palette in THEMES.items():
+        selector = f'html[{THEME_ATTRIBUTE}="{name}"]'
+        if name == "light":
+            selector = f":root, {selector}"
+        scheme = "dark" if name == "dark" else "light"
+        rules.append(
+            f"{selector} {{ --pe-paper: {palette['paper']}; --pe-text: {palette['text']}; "
+            f"color-scheme: {scheme}; }}"
+        )
+    rules.append("html, body { background: var(--pe-paper); color: var(--pe-text); }")
+    return "\n".join(rules)
 
 
 def base_layout(theme: str, uirevision: str) -> dict:
@@ -152,7 +176,13 @@ def base_layout(theme: str, uirevision: str) -> dict:
         "margin": {"l": 64, "r": 24, "t": 48, "b": 48},
         "autosize": True,
         "uirevision": uirevision,
-        "hoverlabel": {"namelength": -1},
+        # Hover labels in the theme's colours (Plotly's default is the trace's own colour).
+        "hoverlabel": {
+            "namelength": -1,
+            "bgcolor": palette["surface"],
+            "bordercolor": palette["text"],
+            "font": {"color": palette["text"]},
+        },
         "legend": {"orientation": "h", "y": -0.12, "x": 0},
     }
 

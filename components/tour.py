@@ -6,7 +6,7 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
-from .questions import QUESTIONS, Question, card_html
+from .questions import QUESTION_NAMES, QUESTIONS, Question, card_html, question
 from .state import ExplorerState
 
 CARD_STYLE = """
@@ -35,11 +35,16 @@ TOUR_STYLES = {
 
 
 class TourKeys(JSComponent):
-    """The browser's side of the tour: Escape leaves it, and a card's view is scrolled to."""
+    """The browser's side of the tour: Escape leaves it, a card's view is scrolled to, and a
+    card's link, clicked, shows its state here instead of loading the page again."""
 
     escapes = param.Integer(default=0, doc="Times Escape was pressed while the tour was open.")
     touring = param.Boolean(default=False, doc="Whether the tour is open (Escape listens).")
-    focus = param.String(default="", doc="The view to scroll to: its card's css class.")
+    focus = param.String(default="", doc="The view to scroll to: its ?view= name.")
+    move_focus = param.Boolean(
+        default=True,
+        doc="Whether the view's heading takes the focus (not in the tour: Next keeps it).",
+    )
     focus_requests = param.Integer(default=0, doc="Raised to scroll to focus again.")
 
     _esm = """
@@ -48,30 +53,52 @@ class TourKeys(JSComponent):
         if (event.key === 'Escape' && model.touring) model.escapes = model.escapes + 1;
       };
       window.addEventListener('keydown', onKey);
+      // The page's CardNavigator takes the reader to the card.
       const scroll = () => {
         if (!model.focus) return;
-        const found = [];
-        const walk = (root) => root.querySelectorAll('*').forEach((element) => {
-          if (element.classList && element.classList.contains(model.focus)) found.push(element);
-          if (element.shadowRoot) walk(element.shadowRoot);
-        });
-        walk(document);
-        if (found.length) found[0].scrollIntoView({ block: 'start', behavior: 'smooth' });
+        const detail = {view: model.focus, focus: model.move_focus};
+        window.dispatchEvent(new CustomEvent('pe-explorer:go', {detail}));
       };
+      // A plain click on a card's link: the card's state, without loading the page again. A
+      // link opened in a new tab, or copied, loads it there.
+      const onClick = (event) => {
+        if (event.defaultPrevented || event.button !== 0 || event.ctrlKey || event.metaKey ||
+            event.shiftKey || event.altKey) return;
+        const path = event.composedPath();
+        const link = path.find((node) =>
+          node.classList && node.classList.contains('pe-question-link'));
+        const card = link && path.find((node) => node.dataset && node.dataset.question);
+        if (!card) return;
+        event.preventDefault();
+        model.send_msg({question: card.dataset.question});
+      };
+      window.addEventListener('click', onClick);
       model.on('focus_requests', scroll);
-      model.on('remove', () => window.removeEventListener('keydown', onKey));
+      model.on('remove', () => {
+        window.removeEventListener('keydown', onKey);
+        window.removeEventListener('click', onClick);
+      });
       const element = document.createElement('span');
       element.hidden = true;
       return element;
     }
     """
 
+    def __init__(self, on_link=None, **params):
+        super().__init__(**params)
+        self._on_link = on_link
+
+    def _handle_msg(self, data) -> None:
+        if self._on_link and isinstance(data, dict) and data.get("question") in QUESTION_NAMES:
+            self._on_link(question(data["question"]))
+
 
 class QuestionsPanel(pn.viewable.Viewer):
     """Eight questions learners ask, each a card that sets the page to the state answering it.
 
-    "Show me" sets the state (every parameter but the visitor's theme and text, so the page
-    shows what the card's link opens) and scrolls to the view to look at. The tour steps through
+    "Show me" and the card's link set the state (every parameter but the visitor's theme and
+    text, so the page shows what the card's link opens) and take the reader to the view to look
+    at. The tour steps through
     the cards in order: Next, Back, and Escape or Close to leave it.
     """
 
@@ -80,7 +107,7 @@ class QuestionsPanel(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.keys = TourKeys()
+        self.keys = TourKeys(on_link=self.apply)
         self.keys.param.watch(lambda event: self.close_tour(), "escapes")
         self._start = pn.widgets.Button(
             label="Start the tour", color="primary", css_classes=["pe-tour-start"]
@@ -112,11 +139,13 @@ class QuestionsPanel(pn.viewable.Viewer):
         card = pn.pane.HTML(card_html(q), sizing_mode="stretch_width", stylesheets=[CARD_STYLE])
         return pn.Column(card, button, sizing_mode="stretch_width")
 
-    def apply(self, q: Question) -> None:
-        """Set the page to the card's state and scroll to the view that shows its answer."""
+    def apply(self, q: Question, move_focus: bool = True) -> None:
+        """Set the page to the card's state and take the reader to the view that shows its
+        answer (its heading takes the focus unless move_focus is false)."""
         self.state.apply(q.page_values())
-        self.keys.focus = f"pe-view-{q.focus}"
-        self.keys.focus_requests += 1
+        self.keys.param.update(
+            focus=q.focus, move_focus=move_focus, focus_requests=self.keys.focus_requests + 1
+        )
 
     def show(self, index: int) -> None:
         """Open the tour at card index (kept inside the cards) and show its state."""
@@ -128,7 +157,7 @@ class QuestionsPanel(pn.viewable.Viewer):
         self._next.disabled = self.index == len(QUESTIONS) - 1
         self._tour.visible, self._list.visible = True, False
         self.keys.touring = True
-        self.apply(q)
+        self.apply(q, move_focus=False)
 
     def close_tour(self) -> None:
         """Leave the tour: back to the list, the page left at the last card's state."""

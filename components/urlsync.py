@@ -69,8 +69,24 @@ class UrlWriter(JSComponent):
         }
       };
       let ready = false;
+      let theme = null;
+      // The page's colours outside Panel's components (theme.document_css), and the visitor's
+      // choice for their next visit (static/startup.js reads it) when the toggle changed it.
+      const showTheme = () => {
+        const shown = new URLSearchParams(model.query).get('theme') || 'light';
+        document.documentElement.setAttribute('data-pe-theme', shown);
+        if (theme !== null && shown !== theme) {
+          try {
+            window.localStorage.setItem('pe-explorer-theme', shown);
+          } catch (error) {
+            // Storage blocked: the choice lasts for this visit.
+          }
+        }
+        theme = shown;
+      };
       const write = () => {
         if (!model.active) return;
+        showTheme();
         if (!ready) {
           ready = true;
           tell('pe-explorer:ready');

@@ -33,6 +33,8 @@ APP_NAME = "app"
 # rendered as a Python list of repr()'d requirement strings.
 INSTALL_CALL = re.compile(r"(await micropip\.install\(\[)(.*?)(\]\);)", re.DOTALL)
 HEAD_ADDITIONS = (
+    '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+    '<style id="pe-theme-style">{theme_css}</style>\n'
     '<link rel="icon" href="{icon}" type="image/svg+xml">\n'
     '<script src="static/file-protocol.js"></script>\n'
     '<script type="application/json" id="pe-before-python">{facts}</script>\n'
@@ -89,9 +91,12 @@ def first_paint(html: str, first_paint_html: str, page: Path) -> str:
     return head + separator + body
 
 
-def make_index_page(site: Path, icon: str, facts: dict, first_paint_html: str) -> Path:
-    """Rename the app page to index.html and add to its head the icon, the file:// notice, and
-    static/startup.js with the facts it needs to draw the page a link asks for; paint the
+def make_index_page(
+    site: Path, icon: str, facts: dict, first_paint_html: str, theme_css: str
+) -> Path:
+    """Rename the app page to index.html and add to its head the viewport (a phone lays the
+    page out at its own width), the page's colours in both themes, the icon, the file:// notice,
+    and static/startup.js with the facts it needs to draw the page a link asks for; paint the
     header first (first_paint)."""
     page = site / f"{APP_NAME}.html"
     html = page.read_text(encoding="utf-8")
@@ -104,7 +109,7 @@ def make_index_page(site: Path, icon: str, facts: dict, first_paint_html: str) -
     # creates, and the file:// notice replaces the spinner before anything else loads.
     # Inside <script>, "</" could end the element: JSON allows "<\/" for it.
     facts_json = json.dumps(facts, ensure_ascii=False).replace("</", "<\\/")
-    head = HEAD_ADDITIONS.format(icon=icon, facts=facts_json)
+    head = HEAD_ADDITIONS.format(icon=icon, facts=facts_json, theme_css=theme_css)
     index.write_text(html.replace(charset, charset + "\n" + head, 1), encoding="utf-8")
     page.unlink()
     return index
@@ -141,11 +146,12 @@ def main() -> None:
     sys.path.insert(0, str(args.root.resolve()))
     from components.icon import ICON, icon_data_uri
     from components.page import before_python_facts, first_paint_html
+    from components.theme import document_css
 
     icon = icon_data_uri()
     if icon is None:
         sys.exit(f"no icon at {ICON}")
-    make_index_page(site, icon, before_python_facts(), first_paint_html())
+    make_index_page(site, icon, before_python_facts(), first_paint_html(), document_css())
 
     forbidden = sorted({str(args.root.resolve()), str(site.resolve())})
     problems = leaked_paths(site, forbidden)

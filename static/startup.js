@@ -11,6 +11,41 @@
   const factsElement = document.getElementById('pe-before-python');
   const facts = factsElement ? JSON.parse(factsElement.textContent) : null;
 
+  // The theme: the link's, else the visitor's last choice with the toggle (components/urlsync.py
+  // stores it), else the system's. One other than the default goes into the link before Python
+  // reads it, so the page before Python and the page Python draws are in it from the start.
+  const THEME_KEY = 'pe-explorer-theme';
+  function storedTheme() {
+    try {
+      return window.localStorage.getItem(THEME_KEY);
+    } catch (error) {
+      return null;  // storage blocked (a sandboxed frame, a privacy setting)
+    }
+  }
+  function chooseTheme() {
+    const params = new URLSearchParams(window.location.search);
+    const known = (name) => Object.prototype.hasOwnProperty.call(facts.themes, name);
+    if (params.has('theme')) return params.get('theme');  // Python checks and reports it
+    const stored = storedTheme();
+    if (known(stored)) return stored;
+    const dark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
+    const theme = dark ? 'dark' : 'light';
+    if (theme !== facts.defaults.theme) {
+      params.set('theme', theme);
+      try {
+        const url = `${window.location.pathname}?${params}${window.location.hash}`;
+        window.history.replaceState(window.history.state, '', url);
+      } catch (error) {
+        return facts.defaults.theme;  // the link cannot say it, so Python will not draw it
+      }
+    }
+    return theme;
+  }
+  if (facts) {
+    const theme = chooseTheme();
+    document.documentElement.setAttribute('data-pe-theme', facts.themes[theme] ? theme : 'light');
+  }
+
   // What the link asks for: the prerendered page, or the frames of one view or of all.
   function requested() {
     const params = new URLSearchParams(window.location.search);

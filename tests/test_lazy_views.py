@@ -12,6 +12,7 @@ from panel.models.plotly import PlotlyPlot
 
 from components.fixes.plotly_patch import same_value
 from components.lazy_views import EAGER_VIEWS
+from components.navigation import card_heading
 from components.page import ExplorerPage
 from components.page_options import PageOptions
 from components.state import ExplorerState
@@ -137,7 +138,7 @@ def test_deferred_cards_start_as_one_frame_and_are_built_once_a_browser_shows_th
     frames = html.unescape(root.select_one({"css_classes": ["pe-deferred-cards"]}).text)
     later = VIEWS[EAGER_VIEWS:]
     assert frames.count('class="pe-card-frame"') == len(later)
-    positions = [frames.index(f"<h2>{spec.title}</h2>") for spec in later]
+    positions = [frames.index(card_heading(spec.name, spec.title)) for spec in later]
     assert positions == sorted(positions)  # in the page's order
     assert placeholders(root) == []  # the frames' placeholders are in the one pane
 

@@ -469,7 +469,7 @@ def test_card_html_holds_title_answer_and_escaped_link(q):
     assert q.answer(q.state()) in card
     link = re.search(r'<a class="pe-question-link" href="([^"]*)">', card)
     assert link is not None
-    assert html.unescape(link.group(1)) == "?" + q.query()
+    assert html.unescape(link.group(1)) == f"?{q.query()}#{q.focus}"
     assert "&" not in link.group(1).replace("&amp;", "")
     assert f'data-focus="{q.focus}"' in card and f'id="pe-question-{q.name}"' in card
 

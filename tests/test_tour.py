@@ -12,7 +12,29 @@ def test_show_me_sets_the_cards_state_keeping_the_visitors_theme_and_text():
     panel.apply(card)
     assert {key: getattr(state, key) for key in card.page_values()} == card.page_values()
     assert (state.theme, state.text) == ("dark", "a b c")
-    assert panel.keys.focus == f"pe-view-{card.focus}" and panel.keys.focus_requests == 1
+    assert panel.keys.focus == card.focus and panel.keys.focus_requests == 1
+    assert panel.keys.move_focus  # the view's heading takes the focus
+
+
+def test_a_cards_link_clicked_in_the_page_shows_its_state_and_takes_the_reader_to_its_view():
+    state = ExplorerState(theme="dark")
+    panel = QuestionsPanel(state=state)
+    card = QUESTIONS[2]
+    panel.keys._handle_msg({"question": card.name})
+    assert {key: getattr(state, key) for key in card.page_values()} == card.page_values()
+    assert (panel.keys.focus, panel.keys.move_focus, panel.keys.focus_requests) == (
+        card.focus,
+        True,
+        1,
+    )
+
+
+def test_a_message_naming_no_card_changes_nothing():
+    state = ExplorerState()
+    panel = QuestionsPanel(state=state)
+    for message in ({"question": "nope"}, {"question": None}, "why-10000", None):
+        panel.keys._handle_msg(message)
+    assert panel.keys.focus_requests == 0 and state.pos == ExplorerState().pos
 
 
 def test_the_tour_steps_through_the_cards_in_order_and_escape_leaves_it():
@@ -21,6 +43,7 @@ def test_the_tour_steps_through_the_cards_in_order_and_escape_leaves_it():
     panel._start.clicks += 1
     assert panel.index == 0 and panel.keys.touring and panel._back.disabled
     assert f'data-question="{QUESTIONS[0].name}"' in panel._card.object
+    assert panel.keys.focus == QUESTIONS[0].focus and not panel.keys.move_focus  # Next keeps it
     assert "Question 1 of 8" in panel._card.object
     for expected in range(1, len(QUESTIONS)):
         panel._next.clicks += 1

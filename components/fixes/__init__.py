@@ -9,6 +9,9 @@
 | location | Panel's Location failing on a URL with a second `?` (`?text=why?`) |
 | notebook_location | Panel's global notebook Location, which a page would take for its link |
 | slider_keys | noUiSlider's Home and End keys using a slider's first range after it changed |
+| chart_names | Panel's Plotly pane giving a chart no name; its HTML pane closing `<details>` |
+| control_names | BokehJS's slider handles, Spinner buttons, MultiChoice items without names |
+| design_theme | Panel switching its theme (each component's `default.css`) only at load |
 | pyodide_worker | the race in Panel's Pyodide worker that drops patches (applied at build time) |
 | bokeh_signatures | Bokeh building IDE signatures for ~450 models at import (site's worker only) |
 

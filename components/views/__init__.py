@@ -1,12 +1,14 @@
 """The table of the explorer's views: one row each, read by the page, share, export and tests.
 
 A row gives everything about a view: its ?view= name, title and explanation, its figure and
-readout functions, the state parameters it follows, its heights and its controls. Adding a
-view means adding a module here and a row below.
+readout functions, its accessible name and data table, the state parameters it follows, its
+heights and its controls. Adding a view means adding a module here and a row below.
 """
 
 from __future__ import annotations
 
+import html
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -14,7 +16,7 @@ import panel as pn
 
 from ..methods import METHOD_LABELS, METHODS
 from ..state import ExplorerState
-from ..view import PlotView
+from ..view import DataTable, PlotView
 from . import (
     alibi,
     checker,
@@ -39,6 +41,7 @@ class ViewSpec:
 
     name: str  # the value of ?view= that shows this view alone; also its PNG file name
     title: str
+    short: str  # the card's name in the page's table of contents, a word or two
     explanation: str  # two or three sentences, trusted HTML written by us
     figure: Callable[[ExplorerState], dict]  # state -> Plotly figure dict
     follows: tuple[str, ...]  # the state parameters its figure and readout depend on
@@ -46,6 +49,9 @@ class ViewSpec:
     plot_height: int  # the figure's height (px), unless the figure sets its own
     height: int  # about how tall the whole view is (px): its placeholder's height until drawn
     embed_height: int  # the height of its <iframe> in the share panel's snippet
+    # The chart's accessible name: one plain-text sentence of what it shows and its key numbers.
+    describe: Callable[[ExplorerState], str]
+    data: Callable[[ExplorerState], DataTable]  # the numbers it draws, for its Show data table
     readout: Callable[[ExplorerState], str] | None = None  # state -> HTML of numbers only
     readout_style: str = ""
     # Of the controls, the ones the full page shows in this view's card instead of the sidebar:
@@ -64,6 +70,11 @@ class ViewSpec:
         label = METHOD_LABELS[method]
         opening = "With no position method" if method == "none" else f"Under {label}"
         return f"{opening} there is {self.missing}: {METHOD_INSTEAD[method]}"
+
+    def description(self, state: ExplorerState) -> str:
+        """The chart's accessible name, or the method note in plain text when it has one."""
+        note = self.method_note(state.method)
+        return html.unescape(re.sub(r"<[^>]+>", "", note)) if note else self.describe(state)
 
     def make(self, state: ExplorerState) -> pn.viewable.Viewer:
         """The view of state."""
@@ -89,10 +100,13 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="heatmap",
         title="The encoding matrix",
+        short="Matrix",
         explanation="Each row is the vector PE(pos) added to the token at position pos; each "
         "column is one dimension. Left columns oscillate fast, right ones slowly: together "
         "they give every position a distinct pattern.",
         figure=heatmap.figure,
+        describe=heatmap.describe,
+        data=heatmap.data,
         follows=("pos", "offset", "n_positions", "d_model", "base", "layout", "method", "theme"),
         controls=("play", "pos", "offset", "d_model", "n_positions", "base", "layout"),
         plot_height=460,
@@ -105,9 +119,12 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="compare",
         title="Two positions k apart",
+        short="Two positions",
         explanation="The dot product, cosine similarity and distance of PE(pos) and PE(pos + k) "
         "depend only on the offset k, not on pos: compare the rows below.",
         figure=compare.figure,
+        describe=compare.describe,
+        data=compare.data,
         readout=compare.readout,
         readout_style=compare.READOUT_STYLE,
         follows=("pos", "offset", "d_model", "base", "layout", "method", "theme"),
@@ -121,10 +138,13 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="waves",
         title="Sines and cosines",
+        short="Waves",
         explanation="Each pair i is a sine and a cosine of the same frequency ω<sub>i</sub>; the "
         "encoding samples them at whole positions (dots). Pick the pairs to compare below; the "
         "frequency view marks them too.",
         figure=waves.figure,
+        describe=waves.describe,
+        data=waves.data,
         follows=("pos", "offset", "n_positions", "d_model", "base", "pairs", "method", "theme"),
         controls=("play", "pos", "offset", "d_model", "n_positions", "base", "pairs"),
         plot_height=640,
@@ -137,9 +157,12 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="frequency",
         title="Frequencies and wavelengths",
+        short="Frequencies",
         explanation="Frequencies fall geometrically with i, so wavelengths grow from 2π to "
         "base·2π: short ones tell neighbours apart, long ones place a token in a long text.",
         figure=frequency.figure,
+        describe=frequency.describe,
+        data=frequency.data,
         readout=frequency.readout,
         follows=("d_model", "base", "pairs", "method", "theme"),
         controls=("d_model", "base", "pairs"),
@@ -152,11 +175,14 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="dotproduct",
         title="Dot products depend only on the offset",
+        short="Dot products",
         explanation="Entry (i, j) of PE·PEᵀ is D(j − i), the sum of cos((j − i)·ω) over the "
         "frequencies: every diagonal is constant (a Toeplitz matrix), and the curve beside it "
         "gives D(k) for the dotted diagonal k. The concatenated layout only reorders the columns "
         "of PE, so the encoding matrix changes but these dot products and similarities do not.",
         figure=dotproduct.figure,
+        describe=dotproduct.describe,
+        data=dotproduct.data,
         readout=dotproduct.readout,
         readout_style=dotproduct.READOUT_STYLE,
         follows=(
@@ -188,11 +214,14 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="rotation",
         title="Moving by k is a rotation",
+        short="Rotation",
         explanation="Each pair (sin pos·ω<sub>i</sub>, cos pos·ω<sub>i</sub>) is a point on the "
         "unit circle; moving k positions turns it by the angle k·ω<sub>i</sub>. The matrix "
         "R(k) that does this for every pair depends on k alone, which is why a model can learn "
         "to attend by relative position.",
         figure=rotation.figure,
+        describe=rotation.describe,
+        data=rotation.data,
         readout=rotation.readout,
         readout_style=rotation.READOUT_STYLE,
         follows=("pos", "offset", "d_model", "base", "layout", "rotation_pair", "method", "theme"),
@@ -206,11 +235,14 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="tokens",
         title="From words to model input",
+        short="Words to input",
         explanation="The model receives TokenEmbedding(word) + PE(pos) for each word. The "
         "embedding here is a fixed random vector per word (a learned one in a real model); "
         "PE(pos) is what tells the same word at two places apart. Step through the pipeline "
         "with Prev, Play and Next.",
         figure=tokens.figure,
+        describe=tokens.describe,
+        data=tokens.data,
         follows=(
             "pos",
             "offset",
@@ -233,11 +265,14 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="properties",
         title="Unique, bounded, smooth",
+        short="Properties",
         explanation="Every position gets a different vector, every entry stays between −1 "
         "and 1 however long the text, and neighbours are close. With few dimensions, far "
         "positions can come back close: the curve shows the distance from pos to each of "
         "10 000 positions.",
         figure=properties.figure,
+        describe=properties.describe,
+        data=properties.data,
         readout=properties.readout,
         readout_style=properties.READOUT_STYLE,
         follows=("pos", "n_positions", "d_model", "base", "method", "theme"),
@@ -251,11 +286,14 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="code",
         title="The code, walked through",
+        short="Code",
         explanation="The reference implementation (the PyTorch tutorial's lines, in NumPy), one "
         "step at a time: each step highlights its lines and the cells of the matrix they fill. "
         "div_term = exp(2i·(−ln base/d_model)) is base<sup>−2i/d_model</sup> written with exp "
         "and log, and the last line adds the same rows to every sequence of a batch.",
         figure=code.figure,
+        describe=code.describe,
+        data=code.data,
         follows=("pos", "n_positions", "d_model", "base", "layout", "text", "method", "theme"),
         controls=("pos", "d_model", "n_positions", "base", "layout", "text"),
         plot_height=460,
@@ -268,12 +306,15 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="methods",
         title="How each method scores offset k",
+        short="Methods",
         explanation="The part of the attention score that comes from position alone, against "
         "the offset k: D(k) = Σ cos(k·ω<sub>i</sub>) for the sinusoidal encoding, q·R(k)q for "
         "RoPE, −m·k for ALiBi and 0 with no method. Offsets beyond the training length L "
         "(shaded) never occurred in training; the labels there say what each method does "
         "with them.",
         figure=methods.figure,
+        describe=methods.describe,
+        data=methods.data,
         readout=methods.readout,
         readout_style=methods.READOUT_STYLE,
         follows=(
@@ -307,12 +348,15 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="rope",
         title="RoPE: rotating q and k",
+        short="RoPE",
         explanation="RoPE adds nothing to the input: it turns pair i of the query by "
         "m·θ<sub>i</sub> and of the key by n·θ<sub>i</sub>, with the sinusoidal frequencies "
         "θ<sub>i</sub> = ω<sub>i</sub>. Only the angle (n − m)·θ<sub>i</sub> between them is "
         "left, so every diagonal of the score matrix is constant and every pair k apart scores "
         "the same (Su et al., RoFormer).",
         figure=rope.figure,
+        describe=rope.describe,
+        data=rope.data,
         readout=rope.readout,
         readout_style=rope.READOUT_STYLE,
         follows=("pos", "offset", "n_positions", "d_model", "base", "layout", "seed", "theme"),
@@ -325,11 +369,14 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="alibi",
         title="ALiBi: a distance penalty per head",
+        short="ALiBi",
         explanation="ALiBi adds nothing to the input: each head h adds −m<sub>h</sub>·|i − j| "
         "to the score of query i and key j, with slopes m<sub>h</sub> falling geometrically "
         "(1/2 … 1/256 for 8 heads). Steep heads look only nearby and gentle ones far away, and "
         "a decoder's causal mask hides every key after the query.",
         figure=alibi.figure,
+        describe=alibi.describe,
+        data=alibi.data,
         readout=alibi.readout,
         readout_style=alibi.READOUT_STYLE,
         follows=("pos", "offset", "n_positions", "heads", "theme"),
@@ -342,10 +389,13 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="nope",
         title="No position information (NoPE)",
+        short="NoPE",
         explanation="Without a position method, a token's score depends only on the words: "
         "reversing the sentence gives exactly the same numbers with rows and columns swapped "
         "(P·S·Pᵀ). Only a causal mask or a position encoding lets attention tell the order.",
         figure=nope.figure,
+        describe=nope.describe,
+        data=nope.data,
         readout=nope.readout,
         readout_style=nope.READOUT_STYLE,
         follows=("n_positions", "d_model", "text", "theme"),
@@ -357,10 +407,13 @@ VIEWS: tuple[ViewSpec, ...] = (
     ViewSpec(
         name="checker",
         title="Check your implementation",
+        short="Check yours",
         explanation="Give the matrix your own code produced, as a .npy or .csv file or pasted "
         "numbers: it is compared with the reference at the chosen base and with the usual "
         "mistakes. The verdict names the one that fits, with the evidence.",
         figure=checker.figure,
+        describe=checker.describe,
+        data=checker.data,
         follows=("base", "theme"),
         controls=("base",),
         plot_height=720,

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import derived, methods, theme
 from ..state import ExplorerState
+from ..view import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
 
 # With more heads than this the readout lists the first few, then "…", then the last.
 MAX_LISTED_HEADS = 8
@@ -364,3 +365,42 @@ def figure(state: ExplorerState) -> dict:
         annotations=annotations,
     )
     return {"data": traces, "layout": layout}
+
+
+def describe(state: ExplorerState) -> str:
+    """The chart's accessible name: the heads' slopes and biases for the key pos + k."""
+    shown = numbers(state)
+    mask = ", which the causal mask hides" if shown.masked else ""
+    return (
+        f"ALiBi biases of {shown.heads} heads for query pos = {shown.pos}: slopes from "
+        f"{number(max(shown.slopes))} to {number(min(shown.slopes))}; for key pos + k = "
+        f"{shown.second_pos}{mask}, head 1 adds {number(shown.biases[0])} and head "
+        f"{shown.heads} adds {number(shown.biases[-1])}"
+    )
+
+
+def data(state: ExplorerState) -> DataTable:
+    """Each head's slope and bias −m_h·|pos − j| for the keys j near pos ("masked" after pos)."""
+    shown = numbers(state)
+    keys = window(state.pos, state.n_positions, DATA_ROWS)
+    heads = range(min(shown.heads, DATA_COLUMNS))
+    return DataTable(
+        caption=f"Bias −m_h·|pos − j| of query pos = {state.pos}, by head and key j",
+        columns=("head h", "slope m_h", *(f"key {j}" for j in keys)),
+        rows=tuple(
+            (
+                h + 1,
+                f"{shown.slopes[h]:.4g}",
+                *(
+                    "masked"
+                    if j > state.pos
+                    else float(methods.alibi_offset_bias(j - state.pos, shown.slopes[h]))
+                    for j in keys
+                ),
+            )
+            for h in heads
+        ),
+        note=f"Keys {span_text(keys)} of {state.n_positions} shown"
+        + (f", heads 1–{len(heads)} of {shown.heads}" if len(heads) < shown.heads else "")
+        + "; a decoder masks the keys after the query.",
+    )

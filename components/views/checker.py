@@ -17,7 +17,7 @@ import param
 
 from .. import derived, diagnose, encoding, theme
 from ..state import ExplorerState
-from ..view import PlotView
+from ..view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text
 
 # Pasted text is for small matrices; larger ones come as a file (diagnose.SIZE_CAP).
 MAX_PASTE_CHARS = 1 << 20
@@ -386,7 +386,11 @@ class CheckerView(PlotView):
         self._result_key: tuple | None = None
         self._result: diagnose.Diagnosis | diagnose.MatrixError | None = None
         self._file = pn.widgets.FileInput(
-            accept=ACCEPT, multiple=False, css_classes=["pe-checker-file"], margin=(4, 8)
+            label="A file of your matrix (.npy, .csv, .txt or .tsv)",
+            accept=ACCEPT,
+            multiple=False,
+            css_classes=["pe-checker-file"],
+            margin=(4, 8),
         )
         self._text = pn.widgets.TextAreaInput(
             label="Or paste numbers (one row per position; commas, spaces or a printed array)",
@@ -452,6 +456,12 @@ class CheckerView(PlotView):
         figure["layout"].setdefault("height", self.spec.plot_height)
         return figure
 
+    def description(self) -> str:
+        return describe(self.state, self.result())
+
+    def data_table(self) -> DataTable:
+        return data(self.state, self.result())
+
     def result(self) -> diagnose.Diagnosis | diagnose.MatrixError | None:
         """The diagnosis of the visitor's matrix at the state's base (MatrixError for bad input;
         None before any), computed once per input, rows choice and base."""
@@ -512,8 +522,54 @@ class CheckerView(PlotView):
             self._verdict,
             self._error,
             self._plot,
+            self._data,
             self._download,
             self._report,
             sizing_mode="stretch_width",
             css_classes=["pe-checker"],
         )
+
+
+def describe(state: ExplorerState, result=None) -> str:
+    """The chart's accessible name: the reference before any matrix, else the verdict."""
+    if not isinstance(result, diagnose.Diagnosis):
+        matrix = encoding.positional_encoding(EXAMPLE_POSITIONS, EXAMPLE_D_MODEL, state.base)
+        given = "not checked, " if isinstance(result, diagnose.MatrixError) else ""
+        return (
+            f"The reference PE matrix, base {state.base:g}, {EXAMPLE_POSITIONS} positions by "
+            f"{EXAMPLE_D_MODEL} dimensions (interleaved), {given}no matrix of yours compared yet; "
+            f"PE(1, 0) = {number(matrix[1, 0])}"
+        )
+    return (
+        f"Your matrix, {result.n_positions} positions by {result.d_model} dimensions, against "
+        f"the reference at base {result.base:g}: {result.verdict} Largest difference "
+        f"{result.max_abs_error:.3g}"
+    )
+
+
+def data(state: ExplorerState, result=None) -> DataTable:
+    """The first rows and columns of the visitor's matrix beside the reference's, or of the
+    reference alone before any."""
+    if isinstance(result, diagnose.Diagnosis):
+        theirs, ours = result.theirs, result.reference
+        rows = range(min(theirs.shape[0], DATA_ROWS))
+        columns = range(min(theirs.shape[1], DATA_COLUMNS // 2))
+        return DataTable(
+            caption="Your matrix beside the reference, first rows and dimensions",
+            columns=(
+                "pos",
+                *(f"{who} dim {c}" for c in columns for who in ("yours", "reference")),
+            ),
+            rows=tuple((r, *(m[r, c] for c in columns for m in (theirs, ours))) for r in rows),
+            note=f"Rows {span_text(rows)} of {theirs.shape[0]} and dimensions "
+            f"{span_text(columns)} of {theirs.shape[1]} shown; the report has the worst cells.",
+        )
+    matrix = encoding.positional_encoding(EXAMPLE_POSITIONS, EXAMPLE_D_MODEL, state.base)
+    rows, columns = range(DATA_ROWS), range(DATA_COLUMNS)
+    return DataTable(
+        caption=f"The reference PE(pos, dimension), base {state.base:g}",
+        columns=("pos", *(f"dim {c}" for c in columns)),
+        rows=tuple((r, *matrix[r, : len(columns)]) for r in rows),
+        note=f"Rows {span_text(rows)} of {EXAMPLE_POSITIONS} and dimensions {span_text(columns)} "
+        f"of {EXAMPLE_D_MODEL} shown.",
+    )

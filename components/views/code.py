@@ -18,7 +18,7 @@ import param
 
 from .. import derived, encoding, theme
 from ..state import ExplorerState
-from ..view import PlotView
+from ..view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text, window
 
 # The batch the last step adds pe to: this many sequences of the sentence's length.
 BATCH = 2
@@ -421,6 +421,12 @@ class CodeView(PlotView):
         drawn["layout"].setdefault("height", self.spec.plot_height)
         return drawn
 
+    def description(self) -> str:
+        return describe(self.state, self.step)
+
+    def data_table(self) -> DataTable:
+        return data(self.state, self.step)
+
     def _indicator_html(self) -> str:
         return f'<span class="pe-code-step-text" aria-live="polite">{step_label(self.step)}</span>'
 
@@ -448,5 +454,40 @@ class CodeView(PlotView):
             self._readout,
             self._error,
             self._plot,
+            self._data,
             sizing_mode="stretch_width",
         )
+
+
+def describe(state: ExplorerState, step: int = 1) -> str:
+    """The chart's accessible name: the step, the matrix and the cell the readout follows."""
+    step = check_step(step)
+    n, d, pos = state.n_positions, state.d_model, state.pos
+    pair = example_pair(state)
+    column = encoding.pair_columns(d, state.layout, pair)[0]
+    value = derived.pe_matrix(n, d, float(state.base), state.layout)[pos, column]
+    filled = step_cells(n, d, state.layout, seq_len(state), step).filled.size
+    return (
+        f"{step_label(step)}, {STEPS[step - 1].title}: PE matrix, {n} positions by {d} "
+        f"dimensions, {filled} columns filled; pe[{pos}, {column}] = {number(value)}"
+    )
+
+
+def data(state: ExplorerState, step: int = 1) -> DataTable:
+    """The rows of pe near pos, the first DATA_COLUMNS dimensions, "–" where the step has not
+    filled a cell yet."""
+    step = check_step(step)
+    n, d, pos = state.n_positions, state.d_model, state.pos
+    rows = window(pos, n, DATA_ROWS)
+    columns = range(min(d, DATA_COLUMNS))
+    matrix = derived.pe_matrix(n, d, float(state.base), state.layout)
+    filled = set(step_cells(n, d, state.layout, seq_len(state), step).filled.tolist())
+    return DataTable(
+        caption=f"pe[pos, dimension] near pos = {pos}, after {step_label(step).lower()}",
+        columns=("pos", *(f"dim {c}" for c in columns)),
+        rows=tuple(
+            (r, *(matrix[r, c] if c in filled else float("nan") for c in columns)) for r in rows
+        ),
+        note=f"Rows {span_text(rows)} of {n} and dimensions {span_text(columns)} of {d} shown, "
+        "near pos; – marks a cell not filled yet.",
+    )

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import encoding, theme
 from ..state import ExplorerState
+from ..view import DATA_COLUMNS, DataTable, number, span_text
 
 # Starting positions of the other pairs at the same offset (the text's 7 → 8 and 22 → 23).
 OTHER_STARTS = (0, 22, 100, 1000)
@@ -151,3 +152,26 @@ def figure(state: ExplorerState) -> dict:
     layout["legend"] = {"orientation": "h", "y": -0.2, "x": 0}
     layout["margin"] = {"l": 72, "r": 24, "t": 48, "b": 80}
     return {"data": traces, "layout": layout}
+
+
+def describe(state: ExplorerState) -> str:
+    """The chart's accessible name: the two positions and how they compare."""
+    current = readouts(state)[0]
+    return (
+        f"PE({current.first}) and PE({current.second}) over the {state.d_model} dimensions, "
+        f"k = {state.offset}: dot product {number(current.comparison.dot)}, cosine similarity "
+        f"{number(current.comparison.cosine)}, distance {number(current.comparison.distance)}"
+    )
+
+
+def data(state: ExplorerState) -> DataTable:
+    """The first DATA_COLUMNS dimensions of PE(pos) and PE(pos + k)."""
+    first, second = vectors(state)
+    dimensions = range(min(state.d_model, DATA_COLUMNS))
+    return DataTable(
+        caption=f"PE({state.pos}) and PE({state.second_pos}) by dimension",
+        columns=("dimension", f"PE({state.pos})", f"PE({state.second_pos})"),
+        rows=tuple((c, first[c], second[c]) for c in dimensions),
+        note=f"Dimensions {span_text(dimensions)} of {state.d_model} shown; "
+        "Export has the whole vectors.",
+    )

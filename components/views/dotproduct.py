@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import derived, encoding, theme
 from ..state import ExplorerState
+from ..view import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
 
 SIMILARITY_TITLES = {"dot": "dot products PE(i)·PE(j)", "cosine": "cosine similarities"}
 
@@ -170,3 +171,38 @@ def figure(state: ExplorerState) -> dict:
         ],
     )
     return {"data": traces, "layout": layout}
+
+
+def describe(state: ExplorerState) -> str:
+    """The chart's accessible name: the matrix, diagonal k and its value."""
+    shown = numbers(state)
+    n, k = state.n_positions, shown.offset
+    cosine = state.similarity == "cosine"
+    value = f"cosine {number(shown.cosine)}" if cosine else f"D({k}) = {number(shown.dot)}"
+    return (
+        f"PE·PEᵀ, {SIMILARITY_TITLES[state.similarity]} of {n} positions, diagonal k = {k} "
+        f"marked: all {shown.entries} entries on it equal {value}; cell ({state.pos}, "
+        f"{state.second_pos}) outlined"
+    )
+
+
+def data(state: ExplorerState) -> DataTable:
+    """Entries (i, j) of PE·PEᵀ (or the cosines) for i near pos and j near pos + k."""
+    n, d, base = state.n_positions, state.d_model, float(state.base)
+    rows = window(state.pos, n, DATA_ROWS)
+    columns = window(state.second_pos, n, DATA_COLUMNS)
+    # Entry (i, j) is D(j − i): the same numbers as the product, read off the curve.
+    _, curve = derived.offset_dot_curve(n, d, base)
+    offsets = np.subtract.outer(np.asarray(columns), np.asarray(rows)).T
+    if state.similarity == "cosine":
+        values = encoding.offset_cosine(offsets, d, base)
+    else:
+        values = curve[offsets + n - 1]
+    return DataTable(
+        caption=f"PE·PEᵀ: {SIMILARITY_TITLES[state.similarity]}, rows i near pos = {state.pos}, "
+        f"columns j near pos + k = {state.second_pos}",
+        columns=("i \\ j", *(str(j) for j in columns)),
+        rows=tuple((i, *row) for i, row in zip(rows, values, strict=True)),
+        note=f"Rows {span_text(rows)} and columns {span_text(columns)} of {n} shown; "
+        "Export has the whole matrix.",
+    )

@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import encoding, theme
 from ..state import ExplorerState
+from ..view import DATA_COLUMNS, DataTable, number
 
 
 @dataclass(frozen=True)
@@ -115,4 +116,34 @@ def readout(state: ExplorerState) -> str:
         f'λ<sub>0</sub> = <span class="pe-shortest">{extremes.shortest:.6f}</span> (2π) positions; '
         f"longest λ<sub>{extremes.pairs - 1}</sub> = "
         f'<span class="pe-longest">{extremes.longest:.3f}</span> positions.</p>'
+    )
+
+
+def describe(state: ExplorerState) -> str:
+    """The chart's accessible name: the range of wavelengths and the pairs marked."""
+    extremes = summary(state)
+    chosen = ", ".join(str(i) for i in state.chosen_pairs)
+    return (
+        f"Angular frequency and wavelength of the {extremes.pairs} pairs, d_model = "
+        f"{state.d_model}, base {state.base:g}: wavelengths from {number(extremes.shortest)} "
+        f"to {number(extremes.longest)} positions; pairs {chosen} marked"
+    )
+
+
+def data(state: ExplorerState) -> DataTable:
+    """ω_i and λ_i of the first and last pairs and the pairs marked (every pair when few)."""
+    omega = encoding.angular_frequencies(state.d_model, state.base)
+    lengths = encoding.wavelengths(state.d_model, state.base)
+    if omega.size <= DATA_COLUMNS:
+        pairs = list(range(omega.size))
+        note = ""
+    else:
+        pairs = sorted({0, omega.size - 1, *state.chosen_pairs})
+        note = f"Pairs 0, {omega.size - 1} and the ones marked shown, of {omega.size}."
+    return DataTable(
+        caption=f"Angular frequency and wavelength per pair, base {state.base:g}",
+        columns=("pair i", "ω_i (rad / position)", "λ_i (positions)"),
+        # ω falls to 1/base: four significant digits, not four decimals.
+        rows=tuple((i, f"{omega[i]:.4g}", lengths[i]) for i in pairs),
+        note=note,
     )

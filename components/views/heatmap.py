@@ -13,7 +13,7 @@ import panel as pn
 
 from .. import derived, encoding, formula, theme
 from ..state import ExplorerState
-from ..view import PlotView
+from ..view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text, window
 
 # Decimals of the angle and value in the hover label and the formula under the plot.
 DIGITS = 4
@@ -232,3 +232,29 @@ class HeatmapView(PlotView):
             return
         self._clicked, self._pos_at_click = cell, self.state.pos
         self._formula.object = self.formula_html()
+
+
+def describe(state: ExplorerState) -> str:
+    """The heatmap's accessible name: its size, the rows marked and the example cell's value."""
+    n, d, pos, second = state.n_positions, state.d_model, state.pos, state.second_pos
+    cell = formula.cell_formula(pos, example_dimension(d), d, state.base, state.layout)
+    marked = f"row pos + k = {second} dotted" if second < n else f"pos + k = {second} below"
+    return (
+        f"PE matrix, {n} positions by {d} dimensions ({state.layout}), row {pos} highlighted, "
+        f"{marked}; PE({pos}, {cell.dimension}) = {number(cell.value)}"
+    )
+
+
+def data(state: ExplorerState) -> DataTable:
+    """The rows of the PE matrix near pos, the first DATA_COLUMNS dimensions."""
+    n, d, pos = state.n_positions, state.d_model, state.pos
+    rows = window(pos, n, DATA_ROWS)
+    columns = range(min(d, DATA_COLUMNS))
+    matrix = derived.pe_matrix(n, d, float(state.base), state.layout)
+    return DataTable(
+        caption=f"PE(pos, dimension) near pos = {pos} ({state.layout})",
+        columns=("pos", *(f"dim {c}" for c in columns)),
+        rows=tuple((r, *matrix[r, : len(columns)]) for r in rows),
+        note=f"Rows {span_text(rows)} of {n} and dimensions {span_text(columns)} of {d} shown, "
+        f"near pos = {pos}; Export has the whole matrix.",
+    )

@@ -9,6 +9,8 @@ import numpy as np
 
 from .. import derived, theme
 from ..state import ExplorerState
+from ..view import DATA_ROWS, DataTable, span_text, window
+from ..view import number as four_decimals
 
 NAMES = {"sinusoidal": "sinusoidal", "rope": "RoPE", "alibi": "ALiBi", "none": "none"}
 COLOURS = {
@@ -328,3 +330,27 @@ def figure(state: ExplorerState) -> dict:
     )
     layout["legend"] = {"orientation": "h", "y": -0.16, "x": 0}
     return {"data": traces, "layout": layout}
+
+
+def describe(state: ExplorerState) -> str:
+    """The chart's accessible name: each curve's score at k = |offset|."""
+    shown = numbers(state)
+    scores = "; ".join(f"{row.label}: {four_decimals(row.at_offset)}" for row in shown.rows)
+    return (
+        f"Position part of the score against offset k = 0 … {last_offset(state)}, training "
+        f"length L = {shown.train_length} shaded beyond, {NAMES[shown.method]} emphasised; "
+        f"at k = {shown.offset}: {scores}"
+    )
+
+
+def data(state: ExplorerState) -> DataTable:
+    """Each curve's score at the offsets near k = |offset|."""
+    lines = curves(state)
+    k = abs(state.offset)
+    offsets = window(k, last_offset(state) + 1, DATA_ROWS)
+    return DataTable(
+        caption=f"Position part of the score near k = {k}",
+        columns=("k", *(line.label for line in lines)),
+        rows=tuple((o, *(line.scores[o] for line in lines)) for o in offsets),
+        note=f"Offsets {span_text(offsets)} of 0–{last_offset(state)} shown, near k = {k}.",
+    )

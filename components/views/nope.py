@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import derived, encoding, theme
 from ..state import ExplorerState
+from ..view import DATA_COLUMNS, DataTable, number, span_text
 
 # Longer words are cut in tick labels and hover text, so one long word cannot squash the plot.
 MAX_LABEL_CHARS = 12
@@ -219,3 +220,36 @@ def figure(state: ExplorerState) -> dict:
         annotations=annotations,
     )
     return {"data": traces, "layout": layout}
+
+
+def describe(state: ExplorerState) -> str:
+    """The chart's accessible name (plain text, the visitor's words as typed): the two score
+    matrices and how far apart they are once reordered."""
+    shown = numbers(state)
+    words = shown.words
+    if len(words) < 2:
+        return f"No position information: {len(words)} word{'' if words else 's'}, no order to tell"
+    return (
+        f"Attention scores with no position information of {len(words)} words, "
+        f"“{' '.join(words)}”, and of the same words reversed: max |S_reversed − P·S·Pᵀ| = "
+        f"{number(shown.difference)}; with the sinusoidal encoding added "
+        f"{number(shown.encoded_difference)}"
+    )
+
+
+def data(state: ExplorerState) -> DataTable:
+    """The scores S = E·Eᵀ/√d_model of the sentence, at most DATA_COLUMNS words each way."""
+    words = tuple(state.words)
+    if not words:
+        return DataTable("No words: type a sentence", ("query \\ key",), ())
+    shown = range(min(len(words), DATA_COLUMNS))
+    scores = derived.nope_scores(words, state.d_model)
+    return DataTable(
+        caption="Scores with no position information, query word by key word",
+        columns=("query \\ key", *(f"{j} {words[j]}" for j in shown)),
+        rows=tuple((f"{i} {words[i]}", *scores[i, : len(shown)]) for i in shown),
+        note=f"Words {span_text(shown)} of {len(words)} shown; the reversed sentence's scores are "
+        "the same numbers, rows and columns reversed."
+        if len(shown) < len(words)
+        else "The reversed sentence's scores are the same numbers, rows and columns reversed.",
+    )

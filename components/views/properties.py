@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import derived, encoding, theme
 from ..state import ExplorerState
+from ..view import DATA_ROWS, DataTable, number, span_text, window
 
 HORIZON = encoding.NEAREST_HORIZON
 # The last position searched, with a thin space between thousands: "9 999".
@@ -153,3 +154,29 @@ def figure(state: ExplorerState) -> dict:
     )
     layout["legend"] = {"orientation": "h", "y": -0.2, "x": 0}
     return {"data": traces, "layout": layout}
+
+
+def describe(state: ExplorerState) -> str:
+    """The chart's accessible name: the nearest position to pos and the bounds."""
+    facts = properties(state)
+    q, distance = facts.nearest
+    return (
+        f"Distance from PE({state.pos}) to PE(q) for q below {HORIZON}: nearest is PE({q}) at "
+        f"{number(distance)}; neighbours are {number(facts.neighbour)} apart; every entry "
+        f"between {number(facts.smallest)} and {number(facts.largest)}"
+    )
+
+
+def data(state: ExplorerState) -> DataTable:
+    """The distances from PE(pos) to the positions near it, and to the nearest one."""
+    d, base, pos = state.d_model, float(state.base), state.pos
+    distances = encoding.position_distances(pos, derived.offset_distance_curve(d, base))
+    shown = window(pos, HORIZON, DATA_ROWS)
+    q, distance = properties(state).nearest
+    return DataTable(
+        caption=f"Distance ‖PE(q) − PE({pos})‖ near q = pos = {pos}",
+        columns=("q", f"‖PE(q) − PE({pos})‖"),
+        rows=tuple((p, distances[p]) for p in shown),
+        note=f"Positions {span_text(shown)} of 0–{HORIZON - 1} shown; the nearest to PE({pos}) "
+        f"is PE({q}), at {number(distance)}.",
+    )

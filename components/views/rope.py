@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import derived, encoding, methods, theme
 from ..state import ExplorerState
+from ..view import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
 
 # Where the other pairs at the same offset start, as in the compare view.
 OTHER_STARTS = (0, 22, 100, 1000)
@@ -298,3 +299,32 @@ def figure(state: ExplorerState) -> dict:
         ],
     )
     return {"data": traces, "layout": layout}
+
+
+def describe(state: ExplorerState) -> str:
+    """The chart's accessible name: the score matrix, diagonal k and its score."""
+    shown = numbers(state)
+    current = shown.current
+    return (
+        f"RoPE scores q_m·k_n of {state.n_positions} positions, diagonal k = {shown.offset} "
+        f"marked: q_{current.m}·k_{current.n} = {number(current.score)}, the same for every pair "
+        f"k apart; decay bound at |k| = {abs(shown.offset)}: {number(shown.decay)}"
+    )
+
+
+def data(state: ExplorerState) -> DataTable:
+    """Scores q_m·k_n for queries m near pos and keys n near pos + k."""
+    n, d, base = state.n_positions, state.d_model, float(state.base)
+    rows = window(state.pos, n, DATA_ROWS)
+    columns = window(state.second_pos, n, DATA_COLUMNS)
+    # Entry (m, n) is the score at offset n − m, read off the curve the chart draws.
+    _, curve = derived.rope_offset_curve(n, d, base, state.layout, state.seed)
+    offsets = np.subtract.outer(np.asarray(columns), np.asarray(rows)).T
+    return DataTable(
+        caption=f"RoPE scores q_m·k_n, queries m near pos = {state.pos}, keys n near "
+        f"pos + k = {state.second_pos} (seed {state.seed})",
+        columns=("m \\ n", *(str(j) for j in columns)),
+        rows=tuple((m, *row) for m, row in zip(rows, curve[offsets + n - 1], strict=True)),
+        note=f"Rows {span_text(rows)} and columns {span_text(columns)} of {n} shown; "
+        "Export has the whole matrix.",
+    )

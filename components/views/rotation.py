@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import encoding, theme
 from ..state import ExplorerState
+from ..view import DataTable, number
 
 # R_i(k) is also read off at this position + pos, to show it does not depend on pos.
 FAR_START = 1000
@@ -177,3 +178,43 @@ def figure(state: ExplorerState) -> dict:
         legend={"orientation": "v", "x": 1.0, "xanchor": "right", "y": 0.0, "yanchor": "bottom"},
     )
     return {"data": traces, "layout": layout}
+
+
+def points(state: ExplorerState) -> tuple[np.ndarray, np.ndarray]:
+    """Pair i of PE(pos) and of PE(pos + k): each (sin, cos), the points on the circle."""
+    sin_dim, cos_dim = encoding.pair_columns(state.d_model, state.layout, state.rotation_pair)
+    rows = encoding.encode_positions(
+        [state.pos, state.second_pos], state.d_model, state.base, layout=state.layout
+    )
+    return rows[0, [sin_dim, cos_dim]], rows[1, [sin_dim, cos_dim]]
+
+
+def describe(state: ExplorerState) -> str:
+    """The chart's accessible name: the two points of pair i and the angle between them."""
+    shown = numbers(state)
+    first, second = points(state)
+    return (
+        f"Pair i = {shown.pair} on the unit circle: PE({state.pos}) at (sin, cos) = "
+        f"({number(first[0])}, {number(first[1])}), turned by k·ω_{shown.pair} = "
+        f"{number(shown.angle)} rad to PE({state.second_pos}) at "
+        f"({number(second[0])}, {number(second[1])})"
+    )
+
+
+def data(state: ExplorerState) -> DataTable:
+    """The two points of pair i and the rotation R_i(k) between them."""
+    shown = numbers(state)
+    first, second = points(state)
+    sin_dim, cos_dim = encoding.pair_columns(state.d_model, state.layout, state.rotation_pair)
+    i = shown.pair
+    return DataTable(
+        caption=f"Pair i = {i} (dimensions {sin_dim}, {cos_dim}) of PE(pos) and PE(pos + k)",
+        columns=("point", f"sin(pos·ω_{i})", f"cos(pos·ω_{i})"),
+        rows=(
+            (f"PE({state.pos})", *first),
+            (f"PE({state.second_pos})", *second),
+            (f"R_{i}({state.offset}), row 1", *shown.formula[0]),
+            (f"R_{i}({state.offset}), row 2", *shown.formula[1]),
+        ),
+        note=f"The angle k·ω_{i} = {number(shown.angle)} rad.",
+    )

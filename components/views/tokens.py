@@ -12,8 +12,10 @@ import param
 
 from .. import encoding, theme
 from ..state import ExplorerState
-from ..view import PlotView
+from ..view import DATA_COLUMNS, DataTable, PlotView, number, span_text
 
+# Dark text on the amber chip of pos + k: Bootstrap's white on #f0ad4e is 1.9:1 (WCAG asks 4.5).
+CHIP_STYLE = ".bk-btn-warning { color: #1f2328; }"
 CHIP_MAX_WIDTH = 220
 # How many leading numbers of each vector the table prints.
 SHOWN_NUMBERS = 4
@@ -670,6 +672,7 @@ class TokensView(PlotView):
                     height=32,
                     margin=(2, 4),
                     css_classes=["pe-token-chip", f"pe-token-chip-{position}"],
+                    stylesheets=[CHIP_STYLE],
                 )
                 chip.on_click(lambda event, position=position: self._chip_clicked(position))
                 chips.append(chip)
@@ -704,5 +707,44 @@ class TokensView(PlotView):
             self._error,
             self._plot,
             self._table,
+            self._data,
             sizing_mode="stretch_width",
         )
+
+
+def describe(state: ExplorerState) -> str:
+    """The chart's accessible name (plain text, the visitor's word as typed): the words and the
+    three vectors of the word at pos."""
+    current = step(state, state.pos)
+    count = len(state.words)
+    if current.token is None:
+        return (
+            f"Model input of {count} words over {state.d_model} dimensions; no word at pos = "
+            f"{state.pos}, PE({state.pos}) starts {number(current.pe[0])}"
+        )
+    return (
+        f"Model input of {count} words over {state.d_model} dimensions; word at pos = "
+        f"{state.pos}, “{current.token}”: dimension 0 is TokenEmbedding "
+        f"{number(current.embedding[0])} + PE({state.pos}) {number(current.pe[0])} = "
+        f"{number(current.total[0])}"
+    )
+
+
+def data(state: ExplorerState) -> DataTable:
+    """The embedding, PE(pos) and their sum for the word at pos, first DATA_COLUMNS dimensions."""
+    current = step(state, state.pos)
+    dimensions = range(min(state.d_model, DATA_COLUMNS))
+    note = f"Dimensions {span_text(dimensions)} of {state.d_model} shown."
+    if current.token is None:
+        return DataTable(
+            caption=f"PE({state.pos}): no word at pos = {state.pos}",
+            columns=("dimension", f"PE({state.pos})"),
+            rows=tuple((c, current.pe[c]) for c in dimensions),
+            note=note,
+        )
+    return DataTable(
+        caption=f"“{current.token}” at pos = {state.pos}: TokenEmbedding + PE = model input",
+        columns=("dimension", "TokenEmbedding", f"PE({state.pos})", "model input"),
+        rows=tuple((c, current.embedding[c], current.pe[c], current.total[c]) for c in dimensions),
+        note=note,
+    )

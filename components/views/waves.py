@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import encoding, theme
 from ..state import ExplorerState
+from ..view import DATA_ROWS, DataTable, number, span_text, window
 
 # Points per wavelength of the continuous curves, and bounds on points per curve.
 SAMPLES_PER_WAVELENGTH = 24
@@ -124,3 +125,38 @@ def figure(state: ExplorerState) -> dict:
     layout["legend"] = {"orientation": "h", "y": -60 / height - 0.02, "x": 0}
     layout["margin"] = {"l": 64, "r": 24, "t": 48, "b": 90}
     return {"data": traces, "layout": layout}
+
+
+def describe(state: ExplorerState) -> str:
+    """The chart's accessible name: the pairs drawn and their sine and cosine at pos."""
+    pairs = state.chosen_pairs
+    (row,) = encoding.encode_positions([state.pos], state.d_model, state.base, layout=state.layout)
+    values = "; ".join(
+        f"pair {i}: sin {number(row[sin])}, cos {number(row[cos])}"
+        for i in pairs
+        for sin, cos in [encoding.pair_columns(state.d_model, state.layout, i)]
+    )
+    return (
+        f"Sine and cosine waves of {len(pairs)} pairs against position, lines at "
+        f"pos = {state.pos} and pos + k = {state.second_pos}; at pos {state.pos}: {values}"
+    )
+
+
+def data(state: ExplorerState) -> DataTable:
+    """The sines and cosines of the pairs drawn at the whole positions near pos."""
+    pairs = state.chosen_pairs
+    span = max(state.n_positions - 1, state.pos, state.second_pos, 1)
+    positions = window(state.pos, span + 1, DATA_ROWS)
+    values = encoding.encode_positions(
+        np.asarray(positions), state.d_model, state.base, layout=state.layout
+    )
+    columns = [encoding.pair_columns(state.d_model, state.layout, i) for i in pairs]
+    return DataTable(
+        caption=f"sin(pos·ω_i) and cos(pos·ω_i) near pos = {state.pos}",
+        columns=("pos", *(f"{name} i = {i}" for i in pairs for name in ("sin", "cos"))),
+        rows=tuple(
+            (p, *(row[c] for pair in columns for c in pair))
+            for p, row in zip(positions, values, strict=True)
+        ),
+        note=f"Positions {span_text(positions)} of 0–{span} shown, near pos = {state.pos}.",
+    )

@@ -1,0 +1,114 @@
+"""A 390 × 844 phone (touch, three device pixels per CSS pixel) in the real Pyodide build,
+offline: the layout is as wide as the screen, nothing scrolls sideways, every slider handle is a
+24 × 24 px target, and a finger dragging the pos handle moves the readout and the views."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from a11y_support import scroll_through, touch_drag
+from browser_support import SHOWN_POS_JS, look_at
+from pyodide_support import offline_site, visit_offline
+
+pytestmark = pytest.mark.pyodide
+
+WIDTH, HEIGHT = 390, 844
+PHONE = {"is_mobile": True, "has_touch": True, "device_scale_factor": 3}
+PAGES = ["", "?view=heatmap&embed=1"]
+MIN_TARGET_PX = 24  # WCAG 2.2's 2.5.8 Target Size (Minimum)
+POS_HANDLE = ".pe-control-pos .noUi-handle"
+
+# The layout viewport's width, how far the page reaches sideways, and every slider handle's size.
+LAYOUT_JS = """() => ({
+  client_width: document.documentElement.clientWidth,
+  scroll_width: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
+  handles: __offline.deep('.noUi-handle').map((handle) => {
+    const box = handle.getBoundingClientRect();
+    const host = handle.getRootNode().host;
+    const slider = host && [...host.classList].find((c) => c.startsWith('pe-'));
+    return {slider: slider || '?', width: box.width, height: box.height};
+  }),
+})"""
+
+
+def caught_up(page, slider: int, timeout_s: float = 30) -> dict:
+    """What each view shows for pos, once each was on screen and showed the slider's value (a
+    view off screen waits, and catches up when seen), or when time ran out."""
+    for view in ("heatmap", "compare", "waves"):
+        look_at(page, view)
+        deadline = time.monotonic() + timeout_s
+        while set(page.evaluate(SHOWN_POS_JS).values()) != {slider}:
+            if time.monotonic() > deadline:
+                break
+            page.wait_for_timeout(100)
+    return page.evaluate(SHOWN_POS_JS)
+
+
+def on_a_phone(site_dir) -> dict:
+    record = {"layouts": {}}
+    with offline_site.open_offline_site(
+        site_dir, "index.html", viewport=(WIDTH, HEIGHT), context_options=PHONE
+    ) as site:
+        record["load"] = site.load
+        if not site.interactive:
+            return record
+        page = site.page
+        for query in PAGES:
+            if query:
+                site.goto(query)
+            scroll_through(page)  # every card drawn: their sliders and widths count too
+            record["layouts"][query] = page.evaluate(LAYOUT_JS)
+        site.goto("")
+        record["before_drag"] = page.evaluate(SHOWN_POS_JS)
+        touch_drag(page, POS_HANDLE, to=0.6)
+        record["drag"] = site.settle(settle_ms=2000)
+        slider = page.evaluate(SHOWN_POS_JS)["slider"]
+        record["after_drag"] = caught_up(page, slider)
+        record["console_errors"] = site.console_errors()
+    return record
+
+
+@pytest.fixture(scope="module")
+def phone(request) -> dict:
+    return visit_offline(request, on_a_phone)
+
+
+def page_id(query: str) -> str:
+    return query.lstrip("?") or "default"
+
+
+@pytest.mark.parametrize("query", PAGES, ids=page_id)
+def test_the_layout_is_as_wide_as_the_phone(phone, query):
+    # Without <meta name="viewport" content="width=device-width"> a phone lays the page out
+    # 980 px wide and shrinks it to fit.
+    assert phone["load"]["interactive"], phone["load"]["error"]
+    assert phone["layouts"][query]["client_width"] == WIDTH
+
+
+@pytest.mark.parametrize("query", PAGES, ids=page_id)
+def test_nothing_scrolls_sideways(phone, query):
+    layout = phone["layouts"][query]
+    assert layout["scroll_width"] <= layout["client_width"], layout
+
+
+@pytest.mark.parametrize("query", PAGES, ids=page_id)
+def test_every_slider_handle_is_at_least_24_px(phone, query):
+    handles = [h for h in phone["layouts"][query]["handles"] if h["width"] or h["height"]]
+    assert handles, "no slider handle on the page"
+    small = [h for h in handles if min(h["width"], h["height"]) < MIN_TARGET_PX]
+    assert small == [], f"{len(small)} of {len(handles)} handles under 24 × 24 px: {small[:3]}"
+
+
+def test_a_touch_drag_on_the_pos_handle_moves_the_readout_and_the_views(phone):
+    assert phone["load"]["interactive"], phone["load"]["error"]
+    before, after = phone["before_drag"], phone["after_drag"]
+    assert (before["slider"], before["readout"]) == (7, 7), before
+    assert phone["drag"]["settled"], phone["drag"]["error"]
+    assert after["slider"] not in (None, 7), after
+    assert set(after.values()) == {after["slider"]}, after
+
+
+def test_console_has_no_errors(phone):
+    errors = [e for e in phone["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
+    assert errors == []
