@@ -39,6 +39,10 @@ SLIDER_STYLE = """
   :host { --handle-width: 28px; --handle-height: 28px; }
 }
 """
+# The chosen pairs' chips in text of 14 px on a phone (Choices.js writes 12 px).
+PAIRS_STYLE = """
+@media (max-width: 600px) { .choices__list--multiple .choices__item { font-size: 14px; } }
+"""
 SIMILARITY_LABELS = {"Dot product": "dot", "Cosine similarity": "cosine"}
 log = logging.getLogger(__name__)
 # The sliders whose range depends on other parameters (ExplorerState.limits).
@@ -116,6 +120,7 @@ class Controls(pn.viewable.Viewer):
             placeholder="Type a pair number",
             sizing_mode="stretch_width",
             css_classes=["pe-control-pairs"],
+            stylesheets=[PAIRS_STYLE],
         )
         self._syncing_pairs = False
         self._pairs_while_shown = WhileShown(self._update_pairs)

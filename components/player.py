@@ -160,7 +160,10 @@ class Player(pn.viewable.Viewer):
         """The Play controls, in page order."""
         return [
             pn.pane.HTML("<span>Play sweeps</span>", margin=(6, 10, 0, 10)),
-            pn.Row(self.toggle, self.target_choice, sizing_mode="stretch_width"),
+            # Wrapping: an embed's column of controls may be narrower than the two side by side.
+            pn.FlexBox(
+                self.toggle, self.target_choice, flex_wrap="wrap", sizing_mode="stretch_width"
+            ),
             self.speed_slider,
         ]
 

@@ -56,7 +56,10 @@ SMALL_TEXT_JS = """() => {
       .map((n) => n.textContent.trim()).join('');
     const box = element.getBoundingClientRect();
     if (!text || box.width < 2 || box.height < 2) continue;
-    if (element.closest('.js-plotly-plot, svg')) continue;  // the charts' own text
+    // Text moved out of sight, as an icon button's (the pair chips' "Remove item").
+    if (parseFloat(getComputedStyle(element).textIndent) < -100) continue;
+    // The charts' own text, and sub- and superscripts (d_model's 'model', 10000's '2i/d').
+    if (element.closest('.js-plotly-plot, svg, sub, sup, math msub, math msup')) continue;
     if (element.checkVisibility && !element.checkVisibility({visibilityProperty: true})) continue;
     const size = parseFloat(getComputedStyle(element).fontSize);
     smallest = Math.min(smallest, size);
@@ -65,7 +68,8 @@ SMALL_TEXT_JS = """() => {
   return {smallest, small};
 }"""
 HANDLE_JS = """(name) => {
-  const handle = window.__offline.deep(`.pe-control-${name} .noUi-handle`)[0];
+  const slider = window.__offline.deep(`.pe-control-${name}`)[0];
+  const handle = slider.shadowRoot.querySelector('.noUi-handle');
   const box = handle.getBoundingClientRect();
   return [box.width, box.height, getComputedStyle(handle).touchAction];
 }"""
@@ -164,6 +168,7 @@ def on_a_phone(site_dir) -> dict:
         record["errors"] = site.console_errors()
 
         site.goto("?view=compare&embed=1")
+        wait_for(site, "() => window.__offline.deep('.noUi-handle').length > 0")
         for width in (320, 480):
             page.set_viewport_size({"width": width, "height": 800})
             page.wait_for_timeout(1000)
