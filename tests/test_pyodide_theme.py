@@ -24,7 +24,10 @@ COLOURS_JS = """(selector) => {
   let background = 'rgba(0, 0, 0, 0)';
   while (back) {
     const colour = getComputedStyle(back).backgroundColor;
-    if (!/rgba\\(.*, 0\\)$/.test(colour) && colour !== 'transparent') { background = colour; break; }
+    if (!/rgba\\(.*, 0\\)$/.test(colour) && colour !== 'transparent') {
+      background = colour;
+      break;
+    }
     back = up(back);
   }
   if (!back) background = getComputedStyle(document.documentElement).backgroundColor;
