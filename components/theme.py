@@ -6,7 +6,9 @@ import base64
 from functools import lru_cache
 
 # Okabe–Ito palette: distinguishable with every common colour-vision deficiency.
-PAIR_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
+# Its orange and sky blue are darkened (#E69F00, #56B4E9 in the original) so that every line
+# stands out at least 3:1 from both themes' backgrounds (WCAG 2.2, 1.4.11).
+PAIR_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#B87700", "#3A8CC9")
 # Diverging, colour-blind safe, centred at 0 (blue negative, red positive): ColorBrewer RdBu
 # reversed, spelled out because figures skip plotly.py's validation, which is what turns the
 # name "RdBu_r" into these stops (plotly.js does not know the "_r" names).
@@ -250,15 +252,45 @@ def cell_outline(row: int, column: int, half: float, colour: str) -> dict:
     }
 
 
+def luminance(colour: str) -> float:
+    """The relative luminance of a #rrggbb colour (WCAG 2.2)."""
+    channels = [int(colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    red, green, blue = (
+        c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels
+    )
+    return 0.2126 * red + 0.7152 * green + 0.0722 * blue
+
+
+def contrast(first: str, second: str) -> float:
+    """The contrast ratio of two #rrggbb colours (WCAG 2.2): 1 to 21."""
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def halo(colour: str) -> str:
+    """The colour drawn around a mark of colour: whichever of near-black and white differs more."""
+    return "#ffffff" if contrast(colour, "#ffffff") > contrast(colour, "#111111") else "#111111"
+
+
 @lru_cache(maxsize=16)
 def outline_source(colour: str, dasharray: str = "") -> str:
     """An SVG outline that stretches to any box with its line staying 2 px wide, as a data URI
-    for a layout image (Plotly moves an image without redrawing the heatmap under it)."""
+    for a layout image (Plotly moves an image without redrawing the heatmap under it).
+
+    The line runs on a halo of the opposite lightness edged with a hairline of the other: white
+    and near-black both border it, so over cells of any colour one part stands out at least
+    3:1 (WCAG 2.2, 1.4.11).
+    """
     dashes = f' stroke-dasharray="{dasharray}"' if dasharray else ""
+    rect = (
+        '<rect x="0" y="0" width="100" height="100" fill="none" '
+        'vector-effect="non-scaling-stroke" '
+    )
     svg = (
-        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" '
-        'preserveAspectRatio="none"><rect x="0" y="0" width="100" height="100" fill="none" '
-        f'stroke="{colour}" stroke-width="4" vector-effect="non-scaling-stroke"{dashes}/>'
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" preserveAspectRatio="none">'
+        f'{rect}stroke="{"#111111" if halo(colour) == "#ffffff" else "#ffffff"}" stroke-width="9"/>'
+        f'{rect}stroke="{halo(colour)}" stroke-width="7"/>'
+        f'{rect}stroke="{colour}" stroke-width="4"{dashes}/>'
         "</svg>"
     )
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()

@@ -71,11 +71,6 @@ def run_axe(page, disabled: dict[str, str] | None = None) -> list[dict]:
     return page.evaluate(RUN_AXE_JS, options)
 
 
-def rule_ids(violations: list[dict]) -> list[str]:
-    """'rule (impact) ×nodes' per violation: a short line for a report."""
-    return [f"{v['id']} ({v['impact']}) ×{len(v['nodes'])}" for v in violations]
-
-
 def describe(violations: list[dict], where: str = "") -> str:
     """An assertion message: per rule, its impact, what it asks, and the first targets with
     axe's summary of what is wrong there."""

@@ -324,3 +324,18 @@ def test_every_script_the_build_writes_parses(site_dir):
     for script in sorted(site_dir.glob("*.js")):
         run = subprocess.run([node, "--check", str(script)], capture_output=True, text=True)
         assert run.returncode == 0, f"{script.name}: {run.stderr[-800:]}"
+
+
+def test_index_page_lays_out_at_the_device_width(site_dir):
+    head = (site_dir / "index.html").read_text(encoding="utf-8").split("</head>")[0]
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in head
+
+
+def test_index_page_has_both_themes_colours_before_any_script(site_dir):
+    from components.theme import document_css
+
+    head = (site_dir / "index.html").read_text(encoding="utf-8").split("</head>")[0]
+    style = head.index('<style id="pe-theme-style">')
+    assert document_css() in head
+    # Before static/startup.js, which picks the theme as the head is read.
+    assert style < head.index('<script src="static/startup.js">')

@@ -25,6 +25,13 @@ CLICK_MODES = {"pos (first word)": "pos", "pos + k (second word)": "second"}
 STAGES = ("the token", "embedding lookup", "position encoding PE(pos)", "their sum, the input")
 LAST_STAGE = len(STAGES) - 1
 PLAY_PERIOD_MS = 1000
+# On a phone the click mode's two buttons share the card's width, their labels wrapping.
+PHONE_WRAP_STYLE = """
+@media (max-width: 600px) {
+  :host { max-width: calc(100% - 16px); }
+  .bk-btn { white-space: normal; }
+}
+"""
 # Columns of the figure the pipeline has not reached yet are drawn this faint.
 FADED_OPACITY = 0.25
 # Outlines: the copies of the repeated word in the embedding bars' green, the stage in orange
@@ -542,6 +549,7 @@ class TokensView(PlotView):
             options=CLICK_MODES,
             css_classes=["pe-token-mode"],
             margin=(4, 8),
+            stylesheets=[PHONE_WRAP_STYLE],
         )
         self._chips = pn.FlexBox(
             sizing_mode="stretch_width", css_classes=["pe-token-chips"], margin=(0, 4)

@@ -1,0 +1,62 @@
+"""Motion in the real Pyodide build, offline: a visitor who asks for reduced motion gets no
+animated transition anywhere on the page, and nothing moves unless they move it."""
+
+from __future__ import annotations
+
+import pytest
+from pyodide_support import offline_site, visit_offline
+
+pytestmark = pytest.mark.pyodide
+
+# Every element (through shadow roots) with a transition or an animation that takes time.
+MOVING_JS = """() => __offline.deep('*').filter((element) => {
+  const style = getComputedStyle(element);
+  const transition = style.transitionDuration.split(',').some((d) => parseFloat(d) > 0);
+  const animation = style.animationName !== 'none' && parseFloat(style.animationDuration) > 0;
+  return transition || animation;
+}).map((element) => element.tagName + '.' + String(element.className).slice(0, 40))"""
+POSITION_JS = "() => new URLSearchParams(location.search).get('pos')"
+
+
+def drive(site_dir) -> dict:
+    record = {}
+    for motion in ("no-preference", "reduce"):
+        options = {"reduced_motion": motion}
+        with offline_site.open_offline_site(
+            site_dir, "index.html", context_options=options
+        ) as site:
+            assert site.interactive, site.load["error"]
+            site.settle(settle_ms=1500)
+            before = site.page.evaluate(POSITION_JS)
+            site.page.wait_for_timeout(3000)
+            record[motion] = {
+                "moving": site.page.evaluate(MOVING_JS),
+                "positions": (before, site.page.evaluate(POSITION_JS)),
+                "errors": site.console_errors(),
+            }
+    return record
+
+
+@pytest.fixture(scope="module")
+def record(request):
+    return visit_offline(request, drive)
+
+
+def test_without_a_preference_the_page_has_transitions(record):
+    # What the reduced-motion rule takes away: Bokeh's and Plotly's own transitions.
+    assert record["no-preference"]["moving"]
+
+
+def test_with_reduced_motion_nothing_is_animated(record):
+    assert record["reduce"]["moving"] == []
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_nothing_plays_by_itself(record, motion):
+    before, after = record[motion]["positions"]
+    assert before == after == "7"
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_console_has_no_errors(record, motion):
+    assert record[motion]["errors"] == []
