@@ -26,6 +26,12 @@ ERROR_STYLE = """
             padding: 0.5em 0.75em; border-radius: 6px; }
 """
 
+# On a phone a chart's title is set smaller, so that it fits beside Plotly's toolbar (Plotly
+# writes its font size inline, hence !important).
+CHART_STYLE = """
+@media (max-width: 600px) { .gtitle { font-size: 12px !important; } }
+"""
+
 NOTE_STYLE = """
 :host { width: 100%; }
 p.pe-method-note { margin: 0.3em 0; padding: 0.5em 0.75em; line-height: 1.45;
@@ -149,6 +155,7 @@ class PlotView(pn.viewable.Viewer):
             height=self.spec.plot_height,
             config=self._config(),
             margin=(0, 0),
+            stylesheets=[CHART_STYLE],
         )
         self._error = pn.pane.HTML("", visible=False, stylesheets=[ERROR_STYLE], margin=(4, 0))
         # Under a method the view means nothing for, this line replaces its content.
