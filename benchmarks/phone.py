@@ -191,7 +191,10 @@ def summarise(loads: dict) -> dict:
                 where: statistics.median(
                     [r["loop_ms"][where] for r in runs if where in r.get("loop_ms", {})]
                 )
-                for where in {where for r in runs for where in r.get("loop_ms", {})}
+                for where in sorted(
+                    {where for r in runs for where in r.get("loop_ms", {})},
+                    key=lambda where: (where != "page", where),  # the page first, then workers
+                )
             }
             for name, runs in sites.items()
         }

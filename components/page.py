@@ -15,6 +15,7 @@ from .fixes.chart_names import ChartNames
 from .fixes.control_names import ControlNames
 from .fixes.design_theme import apply_theme, use_design
 from .fixes.redraw_guard import RedrawGuard
+from .fixes.scroll_regions import ScrollRegions
 from .fixes.serving import prepare_session
 from .fixes.slider_keys import SliderKeys
 from .lazy_views import EAGER_VIEWS, PLACEHOLDER_STYLE, LazyViews, PageShown, placeholder_html
@@ -187,6 +188,7 @@ class ExplorerPage(pn.viewable.Viewer):
         self._chart_names = ChartNames()
         self._control_names = ControlNames()
         self._announcer = Announcer()
+        self._scroll_regions = ScrollRegions()
         self._theme = pn.widgets.RadioButtonGroup.from_param(
             self.state.param.theme, label="Theme", width=140, css_classes=["pe-theme"]
         )
@@ -380,6 +382,7 @@ class ExplorerPage(pn.viewable.Viewer):
             self._chart_names,
             self._control_names,
             self._announcer,
+            self._scroll_regions,
             self.controls.player.clock,
             self._shown,
         ]

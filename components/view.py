@@ -26,10 +26,13 @@ ERROR_STYLE = """
             padding: 0.5em 0.75em; border-radius: 6px; }
 """
 
-# On a phone a chart's title is set smaller, so that it fits beside Plotly's toolbar (Plotly
-# writes its font size inline, hence !important).
+# On a phone a chart's title is set smaller and lower, so that it fits the width, under Plotly's
+# toolbar (which a touch screen always shows); Plotly writes its font size inline.
 CHART_STYLE = """
-@media (max-width: 600px) { .gtitle { font-size: 12px !important; } }
+@media (max-width: 600px) {
+  .gtitle { font-size: 12px !important; }
+  .g-gtitle { transform: translateY(14px); }
+}
 """
 
 NOTE_STYLE = """

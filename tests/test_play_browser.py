@@ -43,6 +43,8 @@ def test_space_outside_a_text_field_toggles_play_and_a_manual_step_pauses_it(ope
     page.locator(".pe-control-pos .noUi-handle").focus()
     page.keyboard.press("ArrowRight")
     wait_until(page, lambda: not playing(page), what="the manual step to pause Play")
+    # The pause is shown before the step's own answer may be: read pos once it has landed.
+    page.wait_for_timeout(400)
     after = shown_pos(page)
     page.wait_for_timeout(800)
     assert shown_pos(page) == after

@@ -45,8 +45,20 @@ def caught_up(page, slider: int, timeout_s: float = 30) -> dict:
     return page.evaluate(SHOWN_POS_JS)
 
 
+def open_controls(page) -> bool:
+    """Tap the bar's Controls button, where the page folds its controls away (a phone's
+    layout); whether it was there to tap."""
+    toggle = page.locator(".pe-controls-toggle").first
+    if not toggle.count() or not toggle.is_visible():
+        return False
+    if toggle.get_attribute("aria-expanded") != "true":
+        toggle.tap()
+        page.wait_for_timeout(300)
+    return True
+
+
 def on_a_phone(site_dir) -> dict:
-    record = {"layouts": {}}
+    record = {"layouts": {}, "errors": {}}
     with offline_site.open_offline_site(
         site_dir, "index.html", viewport=(WIDTH, HEIGHT), context_options=PHONE
     ) as site:
@@ -54,17 +66,41 @@ def on_a_phone(site_dir) -> dict:
         if not site.interactive:
             return record
         page = site.page
-        for query in PAGES:
+
+        def layout(query):
             if query:
                 site.goto(query)
             scroll_through(page)  # every card drawn: their sliders and widths count too
-            record["layouts"][query] = page.evaluate(LAYOUT_JS)
-        site.goto("")
-        record["before_drag"] = page.evaluate(SHOWN_POS_JS)
-        touch_drag(page, POS_HANDLE, to=0.6)
-        record["drag"] = site.settle(settle_ms=2000)
-        slider = page.evaluate(SHOWN_POS_JS)["slider"]
-        record["after_drag"] = caught_up(page, slider)
+            folded = page.evaluate(LAYOUT_JS)
+            opened = open_controls(page)
+            unfolded = page.evaluate(LAYOUT_JS)
+            return {
+                "client_width": unfolded["client_width"],
+                # Sideways, with the controls folded and open.
+                "scroll_width": max(folded["scroll_width"], unfolded["scroll_width"]),
+                "handles": unfolded["handles"],
+                "controls_folded": opened,
+            }
+
+        def drag():
+            site.goto("")
+            record["before_drag"] = page.evaluate(SHOWN_POS_JS)
+            open_controls(page)
+            touch_drag(page, POS_HANDLE, to=0.6)
+            record["drag"] = site.settle(settle_ms=2000)
+            slider = page.evaluate(SHOWN_POS_JS)["slider"]
+            record["after_drag"] = caught_up(page, slider)
+
+        def attempt(name, steps):
+            """Run steps, keeping the error that stopped them: one must not hide the others'."""
+            try:
+                return steps()
+            except Exception as error:
+                record["errors"][name] = f"{type(error).__name__}: {error}"
+
+        for query in PAGES:
+            record["layouts"][query] = attempt(query, lambda query=query: layout(query))
+        attempt("drag", drag)
         record["console_errors"] = site.console_errors()
     return record
 
@@ -83,17 +119,20 @@ def test_the_layout_is_as_wide_as_the_phone(phone, query):
     # Without <meta name="viewport" content="width=device-width"> a phone lays the page out
     # 980 px wide and shrinks it to fit.
     assert phone["load"]["interactive"], phone["load"]["error"]
+    assert query not in phone["errors"], phone["errors"][query]
     assert phone["layouts"][query]["client_width"] == WIDTH
 
 
 @pytest.mark.parametrize("query", PAGES, ids=page_id)
 def test_nothing_scrolls_sideways(phone, query):
+    assert query not in phone["errors"], phone["errors"][query]
     layout = phone["layouts"][query]
     assert layout["scroll_width"] <= layout["client_width"], layout
 
 
 @pytest.mark.parametrize("query", PAGES, ids=page_id)
 def test_every_slider_handle_is_at_least_24_px(phone, query):
+    assert query not in phone["errors"], phone["errors"][query]
     handles = [h for h in phone["layouts"][query]["handles"] if h["width"] or h["height"]]
     assert handles, "no slider handle on the page"
     small = [h for h in handles if min(h["width"], h["height"]) < MIN_TARGET_PX]
@@ -102,6 +141,7 @@ def test_every_slider_handle_is_at_least_24_px(phone, query):
 
 def test_a_touch_drag_on_the_pos_handle_moves_the_readout_and_the_views(phone):
     assert phone["load"]["interactive"], phone["load"]["error"]
+    assert "drag" not in phone["errors"], phone["errors"]["drag"]
     before, after = phone["before_drag"], phone["after_drag"]
     assert (before["slider"], before["readout"]) == (7, 7), before
     assert phone["drag"]["settled"], phone["drag"]["error"]

@@ -11,6 +11,7 @@
 | slider_keys | noUiSlider's Home and End keys using a slider's first range after it changed |
 | chart_names | Panel's Plotly pane giving a chart no name; its HTML pane closing `<details>` |
 | control_names | BokehJS's slider handles, Spinner buttons, MultiChoice items without names |
+| scroll_regions | Panel's HTML pane leaving a sideways-scrolling region out of the tab order |
 | design_theme | Panel switching its theme (each component's `default.css`) only at load |
 | pyodide_worker | the race in Panel's Pyodide worker that drops patches (applied at build time) |
 | bokeh_signatures | Bokeh building IDE signatures for ~450 models at import (site's worker only) |
