@@ -37,6 +37,9 @@ def visit_with_queries(site_dir) -> dict:
         history = site.page.evaluate("history.length")
         site.press(".pe-control-pos .noUi-handle", "ArrowRight", 3)
         record["interaction"] = site.settle(settle_ms=3000)
+        # The compare card (and its readout) may sit below the fold, paused until it is seen.
+        site.page.locator(".pe-view-compare").first.scroll_into_view_if_needed()
+        wait_for(site, "() => __offline.text('.pe-pos-readout').startsWith('pos = 23 ')", 30)
         record["readout_after_keys"] = text(".pe-pos-readout")
         record["search_after_keys"] = site.page.evaluate("location.search")
         record["history_grew"] = site.page.evaluate("history.length") != history

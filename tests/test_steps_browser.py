@@ -65,6 +65,8 @@ def test_a_tap_on_a_touch_screen_shows_the_formula_too(browser, served_app):
     page.goto(served_app + "?view=heatmap&embed=1&d_model=8&n_positions=6&pos=2")
     page.locator(".js-plotly-plot").first.wait_for(timeout=30_000)
     wait_for_text(page, ".pe-cell-formula-text", lambda t: t != "")
+    # At this width the controls (touch-sized) push the chart below the fold: a finger scrolls.
+    page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
     cell = page.evaluate(CELL_JS, {"row": 4, "column": 3})
     page.touchscreen.tap(cell["x"], cell["y"])
     formula = wait_for_text(page, ".pe-cell-formula-text", lambda t: t.startswith("PE(4, 3)"))

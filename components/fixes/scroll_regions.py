@@ -20,6 +20,7 @@ class ScrollRegions(JSComponent):
 
     _esm = """
     const PATCHED = Symbol.for('pe-scroll-regions');
+    const QUEUED = Symbol.for('pe-scroll-regions-queued');
     const MARK = 'data-pe-scroll-focus';
 
     function scrolls(element) {
@@ -28,9 +29,14 @@ class ScrollRegions(JSComponent):
         element.scrollWidth > element.clientWidth + 1;
     }
 
+    // What can scroll sideways in our panes: the pane itself (`:host { overflow-x: auto }`) and
+    // the code, matrices and tables inside it.
+    const INSIDE = 'pre, table, .pe-data-scroll';
+
     function mark(view) {
+      view[QUEUED] = false;
       if (view.el == null || view.shadow_el == null) return;
-      for (const element of [view.el, ...view.shadow_el.querySelectorAll('*')]) {
+      for (const element of [view.el, ...view.shadow_el.querySelectorAll(INSIDE)]) {
         if (scrolls(element)) {
           if (!element.hasAttribute('tabindex')) {
             element.setAttribute('tabindex', '0');
@@ -43,9 +49,16 @@ class ScrollRegions(JSComponent):
       }
     }
 
+    // Once a frame at most, after the browser has laid the new content out anyway.
+    function queue(view) {
+      if (view[QUEUED]) return;
+      view[QUEUED] = true;
+      requestAnimationFrame(() => mark(view));
+    }
+
     function follow(view) {
       if (view[PATCHED] || typeof ResizeObserver !== 'function') return;
-      view[PATCHED] = new ResizeObserver(() => mark(view));
+      view[PATCHED] = new ResizeObserver(() => queue(view));
       view[PATCHED].observe(view.el);
     }
 
@@ -58,7 +71,7 @@ class ScrollRegions(JSComponent):
       proto.set_html = function (...args) {
         const result = setHTML.apply(this, args);
         follow(this);
-        requestAnimationFrame(() => mark(this));
+        queue(this);
         return result;
       };
       proto[PATCHED] = true;
