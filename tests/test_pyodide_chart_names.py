@@ -9,9 +9,9 @@ import math
 import pytest
 from pyodide_support import offline_site, visit_offline, wait_for
 
-pytestmark = pytest.mark.pyodide
-
 from components.views import VIEWS as SPECS
+
+pytestmark = pytest.mark.pyodide
 
 # The slider each view is driven by: pos where it follows pos, else the first it follows.
 SLIDERS = ("pos", "offset", "d_model", "n_positions", "base")
