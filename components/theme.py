@@ -283,8 +283,7 @@ def outline_source(colour: str, dasharray: str = "") -> str:
     """
     dashes = f' stroke-dasharray="{dasharray}"' if dasharray else ""
     rect = (
-        '<rect x="0" y="0" width="100" height="100" fill="none" '
-        'vector-effect="non-scaling-stroke" '
+        '<rect x="0" y="0" width="100" height="100" fill="none" vector-effect="non-scaling-stroke" '
     )
     svg = (
         '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100" preserveAspectRatio="none">'
