@@ -60,8 +60,10 @@ def open_held(browser, site_url):
     """Open a link of the site with the worker's script held back; yields (page, log, let_go)."""
     contexts = []
 
-    def open_page(query: str, viewport=(900, 560), hold=WORKER_SCRIPT):
-        context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]})
+    def open_page(query: str, viewport=(900, 560), hold=WORKER_SCRIPT, color_scheme="light"):
+        context = browser.new_context(
+            viewport={"width": viewport[0], "height": viewport[1]}, color_scheme=color_scheme
+        )
         contexts.append(context)
         held = []
         # The page's Web Worker: Panel's (app.js), or the relay to the shared runtime.
@@ -110,6 +112,18 @@ def test_a_shared_link_shows_every_views_frame_in_its_theme_and_no_numbers(open_
     assert seen["background"] == "rgb(17, 24, 39)"  # the dark theme's paper, #111827
     assert (seen["plots"], seen["sliders"], seen["embedded_roots"]) == ([], 0, 0)
     assert not any(ch.isdigit() for ch in seen["frames_text"])
+    assert log.relevant_errors() == []
+
+
+def test_a_dark_preferring_visitor_sees_dark_frames_before_python(open_held):
+    # No theme in the link: the system's dark goes into it, and nothing is painted light first.
+    page, log, let_go = open_held("?view=heatmap&embed=1", color_scheme="dark")
+    seen = page.evaluate(PAGE_JS)
+    assert [frame["view"] for frame in seen["frames"]] == ["heatmap"]
+    assert seen["background"] == "rgb(17, 24, 39)"  # the dark theme's paper, #111827
+    assert page.evaluate("getComputedStyle(document.body).backgroundColor") == "rgb(17, 24, 39)"
+    assert "theme=dark" in page.evaluate("location.search")
+    let_go()
     assert log.relevant_errors() == []
 
 

@@ -26,6 +26,16 @@ FOCUS_JS = """() => {
   }
   return element ? [element.id, element.tagName] : null;
 }"""
+# The focused element (through shadow roots): its class, text and focus ring.
+FOCUSED_LOOK_JS = """() => {
+  let element = document.activeElement;
+  while (element && element.shadowRoot && element.shadowRoot.activeElement) {
+    element = element.shadowRoot.activeElement;
+  }
+  const style = getComputedStyle(element);
+  return {class: element.className, text: element.textContent.trim(),
+          outline: [style.outlineStyle, style.outlineWidth]};
+}"""
 # Where the card's heading is (its top in the window), and whether the card drew its view: a
 # Plotly chart in the card, and no placeholder left.
 CARD_JS = """(name) => {
@@ -99,6 +109,12 @@ def on_a_wide_screen(site_dir) -> dict:
         if not site.interactive:
             return record
         page = site.page
+        # From the top, the first Tab reaches the skip link, drawn with the focus ring.
+        page.evaluate("document.activeElement && document.activeElement.blur()")
+        page.keyboard.press("Tab")
+        record["first_tab"] = page.evaluate(FOCUSED_LOOK_JS)
+        page.keyboard.press("Enter")
+        record["skip"] = settle_on(site, "heatmap")
         toc = page.locator(f"{TOC} a")
         record["toc"] = [(a.get_attribute("href"), a.inner_text()) for a in toc.all()]
         record["toc_visible"] = page.locator(TOC).first.is_visible()
@@ -203,6 +219,13 @@ def lands_on(card: dict, name: str, heading_top: tuple[int, int]) -> bool:
 
 WIDE_TOP = (0, 20)  # the heading's scroll margin is 8 px
 PHONE_TOP = (60, 90)  # below the phone's bar
+
+
+def test_the_first_tab_reaches_a_visible_skip_link_to_the_views(wide):
+    first = wide["first_tab"]
+    assert first["class"] == "pe-skip" and first["text"] == "Skip to the views"
+    assert first["outline"] == ["solid", "3px"]
+    assert wide["skip"]["focus"] == ["heatmap", "H2"]
 
 
 def test_the_contents_list_every_card_by_its_short_name(wide):
