@@ -62,6 +62,16 @@ def check_page(site, query: str) -> dict:
     return record
 
 
+# The sliders after pos, in page order, and the link key each one writes.
+KEYED_SLIDERS = {
+    "pe-control-offset": "offset",
+    "pe-control-d-model": "d_model",
+    "pe-control-n-positions": "n_positions",
+    "pe-control-base": "base",
+}
+LINK_VALUE_JS = "(key) => new URLSearchParams(location.search).get(key)"
+
+
 def tab_order(site) -> dict:
     """From the top of the default page: the controls Tab reaches, in order; then ArrowRight on
     the pos slider reached by Tab, and what each view shows for pos once the worker answered."""
@@ -76,10 +86,19 @@ def tab_order(site) -> dict:
     page.evaluate("() => { window.scrollTo(0, 0); document.activeElement?.blur(); }")
     before = page.evaluate(SHOWN_POS_JS)
     tab_to(page, "pe-control-pos", TAB_PRESSES)
-    site._begin_interaction()
     page.keyboard.press("ArrowRight")
     settled = site.settle(settle_ms=2000)
-    return {"reached": reached, "before": before, "after": page.evaluate(SHOWN_POS_JS), **settled}
+    after = page.evaluate(SHOWN_POS_JS)
+    # Then on, by Tab, each slider after it: one key, and the link (which the state writes once
+    # Python has taken the step) says the new value.
+    moved = {}
+    for css_class, key in KEYED_SLIDERS.items():
+        was = page.evaluate(LINK_VALUE_JS, key)
+        tab_to(page, css_class, TAB_PRESSES)
+        page.keyboard.press("ArrowRight")
+        site.settle(settle_ms=1500)
+        moved[key] = (was, page.evaluate(LINK_VALUE_JS, key))
+    return {"reached": reached, "before": before, "after": after, "moved": moved, **settled}
 
 
 def visit_pages(queries: list[str], viewport=(1280, 900), context_options=None, keyboard=False):
@@ -170,7 +189,6 @@ def test_arrow_right_on_the_pos_slider_reached_by_tab_moves_the_views(desktop):
     assert "keyboard" not in desktop["errors"], desktop["errors"].get("keyboard")
     keyboard = desktop["keyboard"]
     assert keyboard["settled"], keyboard["error"]
-    assert keyboard["patch_after_last_input"]
     on_screen = ("slider", "readout", "heatmap", "bars")
     assert {key: keyboard["before"][key] for key in on_screen} == dict.fromkeys(on_screen, 7)
     assert {key: keyboard["after"][key] for key in on_screen} == dict.fromkeys(on_screen, 8)
@@ -184,3 +202,11 @@ def test_console_has_no_errors(desktop, dark_visitor, phone):
         if "favicon.ico" not in error["url"] + error["text"]
     ]
     assert errors == []
+
+
+def test_every_slider_reached_by_tab_moves_the_state_with_one_key(desktop):
+    assert "keyboard" not in desktop["errors"], desktop["errors"].get("keyboard")
+    moved = desktop["keyboard"]["moved"]
+    assert set(moved) == set(KEYED_SLIDERS.values())
+    for key, (before, after) in moved.items():
+        assert after is not None and after != before, (key, before, after)
