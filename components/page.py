@@ -251,10 +251,16 @@ class ExplorerPage(pn.viewable.Viewer):
         self._announcer.message = self._announcement()
         if any(event.name == "theme" for event in events):
             self._root.styles = self._root_styles()
-            apply_theme(self._root, self.state.theme)
+            self._restyle()
         self._refresh_panels()
         if self.options.embed:
             self._full_link.object = self._full_link_html()
+
+    def _restyle(self) -> None:
+        """Give every component the theme's stylesheets. Served, in a tick of its own: sent with
+        the same change's other updates, the new stylesheets' models were sometimes unknown to
+        the page ("reference … isn't known"); in the Pyodide worker, at once."""
+        pn.state.execute(lambda: apply_theme(self._root, self.state.theme), schedule=True)
 
     def _announcement(self) -> str:
         """What the page's first view shows now, for the live region."""
@@ -416,7 +422,7 @@ class ExplorerPage(pn.viewable.Viewer):
             self._later_box.objects = cards
             self.lazy.follow_card_controls()
             # Their controls were made with the page, maybe before a link's theme was read.
-            apply_theme(self._root, self.state.theme)
+            self._restyle()
         self._shown.built = True
 
     def __panel__(self):
