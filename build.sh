@@ -18,7 +18,7 @@ PY=$VENV/bin/python
 # cdn.holoviz.org). Listed explicitly: Panel's import scanner would look for a PyPI package
 # called `components`. The project's own wheel is added by scripts/postprocess_site.py; numpy
 # comes from Pyodide's own build. Not plotly.py: figures are plain dicts drawn by plotly.js
-# (bundled by Panel), and the app never imports it (tests/test_build.py checks).
+# (bundled by Panel), and the app never imports it (tests/unit/test_build.py checks).
 SITE_REQUIREMENTS=(numpy)
 # The offline Pyodide test harness and its runtime mirror, shared beside this checkout (used by
 # tests/test_pyodide_*.py and the benchmarks; the mirror is read in place, never copied here).
@@ -92,7 +92,7 @@ vendor_runtime() {
     esac
 }
 
-# axe-core, pinned, for the accessibility tests (tests/a11y_support.py reads
+# axe-core, pinned, for the accessibility tests (tests/support/a11y_support.py reads
 # .cache/npm/node_modules/axe-core/axe.min.js; never a CDN). npm runs only when it is missing
 # or another version.
 AXE_VERSION=4.14.1
@@ -149,7 +149,7 @@ cmd_build() {
     cp -R static "$out/static"
     "$PY" scripts/postprocess_site.py "$out" --wheel "wheels/$(basename "${wheels[0]}")" --root "$ROOT"
     # Panel 1.9.4's worker can drop a patch during fast drags: components/fixes/pyodide_worker.py.
-    "$PY" -m components.fixes.pyodide_worker "$out/app.js"
+    "$PY" -m pe_explorer.fixes.pyodide_worker "$out/app.js"
     vendor_runtime "$out" "wheels/$(basename "${wheels[0]}")"
     log "site written to $out/ (open it through a web server: ./build.sh serve)"
 }

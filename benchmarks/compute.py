@@ -9,8 +9,7 @@ import time
 import timeit
 
 import numpy as np
-
-from components import encoding
+from pe_explorer import encoding
 
 REPEATS = 7
 
@@ -64,9 +63,8 @@ def page_step_timings(sizes: dict[str, tuple[int, int]], steps: int) -> dict:
     """
     import panel as pn
     from bokeh.document import Document
-
-    from components.page import ExplorerPage
-    from components.state import ExplorerState
+    from pe_explorer.state import ExplorerState
+    from pe_explorer.ui.page import ExplorerPage
 
     pn.extension("plotly")
     results = {}

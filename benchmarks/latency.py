@@ -162,7 +162,7 @@ def expected_after(control: str, state: Position) -> list[dict]:
     """What must be on the page once every view on screen has caught up with `control`.
 
     At the benchmark's 1400 × 900 window the heatmap and the compare view are on screen; views
-    below the fold are not redrawn until they are scrolled to (components/lazy_views.py), so
+    below the fold are not redrawn until they are scrolled to (components/ui/lazy_views.py), so
     they are not waited for (and any redraw they did make would still count, as a mutation).
     """
     pos, second, k, d = state.pos, state.second, state.offset, state.d_model

@@ -67,7 +67,7 @@ def run(sizes: dict[str, tuple[int, int]], steps: int, log=print) -> dict:
     from playwright.sync_api import sync_playwright
 
     results = {}
-    # Started the way the browser tests start the app (tests/browser_support.py).
+    # Started the way the browser tests start the app (tests/support/browser_support.py).
     with panel_serve(APP) as url, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS)
         try:

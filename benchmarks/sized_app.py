@@ -5,9 +5,8 @@ the app's own URL support; where that support exists it reads the same two keys.
 """
 
 import panel as pn
-
-from components.page import TITLE, ExplorerPage
-from components.state import ExplorerState
+from pe_explorer.state import ExplorerState
+from pe_explorer.ui.page import TITLE, ExplorerPage
 
 
 def size_from_url(name: str, default: int) -> int:

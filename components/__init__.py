@@ -1,0 +1,43 @@
+"""pe_explorer: the sinusoidal positional encodings of "Attention Is All You Need", explored.
+
+    from pe_explorer import show, positional_encoding, diagnose
+
+The public API, imported when first used (the maths needs NumPy only; `show` needs Panel):
+`show` and `iframe` draw the explorer in a notebook; `positional_encoding`, `compare`,
+`offset_dots` and `wavelengths` are the maths; `rope_scores`, `alibi_bias` and friends the other
+methods; `diagnose` checks a matrix that someone else's code made.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+# Each public name and the module it lives in.
+_PUBLIC = {
+    "show": "notebook",
+    "iframe": "notebook",
+    "positional_encoding": "encoding",
+    "encode_positions": "encoding",
+    "angular_frequencies": "encoding",
+    "wavelengths": "encoding",
+    "compare": "encoding",
+    "offset_dots": "encoding",
+    "rotation_matrix": "encoding",
+    "rope_rotate": "methods",
+    "rope_scores": "methods",
+    "diagnose": "diagnosis",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str):
+    if name not in _PUBLIC:
+        raise AttributeError(f"module 'pe_explorer' has no attribute {name!r}")
+    value = getattr(import_module(f".{_PUBLIC[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

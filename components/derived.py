@@ -20,7 +20,7 @@ from . import encoding, methods
 # A screen shows at most about this many distinct cells; larger matrices are strided.
 MAX_DISPLAY_CELLS = 250_000
 # Up to this many multiply-adds the shown dot products are the product PE·PEᵀ itself; beyond,
-# they are filled from D(i − j), which equals it (tests/test_views_dotproduct.py), so the
+# they are filled from D(i − j), which equals it (tests/unit/test_views_dotproduct.py), so the
 # browser never waits seconds for a 2048 × 2048 × 2048 product.
 MAX_DIRECT_PRODUCT = 1 << 23
 

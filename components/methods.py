@@ -5,7 +5,7 @@
     ALiBi  (Press et al., "Train Short, Test Long"):  score bias -m_h * |i - j| for head h
     NoPE   (no position method):     the score of two tokens ignores where they stand
 
-Arguments are validated as in ``components.encoding``: a bad one raises ``ValueError``
+Arguments are validated as in ``pe_explorer.encoding``: a bad one raises ``ValueError``
 naming the argument, the rule and the value received.
 """
 

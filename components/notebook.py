@@ -13,11 +13,11 @@ from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 import panel as pn
 
 from .fixes.notebook_location import without_notebook_location
-from .page import TITLE, ExplorerPage
-from .share import PAGE_EMBED_HEIGHT, iframe_snippet
 from .state import ExplorerState
+from .ui.page import TITLE, ExplorerPage
+from .ui.share import PAGE_EMBED_HEIGHT, iframe_snippet
+from .ui.urlsync import notices_html
 from .urlstate import parse_query, state_keys, to_query
-from .urlsync import notices_html
 from .views import VIEW_NAMES, view_spec
 
 if TYPE_CHECKING:

@@ -150,7 +150,7 @@ class ExplorerState(param.Parameterized):
         """The lowest and highest value of each parameter whose range depends on the others.
 
         The one rule for them: the state keeps these parameters inside it, and their controls
-        offer exactly it (components/controls.py), so no control can show a value the state
+        offer exactly it (components/ui/controls.py), so no control can show a value the state
         would then move. pos + k ≥ 0 makes the offset's lowest value −pos.
         """
         last = self.n_positions - 1

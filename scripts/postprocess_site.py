@@ -12,10 +12,10 @@ Panel 1.9.4 leaves four things to do:
 * Opening the page from disk. Browsers refuse to start the worker for a `file://` page, and
   Panel's spinner then turns forever. `static/file-protocol.js` replaces it with instructions
   to serve the folder. The page also gets the site's icon, inline: browsers then neither ask
-  for a missing `/favicon.ico` nor fetch the icon again after each step (components/icon.py).
+  for a missing `/favicon.ico` nor fetch the icon again after each step (components/ui/icon.py).
 * The first paint. Panel's page loads plotly.js, BokehJS and Panel's JS in its head, and paints
   nothing until they have run. They are deferred instead, and the page's header
-  (components.page.first_paint_html) is painted at once, until Bokeh shows the prerendered page.
+  (pe_explorer.ui.page.first_paint_html) is painted at once, until Bokeh shows the prerendered page.
 
 Finally it checks that no text file of the site names a path of the build machine.
 """
@@ -144,9 +144,9 @@ def main() -> None:
     # The worker script is at the root of the site, so this URL resolves to the wheel.
     add_wheel_to_worker(site / f"{APP_NAME}.js", f"./{Path(args.wheel).as_posix()}")
     sys.path.insert(0, str(args.root.resolve()))
-    from components.icon import ICON, icon_data_uri
-    from components.page import before_python_facts, first_paint_html
-    from components.theme import document_css
+    from pe_explorer.ui.icon import ICON, icon_data_uri
+    from pe_explorer.ui.page import before_python_facts, first_paint_html
+    from pe_explorer.ui.theme import document_css
 
     icon = icon_data_uri()
     if icon is None:

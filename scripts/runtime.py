@@ -60,7 +60,7 @@ PYPI_WHEELS = (
 )
 # From Pyodide's lock: what the app imports, with what those import. Not what Panel's and
 # Bokeh's metadata ask for in full: pandas, pillow, contourpy, narwhals, xyzservices, requests
-# and panel-material-ui are never imported by this app (tests/test_build.py checks it), and
+# and panel-material-ui are never imported by this app (tests/unit/test_build.py checks it), and
 # leaving them out saves 9 MB. pyodide-http must be there: without it Panel imports pandas.
 PYODIDE_PACKAGES = (
     "numpy",
@@ -240,8 +240,8 @@ WORKER_LOAD = """  // Everything from this site: the runtime and every package, 
   // Imports on their own, so that the page (and the benchmark) can tell the phases apart.
   self.postMessage({type: 'status', msg: 'Importing Panel and the app'})
   // Bokeh's models without their IDE signatures (components/fixes/bokeh_signatures.py).
-  await self.pyodide.runPythonAsync('from components.fixes import bokeh_signatures; ' +
-    'bokeh_signatures.skip(); import numpy, panel, components.page')
+  await self.pyodide.runPythonAsync('from pe_explorer.fixes import bokeh_signatures; ' +
+    'bokeh_signatures.skip(); import numpy, panel, pe_explorer.ui.page')
 """
 
 
@@ -289,7 +289,7 @@ import json, sys, sysconfig
 import panel as pn
 from bokeh.document import Document
 pn.extension("plotly", sizing_mode="stretch_width")
-from components.page import ExplorerPage
+from pe_explorer.ui.page import ExplorerPage
 pn.panel(ExplorerPage()).get_root(Document())
 files = [getattr(module, "__file__", None) or "" for module in list(sys.modules.values())]
 def under(*roots):
@@ -309,6 +309,8 @@ def startup_modules() -> tuple[frozenset[str], frozenset[str]]:
         cwd=repo, capture_output=True, text=True, check=True, timeout=300,
     )  # fmt: skip
     found = json.loads(run.stdout.strip().splitlines()[-1])
+    # The project's modules, found in its source folder, are the wheel's package pe_explorer.
+    found["wheels"] = [re.sub(r"^components/", "pe_explorer/", path) for path in found["wheels"]]
     stdlib = (path for path in found["stdlib"] if path.endswith(".py"))
     return frozenset(found["wheels"]), frozenset(p for p in stdlib if "-packages/" not in p)
 

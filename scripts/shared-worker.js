@@ -1,7 +1,7 @@
 // One Python runtime for every frame of the site (issue 21): the page of each frame, or of
 // each tab, connects to this shared worker instead of starting Pyodide in a Web Worker of its
 // own. The runtime and the packages load once; each frame gets a document of its own
-// (components/shared_runtime.py), built by the same code Panel's worker runs.
+// (components/worker.py), built by the same code Panel's worker runs.
 // scripts/shared_runtime.py writes this file as the site's app-shared.js, filling in
 // IMPORT_PYODIDE, LOAD_RUNTIME (scripts/runtime.py's loader) and APP_CODE (Panel's).
 'use strict';
@@ -25,9 +25,9 @@ function broadcast(message) {
 async function loadRuntime() {
   broadcast({type: 'status', msg: 'Loading Python and packages'});
 __LOAD_RUNTIME__
-  documents = self.pyodide.pyimport('components.shared_runtime');
+  documents = self.pyodide.pyimport('pe_explorer.worker');
 }
-// components/shared_runtime.py, once the runtime is loaded.
+// components/worker.py, once the runtime is loaded.
 let documents = null;
 const runtime = loadRuntime();
 

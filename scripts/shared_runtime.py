@@ -4,7 +4,7 @@ one Python runtime for every frame and tab of the site (issue 21).
 Called by scripts/runtime.py once the site is self-contained. The shared worker is
 scripts/shared-worker.js with three parts filled in: the line that loads pyodide.js and the
 loader of the site's worker (both as scripts/runtime.py wrote them), and the app's code as
-Panel's worker runs it (its document for each frame: components/shared_runtime.py). The page
+Panel's worker runs it (its document for each frame: components/worker.py). The page
 says where it is with a meta tag; static/startup.js connects to it where the browser has
 shared workers, and otherwise starts Panel's own worker, app.js.
 """

@@ -7,11 +7,11 @@
   'use strict';
   if (window.location.protocol === 'file:') return;  // static/file-protocol.js explains
 
-  // Facts written at build time (scripts/postprocess_site.py: components.page).
+  // Facts written at build time (scripts/postprocess_site.py: pe_explorer.ui.page).
   const factsElement = document.getElementById('pe-before-python');
   const facts = factsElement ? JSON.parse(factsElement.textContent) : null;
 
-  // The theme: the link's, else the visitor's last choice with the toggle (components/urlsync.py
+  // The theme: the link's, else the visitor's last choice with the toggle (components/ui/urlsync.py
   // stores it), else the system's. One other than the default goes into the link before Python
   // reads it, so the page before Python and the page Python draws are in it from the start.
   const THEME_KEY = 'pe-explorer-theme';
@@ -102,7 +102,7 @@
     document.body.prepend(placeholder);
   }
   // The page Python draws stays hidden until it shows the link's state; so does the page's
-  // first paint (the default state's header and matrix, components/page.py), from the start.
+  // first paint (the default state's header and matrix, components/ui/page.py), from the start.
   let hider = null;
   function hideRoots() {
     hider = document.createElement('style');

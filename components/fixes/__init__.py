@@ -16,12 +16,12 @@
 | pyodide_worker | the race in Panel's Pyodide worker that drops patches (applied at build time) |
 | bokeh_signatures | Bokeh building IDE signatures for ~450 models at import (site's worker only) |
 
-Outside this folder, components/shared_runtime.py (one Python for every frame) calls Panel's
+Outside this folder, components/worker.py (one Python for every frame) calls Panel's
 private worker helpers; check it too.
 
 Each module's first line names what it works around and links the upstream report; where none
 exists, docs/upstream.md holds the text of one. When Panel or Bokeh is upgraded, go through
-this list: tests/test_fixes_versions.py fails until WRITTEN_FOR says the new versions.
+this list: tests/unit/test_fixes_versions.py fails until WRITTEN_FOR says the new versions.
 """
 
 # The versions these workarounds were written for and checked against.

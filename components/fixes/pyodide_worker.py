@@ -7,7 +7,7 @@ Upstream: none found; report text: docs/upstream.md, "Pyodide worker".
 global, starts `runPythonAsync` without awaiting it and posts `idle` at once, so a second
 patch arriving before the first ran overwrites it (a drag then ends on a stale value), and the
 page's own coalescing queue is switched off. The build replaces that one block
-(`python -m components.fixes.pyodide_worker site/app.js`) with a handler that gives each
+(`python -m pe_explorer.fixes.pyodide_worker site/app.js`) with a handler that gives each
 message's data its own `locals`, applies messages one at a time in order, and posts `idle`
 only after Python applied the patch. It also posts `location-applied` once the page's URL has
 reached Python, so that the page before Python (static/startup.js) is kept until the state
@@ -25,7 +25,7 @@ __all__ = ["WorkerTemplateChanged", "patch_worker_script", "main"]
 
 #: Marker written into patched scripts; makes the patch idempotent.
 MARKER = (
-    "/* patched by components.fixes.pyodide_worker: serialised patch queue, idle after apply */"
+    "/* patched by pe_explorer.fixes.pyodide_worker: serialised patch queue, idle after apply */"
 )
 
 # The exact ``self.onmessage`` block that panel 1.9.4 renders from

@@ -12,7 +12,7 @@ import logging
 
 import panel as pn
 
-from ..icon import icon_data_uri
+from ..ui.icon import icon_data_uri
 from . import location
 
 _imports_frozen = False

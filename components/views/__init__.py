@@ -16,7 +16,7 @@ import panel as pn
 
 from ..methods import METHOD_LABELS, METHODS
 from ..state import ExplorerState
-from ..view import DataTable, PlotView
+from ..ui.view import DataTable, PlotView
 from . import (
     alibi,
     checker,
@@ -25,7 +25,7 @@ from . import (
     dotproduct,
     frequency,
     heatmap,
-    methods,
+    method_scores,
     nope,
     properties,
     rope,
@@ -312,11 +312,11 @@ VIEWS: tuple[ViewSpec, ...] = (
         "RoPE, −m·k for ALiBi and 0 with no method. Offsets beyond the training length L "
         "(shaded) never occurred in training; the labels there say what each method does "
         "with them.",
-        figure=methods.figure,
-        describe=methods.describe,
-        data=methods.data,
-        readout=methods.readout,
-        readout_style=methods.READOUT_STYLE,
+        figure=method_scores.figure,
+        describe=method_scores.describe,
+        data=method_scores.data,
+        readout=method_scores.readout,
+        readout_style=method_scores.READOUT_STYLE,
         follows=(
             "offset",
             "n_positions",

@@ -8,9 +8,10 @@ from fractions import Fraction
 
 import numpy as np
 
-from .. import derived, methods, theme
+from .. import derived, methods
 from ..state import ExplorerState
-from ..view import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
+from ..ui import theme
+from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
 
 # With more heads than this the readout lists the first few, then "…", then the last.
 MAX_LISTED_HEADS = 8

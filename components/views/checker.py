@@ -1,6 +1,6 @@
 """Check your implementation: a learner's PE matrix against the reference and the usual mistakes.
 
-The check itself is components/diagnose.py (the same function a teacher calls in a notebook);
+The check itself is components/diagnosis.py (the same function a teacher calls in a notebook);
 this view reads the visitor's file or pasted numbers, shows the verdict as text, and draws the
 evidence: their matrix, the reference and the difference, and both PE·PEᵀ.
 """
@@ -15,9 +15,11 @@ import numpy as np
 import panel as pn
 import param
 
-from .. import derived, diagnose, encoding, theme
+from .. import derived, encoding
+from .. import diagnosis as diagnose
 from ..state import ExplorerState
-from ..view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text
+from ..ui import theme
+from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text
 
 # Pasted text is for small matrices; larger ones come as a file (diagnose.SIZE_CAP).
 MAX_PASTE_CHARS = 1 << 20

@@ -16,9 +16,10 @@ import numpy as np
 import panel as pn
 import param
 
-from .. import derived, encoding, theme
+from .. import derived, encoding
 from ..state import ExplorerState
-from ..view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text, window
+from ..ui import theme
+from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text, window
 
 # The batch the last step adds pe to: this many sequences of the sentence's length.
 BATCH = 2

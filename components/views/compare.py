@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import encoding, theme
+from .. import encoding
 from ..state import ExplorerState
-from ..view import DATA_COLUMNS, DataTable, number, span_text
+from ..ui import theme
+from ..ui.view import DATA_COLUMNS, DataTable, number, span_text
 
 # Starting positions of the other pairs at the same offset (the text's 7 → 8 and 22 → 23).
 OTHER_STARTS = (0, 22, 100, 1000)

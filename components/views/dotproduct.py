@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import derived, encoding, theme
+from .. import derived, encoding
 from ..state import ExplorerState
-from ..view import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
+from ..ui import theme
+from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
 
 SIMILARITY_TITLES = {"dot": "dot products PE(i)·PE(j)", "cosine": "cosine similarities"}
 

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import encoding, theme
+from .. import encoding
 from ..state import ExplorerState
-from ..view import DATA_COLUMNS, DataTable, number
+from ..ui import theme
+from ..ui.view import DATA_COLUMNS, DataTable, number
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 import panel as pn
 
-from .. import derived, encoding, formula, theme
+from .. import derived, encoding, formula
 from ..state import ExplorerState
-from ..view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text, window
+from ..ui import theme
+from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text, window
 
 # Decimals of the angle and value in the hover label and the formula under the plot.
 DIGITS = 4

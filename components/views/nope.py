@@ -8,9 +8,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import derived, encoding, theme
+from .. import derived, encoding
 from ..state import ExplorerState
-from ..view import DATA_COLUMNS, DataTable, number, span_text
+from ..ui import theme
+from ..ui.view import DATA_COLUMNS, DataTable, number, span_text
 
 # Longer words are cut in tick labels and hover text, so one long word cannot squash the plot.
 MAX_LABEL_CHARS = 12

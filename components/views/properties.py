@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import derived, encoding, theme
+from .. import derived, encoding
 from ..state import ExplorerState
-from ..view import DATA_ROWS, DataTable, number, span_text, window
+from ..ui import theme
+from ..ui.view import DATA_ROWS, DataTable, number, span_text, window
 
 HORIZON = encoding.NEAREST_HORIZON
 # The last position searched, with a thin space between thousands: "9 999".

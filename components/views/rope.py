@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import derived, encoding, methods, theme
+from .. import derived, encoding, methods
 from ..state import ExplorerState
-from ..view import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
+from ..ui import theme
+from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
 
 # Where the other pairs at the same offset start, as in the compare view.
 OTHER_STARTS = (0, 22, 100, 1000)

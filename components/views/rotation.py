@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import encoding, theme
+from .. import encoding
 from ..state import ExplorerState
-from ..view import DataTable, number
+from ..ui import theme
+from ..ui.view import DataTable, number
 
 # R_i(k) is also read off at this position + pos, to show it does not depend on pos.
 FAR_START = 1000

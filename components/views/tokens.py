@@ -10,9 +10,10 @@ import numpy as np
 import panel as pn
 import param
 
-from .. import encoding, theme
+from .. import encoding
 from ..state import ExplorerState
-from ..view import DATA_COLUMNS, DataTable, PlotView, number, span_text
+from ..ui import theme
+from ..ui.view import DATA_COLUMNS, DataTable, PlotView, number, span_text
 
 # Dark text on the amber chip of pos + k: Bootstrap's white on #f0ad4e is 1.9:1 (WCAG asks 4.5).
 CHIP_STYLE = ".bk-btn-warning { color: #1f2328; }"

@@ -6,9 +6,10 @@ import math
 
 import numpy as np
 
-from .. import encoding, theme
+from .. import encoding
 from ..state import ExplorerState
-from ..view import DATA_ROWS, DataTable, number, span_text, window
+from ..ui import theme
+from ..ui.view import DATA_ROWS, DataTable, number, span_text, window
 
 # Points per wavelength of the continuous curves, and bounds on points per curve.
 SAMPLES_PER_WAVELENGTH = 24

@@ -1,0 +1,1 @@
+"""The page around the views: controls, player, tour, questions, share, export, theme."""

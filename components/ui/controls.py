@@ -1,0 +1,297 @@
+"""Widgets for ExplorerState: built from its parameters, so they inherit bounds and labels.
+
+The controls whose range depends on other parameters (pos, k, the rotation pair and the pair
+picker; ExplorerState.limits) are kept in step in one place, Controls._show_limits: each gets
+its new range before its value, in one update, and offers no value the state would move.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import partial
+
+import panel as pn
+import param
+
+from ..fixes.slider import Slider
+from ..methods import MAX_SEED, METHOD_LABELS
+from ..state import MAX_CHOSEN_PAIRS, MAX_TEXT_CHARS, ExplorerState
+from .player import Player
+from .view import WhileShown
+
+D_MODEL_PRESETS = (4, 16, 64, 128, 512)
+# Stops of the base slider: a 1-2-5 log scale from 10 to 100 000.
+BASE_STOPS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
+# How many pairs the pair picker lists, and how many matches of a typed number it shows.
+PAIRS_LISTED = 64
+PAIRS_FOUND = 16
+# The spinner's up and down buttons side by side, each as tall as the box: targets of at least
+# 24 × 24 px (WCAG 2.2, 2.5.8), where BokehJS stacks two half-height ones.
+SPINNER_STYLE = """
+:host .bk-spin-wrapper > .bk-spin-btn { height: 100%; width: 30px; top: 0; bottom: auto; }
+:host .bk-spin-wrapper > .bk-spin-btn.bk-spin-btn-down { right: 30px; }
+:host .bk-spin-wrapper input { padding-right: 64px; }
+"""
+# The sliders' handles on a phone or under a finger: 28 × 28 px instead of 14 × 18 (WCAG 2.2,
+# 2.5.8); noUiSlider already sets touch-action: none on them, so a drag never scrolls the page.
+SLIDER_STYLE = """
+@media (max-width: 600px), (pointer: coarse) {
+  :host { --handle-width: 28px; --handle-height: 28px; }
+}
+"""
+# The chosen pairs' chips in text of 14 px on a phone (Choices.js writes 12 px).
+PAIRS_STYLE = """
+@media (max-width: 600px) { .choices__list--multiple .choices__item { font-size: 14px; } }
+"""
+SIMILARITY_LABELS = {"Dot product": "dot", "Cosine similarity": "cosine"}
+log = logging.getLogger(__name__)
+# The sliders whose range depends on other parameters (ExplorerState.limits).
+BOUNDED_SLIDERS = ("pos", "offset", "rotation_pair", "train_length")
+
+
+def base_options(base: float, options: dict | None = None) -> dict[str, float]:
+    """The base slider's stops as {label: value}, with base (from a link, say) added in order."""
+    values = {float(stop) for stop in BASE_STOPS} | set((options or {}).values()) | {float(base)}
+    return {f"{value:g}": value for value in sorted(values)}
+
+
+def control_label(text: str) -> pn.pane.HTML:
+    """A label for a widget that draws none itself (button groups)."""
+    return pn.pane.HTML(f"<span>{text}</span>", margin=(6, 10, 0, 10))
+
+
+def bounded_slider(state: ExplorerState, name: str, css_class: str) -> Slider:
+    """A slider for a parameter of ExplorerState.limits, offering just the values it may take.
+
+    Not from_param: Panel would also follow the parameter's own (wider) bounds.
+    """
+    parameter = state.param[name]
+    start, end = state.limits()[name]
+    return Slider(
+        label=parameter.label,
+        value=getattr(state, name),
+        start=start,
+        end=end,
+        sizing_mode="stretch_width",
+        css_classes=[css_class],
+    )
+
+
+class Controls(pn.viewable.Viewer):
+    """The explorer's controls: pos, k, d_model (with presets), sequence length and pairs."""
+
+    state = param.ClassSelector(class_=ExplorerState, doc="The shared explorer state.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        state = self.state
+        self.pos = bounded_slider(state, "pos", "pe-control-pos")
+        self.offset = bounded_slider(state, "offset", "pe-control-offset")
+        self.d_model = Slider.from_param(
+            state.param.d_model, sizing_mode="stretch_width", css_classes=["pe-control-d-model"]
+        )
+        self.n_positions = Slider.from_param(
+            state.param.n_positions,
+            sizing_mode="stretch_width",
+            css_classes=["pe-control-n-positions"],
+        )
+        self.presets = [
+            pn.widgets.Button(
+                label=str(value),
+                color="default",
+                width=52,
+                margin=(0, 4, 4, 0),
+                description=f"Set d_model to {value}",
+                css_classes=[f"pe-preset-{value}"],
+            )
+            for value in D_MODEL_PRESETS
+        ]
+        for button, value in zip(self.presets, D_MODEL_PRESETS, strict=True):
+            button.on_click(lambda event, value=value: setattr(state, "d_model", value))
+        self.pairs = pn.widgets.MultiChoice(
+            label="Pairs i shown as waves",
+            options=list(range(state.d_model // 2)),
+            value=state.chosen_pairs,
+            max_items=MAX_CHOSEN_PAIRS,
+            # The list shows the first pairs; typing finds any other. With d_model 2048 it would
+            # otherwise redraw 1024 hidden entries on every step of d_model.
+            option_limit=PAIRS_LISTED,
+            search_option_limit=PAIRS_FOUND,
+            placeholder="Type a pair number",
+            sizing_mode="stretch_width",
+            css_classes=["pe-control-pairs"],
+            stylesheets=[PAIRS_STYLE],
+        )
+        self._syncing_pairs = False
+        self._pairs_while_shown = WhileShown(self._update_pairs)
+        self.pairs.param.watch(self._pairs_chosen, "value")
+        self.base = pn.widgets.DiscreteSlider(
+            label=f"{state.param.base.label} (log scale)",
+            options=base_options(state.base),
+            value=float(state.base),
+            sizing_mode="stretch_width",
+            css_classes=["pe-control-base"],
+        )
+        self.base.param.watch(lambda event: setattr(state, "base", float(event.new)), "value")
+        state.param.watch(self._show_base, "base")
+        self.layout = pn.widgets.RadioButtonGroup.from_param(
+            state.param.layout, sizing_mode="stretch_width", css_classes=["pe-control-layout"]
+        )
+        self.similarity = pn.widgets.RadioButtonGroup.from_param(
+            state.param.similarity,
+            options=SIMILARITY_LABELS,
+            sizing_mode="stretch_width",
+            css_classes=["pe-control-similarity"],
+        )
+        self.rotation_pair = bounded_slider(state, "rotation_pair", "pe-control-rotation-pair")
+        self.train_length = bounded_slider(state, "train_length", "pe-control-train-length")
+        self.player = Player(state=state)
+        self.method = pn.widgets.RadioButtonGroup.from_param(
+            state.param.method,
+            options={label: name for name, label in METHOD_LABELS.items()},
+            sizing_mode="stretch_width",
+            css_classes=["pe-control-method"],
+        )
+        self.heads = Slider.from_param(
+            state.param.heads, sizing_mode="stretch_width", css_classes=["pe-control-heads"]
+        )
+        self.seed = pn.widgets.IntInput.from_param(
+            state.param.seed,
+            width=140,
+            css_classes=["pe-control-seed"],
+            stylesheets=[SPINNER_STYLE],
+        )
+        self.reseed = pn.widgets.Button(
+            label="New q and k",
+            width=120,
+            margin=(22, 10, 4, 4),
+            description="Draw another random query and key (the next seed)",
+            css_classes=["pe-control-reseed"],
+        )
+        self.reseed.on_click(
+            lambda event: setattr(state, "seed", (state.seed + 1) % (MAX_SEED + 1))
+        )
+        for name in BOUNDED_SLIDERS:
+            getattr(self, name).param.watch(partial(self._slider_moved, name), "value")
+        state.param.watch(self._show_limits, [*BOUNDED_SLIDERS, "n_positions", "d_model", "pairs"])
+        # Not from_param: a value the state refuses (a crafted client can send any length past
+        # the box's limit) is turned away here, with one log line, not a traceback.
+        self.text = pn.widgets.TextInput(
+            label=state.param.text.label,
+            value=state.text,
+            max_length=MAX_TEXT_CHARS,
+            placeholder="Type a sentence, then press Enter",
+            sizing_mode="stretch_width",
+            css_classes=["pe-control-text"],
+        )
+        self.text.param.watch(self._text_typed, "value")
+        state.param.watch(self._show_text, "text")
+        sliders = (self.pos, self.offset, self.d_model, self.n_positions, self.base, self.heads)
+        for slider in (*sliders, self.rotation_pair, self.train_length, self.player.speed_slider):
+            slider.stylesheets = [*slider.stylesheets, SLIDER_STYLE]
+
+    def _text_typed(self, event) -> None:
+        """The sentence typed goes to the state; one the state refuses is turned away."""
+        if len(event.new) > MAX_TEXT_CHARS:
+            log.warning(
+                "a sentence of %d characters was turned away (at most %d)",
+                len(event.new),
+                MAX_TEXT_CHARS,
+            )
+            self.text.value = self.state.text
+            return
+        self.state.text = event.new
+
+    def _show_text(self, event) -> None:
+        if self.text.value != event.new:
+            self.text.value = event.new
+
+    def _slider_moved(self, name: str, event) -> None:
+        """A bounded slider moved: set the state (inside the limits), and show what it kept."""
+        low, high = self.state.limits()[name]
+        setattr(self.state, name, min(max(event.new, low), high))
+        self._show_limits()
+
+    def _show_limits(self, *events) -> None:
+        """Show each bounded control's range and value; the one place they are kept in step.
+
+        The range goes first, in the same update as the value: a slider is never sent a value
+        outside the range it shows. The pair picker gets its options with its value in the same
+        way, when d_model or the pairs change (and once it is on screen: _update_pairs).
+        """
+        limits = self.state.limits()
+        for name in BOUNDED_SLIDERS:
+            slider = getattr(self, name)
+            start, end = limits[name]
+            wanted = {"start": start, "end": end, "value": getattr(self.state, name)}
+            changed = {key: value for key, value in wanted.items() if getattr(slider, key) != value}
+            if changed:
+                slider.param.update(changed)
+        if any(event.name in ("d_model", "pairs") for event in events):
+            self._show_pairs()
+
+    def _pairs_chosen(self, event):
+        if not self._syncing_pairs:
+            self.state.pairs = sorted(int(i) for i in event.new)
+
+    def follow_pairs(self, followed: bool) -> None:
+        """Whether the pair picker follows the state now (it is on screen), or catches up later.
+
+        The picker redraws itself whole for new options or a new value, and
+        both change with every step of d_model: a step would pay that for a picker no one sees.
+        """
+        self._pairs_while_shown.set_shown(followed)
+
+    def _show_pairs(self, *events):
+        """Show the pairs in use (the visitor's, or the spread chosen for this d_model), in one
+        update: the picker redraws itself for each change it is sent."""
+        self._pairs_while_shown.request()
+
+    def _update_pairs(self) -> None:
+        self._syncing_pairs = True
+        try:
+            low, high = self.state.limits()["pairs"]
+            options = list(range(low, high + 1))
+            update = {"value": self.state.chosen_pairs}
+            if options != self.pairs.options:
+                update["options"] = options
+            self.pairs.param.update(update)
+        finally:
+            self._syncing_pairs = False
+
+    def _show_base(self, event):
+        """Follow state.base, adding it as a stop when it is not one (a base from a link)."""
+        if event.new not in self.base.options.values():
+            self.base.options = base_options(event.new, self.base.options)
+        self.base.value = float(event.new)
+
+    def widgets(self, names=None) -> list:
+        """The widgets for the named controls (all of them by default), in page order."""
+        every = {
+            "method": [control_label(self.state.param.method.label), self.method],
+            "play": self.player.widgets(),
+            "pos": [self.pos],
+            "offset": [self.offset],
+            "d_model": [
+                self.d_model,
+                control_label("Presets"),
+                pn.FlexBox(
+                    *self.presets, flex_wrap="wrap", sizing_mode="stretch_width", margin=(0, 10)
+                ),
+            ],
+            "n_positions": [self.n_positions],
+            "base": [self.base],
+            "layout": [control_label(self.state.param.layout.label), self.layout],
+            "pairs": [self.pairs],
+            "similarity": [control_label(self.state.param.similarity.label), self.similarity],
+            "rotation_pair": [self.rotation_pair],
+            "text": [self.text],
+            "heads": [self.heads],
+            "seed": [pn.Row(self.seed, self.reseed, sizing_mode="stretch_width")],
+            "train_length": [self.train_length],
+        }
+        chosen = every if names is None else [name for name in every if name in names]
+        return [widget for name in chosen for widget in every[name]]
+
+    def __panel__(self):
+        return pn.Column(*self.widgets(), sizing_mode="stretch_width")

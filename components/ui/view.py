@@ -1,0 +1,285 @@
+"""PlotView: the one view class (one long-lived Plotly pane, updated in place from the state)."""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import panel as pn
+import param
+
+from .. import formula
+from ..fixes.chart_names import NamedPlotly
+from ..state import ExplorerState
+
+# Decimals of the numbers in a chart's name and its Show data table, as in the hover labels.
+DATA_DIGITS = 4
+# Show data lists the rows near the selection: pos − 3 … pos + 3, and at most 16 columns.
+DATA_ROWS, DATA_COLUMNS = 7, 16
+
+ERROR_STYLE = """
+:host { width: 100%; }
+.pe-error { border: 1px solid #b91c1c; background: #fef2f2; color: #7f1d1d;
+            padding: 0.5em 0.75em; border-radius: 6px; }
+"""
+
+# On a phone a chart's title is set smaller and lower, so that it fits the width, under Plotly's
+# toolbar (which a touch screen always shows); Plotly writes its font size inline.
+CHART_STYLE = """
+@media (max-width: 600px) {
+  .gtitle { font-size: 12px !important; }
+  .g-gtitle { transform: translateY(14px); }
+}
+"""
+
+NOTE_STYLE = """
+:host { width: 100%; }
+p.pe-method-note { margin: 0.3em 0; padding: 0.5em 0.75em; line-height: 1.45;
+                   border-left: 3px solid var(--pe-grid, #d1d5db); }
+"""
+
+
+DATA_STYLE = """
+:host { width: 100%; min-width: 0; }
+details.pe-data { margin: 0.2em 0; }
+details.pe-data summary { cursor: pointer; width: fit-content; }
+.pe-data-scroll { overflow-x: auto; max-width: 100%; }
+table.pe-data-table { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+.pe-data-table caption { text-align: left; padding: 0.3em 0; }
+.pe-data-table th, .pe-data-table td { padding: 0.15em 0.6em; text-align: right;
+                                       white-space: nowrap;
+                                       border-bottom: 1px solid var(--pe-grid, #d1d5db); }
+p.pe-data-note { margin: 0.3em 0; line-height: 1.45; }
+"""
+
+
+@dataclass(frozen=True)
+class DataTable:
+    """The numbers a chart draws, as its Show data table lists them (plain text throughout:
+    data_html escapes it)."""
+
+    caption: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple, ...]  # one tuple of cells per row: text, whole numbers or floats
+    note: str = ""  # which part of the data is listed, when not all of it
+
+
+def number(value: float) -> str:
+    """A number as a chart's name and its table print it: 4 decimals, minus as U+2212."""
+    return formula.fixed(float(value), DATA_DIGITS)
+
+
+def cell_text(value) -> str:
+    """One cell of a DataTable as text: floats with 4 decimals, NaN (nothing drawn) as "–"."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    value = float(value)
+    return "–" if math.isnan(value) else number(value)
+
+
+def window(center: int, count: int, size: int) -> range:
+    """size consecutive indices of 0 … count − 1 around center (fewer when count is smaller)."""
+    start = max(0, min(center - (size - 1) // 2, count - size))
+    return range(start, min(count, start + size))
+
+
+def span_text(shown: range) -> str:
+    """The indices listed, as "4–10" (or "4" for one)."""
+    return f"{shown[0]}–{shown[-1]}" if len(shown) > 1 else f"{shown[0]}"
+
+
+def data_html(table: DataTable) -> str:
+    """The table in a closed <details> "Show data", scrollable sideways on its own."""
+    escape = html.escape
+    head = "".join(f'<th scope="col">{escape(column)}</th>' for column in table.columns)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<th scope="row">{escape(cell_text(cell))}</th>'
+            if index == 0
+            else f"<td>{escape(cell_text(cell))}</td>"
+            for index, cell in enumerate(row)
+        )
+        + "</tr>"
+        for row in table.rows
+    )
+    note = f'<p class="pe-data-note">{escape(table.note)}</p>' if table.note else ""
+    # A region that scrolls must take the focus, so keys can scroll it (axe: scrollable-region-
+    # focusable); its name is the caption.
+    return (
+        '<details class="pe-data"><summary>Show data</summary>'
+        f'<div class="pe-data-scroll" role="region" tabindex="0" '
+        f'aria-label="{escape(table.caption)}">'
+        f'<table class="pe-data-table"><caption>{escape(table.caption)}</caption>'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>{note}</details>"
+    )
+
+
+class WhileShown:
+    """Runs an update at once while its widget or view is on screen; off screen, it notes that
+    one is due and runs it once when shown again."""
+
+    def __init__(self, update: Callable[[], None]):
+        self._update = update
+        self.shown = True
+        self.stale = False
+
+    def request(self) -> None:
+        if not self.shown:
+            self.stale = True
+            return
+        self.stale = False
+        self._update()
+
+    def set_shown(self, shown: bool) -> None:
+        self.shown = shown
+        if shown and self.stale:
+            self.request()
+
+
+class PlotView(pn.viewable.Viewer):
+    """A view of ExplorerState as its row of the view table describes it (pe_explorer.views):
+    its figure, drawn at its height, and its readout, redrawn only when a parameter it follows
+    changes."""
+
+    state = param.ClassSelector(class_=ExplorerState, doc="The shared explorer state.")
+    spec = param.Parameter(doc="The view's row of the view table (pe_explorer.views.ViewSpec).")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._plot = NamedPlotly(
+            None,
+            sizing_mode="stretch_width",
+            height=self.spec.plot_height,
+            config=self._config(),
+            margin=(0, 0),
+            stylesheets=[CHART_STYLE],
+        )
+        self._error = pn.pane.HTML("", visible=False, stylesheets=[ERROR_STYLE], margin=(4, 0))
+        # Under a method the view means nothing for, this line replaces its content.
+        self._note = pn.pane.HTML(
+            "",
+            visible=False,
+            sizing_mode="stretch_width",
+            stylesheets=[NOTE_STYLE],
+            margin=(4, 8),
+            css_classes=["pe-method-note-pane"],
+        )
+        # The numbers the chart draws, as a table; kept open across updates (fixes/chart_names).
+        self._data = pn.pane.HTML(
+            "",
+            sizing_mode="stretch_width",
+            stylesheets=[DATA_STYLE],
+            margin=(0, 8, 4, 8),
+            css_classes=["pe-data-pane"],
+        )
+        self._content: pn.Column | None = None
+        self._extras = self.extra_panes()
+        self._while_shown = WhileShown(self._redraw_unlocked)
+        self._refresh()
+        self.state.param.watch(self._refresh, list(self.spec.follows))
+
+    def extra_panes(self) -> list:
+        """Panes shown under the plot: the readout, when the view has one."""
+        if self.spec.readout is None:
+            return []
+        self._readout = pn.pane.HTML(
+            "", sizing_mode="stretch_width", stylesheets=[self.spec.readout_style], margin=(4, 8)
+        )
+        return [self._readout]
+
+    def update_extras(self) -> None:
+        """Refresh the readout from the state."""
+        if self.spec.readout is not None:
+            self._readout.object = self.spec.readout(self.state)
+
+    def description(self) -> str:
+        """The chart's accessible name: what it shows and its key numbers now."""
+        return self.spec.describe(self.state)
+
+    def data_table(self) -> DataTable:
+        """The numbers the chart draws, for its Show data table."""
+        return self.spec.data(self.state)
+
+    def figure(self) -> dict:
+        """The view's figure for the state, at its height unless the figure sets its own."""
+        figure = self.spec.figure(self.state)
+        figure["layout"].setdefault("height", self.spec.plot_height)
+        return figure
+
+    def _config(self) -> dict:
+        state = self.state
+        return {
+            "displaylogo": False,
+            "responsive": True,
+            "toImageButtonOptions": {
+                "format": "png",
+                "scale": 2,
+                "filename": f"pe-{self.spec.name}-d{state.d_model}-n{state.n_positions}",
+            },
+        }
+
+    def set_shown(self, shown: bool) -> None:
+        """Pause updates while the view is off the page; catch up when it is shown again."""
+        self._while_shown.set_shown(shown)
+
+    def _refresh(self, *events) -> None:
+        self._while_shown.request()
+
+    def _redraw_unlocked(self) -> None:
+        # Under `panel serve` each property change would be its own message (config, figure,
+        # readout); held together they are one.
+        with pn.io.unlocked():
+            self._redraw()
+
+    def _show_method_note(self) -> bool:
+        """Show the one-line note instead of the content when the method has nothing to draw
+        here; True when it does."""
+        note = self.spec.method_note(self.state.method)
+        self._note.object = f'<p class="pe-method-note">{note}</p>' if note else ""
+        self._note.visible = bool(note)
+        if self._content is not None:
+            self._content.visible = not note
+        return bool(note)
+
+    def _redraw(self) -> None:
+        if self._show_method_note():
+            return
+        try:
+            figure = self.figure()
+            self.update_extras()
+            label = self.description()
+            data = data_html(self.data_table())
+        except ValueError as error:
+            # The state never lets a bad value through; if one did, say so in words.
+            self._error.object = f'<div class="pe-error">{html.escape(str(error))}</div>'
+            self._error.visible = True
+            return
+        self._error.visible = False
+        config = self._config()
+        if config != self._plot.config:
+            self._plot.config = config
+        height = figure["layout"]["height"]
+        if height != self._plot.height:
+            self._plot.height = height
+        self._plot.label = label
+        self._data.object = data
+        # Only what changed travels: a moved marker is a small relayout, not a new figure.
+        self._plot.show(figure)
+
+    def content(self) -> pn.Column:
+        """What the view shows: its plot and the panes under it."""
+        return pn.Column(
+            self._error, self._plot, self._data, *self._extras, sizing_mode="stretch_width"
+        )
+
+    def __panel__(self):
+        if self._content is None:
+            self._content = self.content()
+            self._content.visible = not self._note.visible
+        return pn.Column(self._note, self._content, sizing_mode="stretch_width")

@@ -1,0 +1,211 @@
+"""Accessibility of the real Pyodide build, offline: axe-core (WCAG 2.0 to 2.2, A and AA) finds
+no violation on the default page, every view alone and embedded, the dark theme, a visitor whose
+system prefers dark, and a phone; and a keyboard alone reaches the controls in page order and
+moves the views.
+
+One browser profile per kind of visitor; each page is a new link in that profile (after the first
+load the service worker serves the site, so a link takes seconds). The whole page is scrolled
+through before axe runs, so the cards drawn when they come into view are checked too.
+"""
+
+from __future__ import annotations
+
+import pytest
+from a11y_support import axe_missing, describe, run_axe, scroll_through
+from browser_support import FOCUS_JS, SHOWN_POS_JS, tab_to
+from pe_explorer.views import VIEWS
+from pyodide_support import offline_site, unavailable, visit_offline
+from test_access_browser import CONTROLS
+
+pytestmark = pytest.mark.pyodide
+
+NAMES = [spec.name for spec in VIEWS]
+DESKTOP_PAGES = [
+    "",
+    *[f"?view={name}" for name in NAMES],
+    "?theme=dark",
+    *[f"?view={name}&embed=1" for name in NAMES],
+]
+DARK_VISITOR_PAGES = ["", "?view=heatmap"]
+PHONE_PAGES = ["", "?view=heatmap&embed=1"]
+PHONE = {
+    "viewport": (390, 844),
+    "context_options": {"is_mobile": True, "has_touch": True, "device_scale_factor": 3},
+}
+DARK_VISITOR = {"context_options": {"color_scheme": "dark"}}
+TAB_PRESSES = 80
+
+# The views a page shows, by class (pe-view-NAME), searched through every shadow root.
+VIEWS_SHOWN_JS = """() => __offline.deep('[class*="pe-view-"]').map((e) =>
+  [...e.classList].find((c) => c.startsWith('pe-view-')).slice('pe-view-'.length))"""
+
+
+def views_expected(query: str) -> list[str]:
+    """The views a link shows: the one it names, else all of them."""
+    for part in query.lstrip("?").split("&"):
+        if part.startswith("view="):
+            return [part.removeprefix("view=")]
+    return NAMES
+
+
+def check_page(site, query: str) -> dict:
+    """Open the link, draw every card, and run axe: what a test needs to say what went wrong."""
+    first_load = not query and not site.earlier_loads  # the page is open already
+    load = site.load if first_load else site.goto(query)
+    record = {"interactive": load["interactive"], "error": load["error"]}
+    if not load["interactive"]:
+        return record
+    record["pending"] = scroll_through(site.page)
+    record["views"] = sorted(set(site.page.evaluate(VIEWS_SHOWN_JS)))
+    record["violations"] = run_axe(site.page)
+    return record
+
+
+# The sliders after pos, in page order, and the link key each one writes.
+KEYED_SLIDERS = {
+    "pe-control-offset": "offset",
+    "pe-control-d-model": "d_model",
+    "pe-control-n-positions": "n_positions",
+    "pe-control-base": "base",
+}
+LINK_VALUE_JS = "(key) => new URLSearchParams(location.search).get(key)"
+
+
+def tab_order(site) -> dict:
+    """From the top of the default page: the controls Tab reaches, in order; then ArrowRight on
+    the pos slider reached by Tab, and what each view shows for pos once the worker answered."""
+    site.goto("")
+    page = site.page
+    page.evaluate("() => { window.scrollTo(0, 0); document.activeElement?.blur(); }")
+    reached = []
+    for _ in range(TAB_PRESSES):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUS_JS).split()
+        reached += [c for c in CONTROLS if c in focused and c not in reached]
+    page.evaluate("() => { window.scrollTo(0, 0); document.activeElement?.blur(); }")
+    before = page.evaluate(SHOWN_POS_JS)
+    tab_to(page, "pe-control-pos", TAB_PRESSES)
+    page.keyboard.press("ArrowRight")
+    settled = site.settle(settle_ms=2000)
+    after = page.evaluate(SHOWN_POS_JS)
+    # Then on, by Tab, each slider after it: one key, and the link (which the state writes once
+    # Python has taken the step) says the new value.
+    moved = {}
+    for css_class, key in KEYED_SLIDERS.items():
+        was = page.evaluate(LINK_VALUE_JS, key)
+        tab_to(page, css_class, TAB_PRESSES)
+        page.keyboard.press("ArrowRight")
+        site.settle(settle_ms=1500)
+        moved[key] = (was, page.evaluate(LINK_VALUE_JS, key))
+    return {"reached": reached, "before": before, "after": after, "moved": moved, **settled}
+
+
+def visit_pages(queries: list[str], viewport=(1280, 900), context_options=None, keyboard=False):
+    """A visit of the site in one profile: each link checked with axe, then the keyboard."""
+
+    def visit(site_dir) -> dict:
+        record = {"pages": {}, "errors": {}}
+        with offline_site.open_offline_site(
+            site_dir, "index.html", viewport=viewport, context_options=context_options
+        ) as site:
+            record["first_load"] = site.load
+            if not site.interactive:
+                return record
+            for query in queries:
+                try:
+                    record["pages"][query] = check_page(site, query)
+                except Exception as error:  # one page's failure must not hide the others'
+                    record["errors"][query] = f"{type(error).__name__}: {error}"
+            if keyboard:
+                try:
+                    record["keyboard"] = tab_order(site)
+                except Exception as error:
+                    record["errors"]["keyboard"] = f"{type(error).__name__}: {error}"
+            record["console_errors"] = site.console_errors()
+        return record
+
+    return visit
+
+
+def open_visit(request, queries, **options) -> dict:
+    missing = axe_missing()
+    if missing:
+        unavailable(missing)
+    return visit_offline(request, visit_pages(queries, **options))
+
+
+@pytest.fixture(scope="module")
+def desktop(request) -> dict:
+    return open_visit(request, DESKTOP_PAGES, keyboard=True)
+
+
+@pytest.fixture(scope="module")
+def dark_visitor(request) -> dict:
+    return open_visit(request, DARK_VISITOR_PAGES, **DARK_VISITOR)
+
+
+@pytest.fixture(scope="module")
+def phone(request) -> dict:
+    return open_visit(request, PHONE_PAGES, **PHONE)
+
+
+def assert_no_violation(visit: dict, query: str, who: str) -> None:
+    where = f"{who} {query or '(default page)'}"
+    assert visit["first_load"]["interactive"], f"{who}: {visit['first_load']['error']}"
+    assert query not in visit["errors"], f"{where}: {visit['errors'].get(query)}"
+    page = visit["pages"][query]
+    assert page["interactive"], f"{where}: {page['error']}"
+    assert page["views"] == sorted(views_expected(query)), f"{where}: shows {page['views']}"
+    assert page["pending"] == 0, f"{where}: {page['pending']} cards were never drawn"
+    assert page["violations"] == [], describe(page["violations"], where)
+
+
+def page_id(query: str) -> str:
+    return query.lstrip("?") or "default"
+
+
+@pytest.mark.parametrize("query", DESKTOP_PAGES, ids=page_id)
+def test_axe_finds_no_violation_on_a_desktop(desktop, query):
+    assert_no_violation(desktop, query, "1280 × 900")
+
+
+@pytest.mark.parametrize("query", DARK_VISITOR_PAGES, ids=page_id)
+def test_axe_finds_no_violation_for_a_visitor_who_prefers_dark(dark_visitor, query):
+    assert_no_violation(dark_visitor, query, "prefers-color-scheme: dark")
+
+
+@pytest.mark.parametrize("query", PHONE_PAGES, ids=page_id)
+def test_axe_finds_no_violation_on_a_phone(phone, query):
+    assert_no_violation(phone, query, "390 × 844 phone")
+
+
+def test_tab_from_the_top_reaches_every_control_in_page_order(desktop):
+    assert "keyboard" not in desktop["errors"], desktop["errors"].get("keyboard")
+    assert desktop["keyboard"]["reached"] == CONTROLS
+
+
+def test_arrow_right_on_the_pos_slider_reached_by_tab_moves_the_views(desktop):
+    assert "keyboard" not in desktop["errors"], desktop["errors"].get("keyboard")
+    keyboard = desktop["keyboard"]
+    assert keyboard["settled"], keyboard["error"]
+    on_screen = ("slider", "readout", "heatmap", "bars")
+    assert {key: keyboard["before"][key] for key in on_screen} == dict.fromkeys(on_screen, 7)
+    assert {key: keyboard["after"][key] for key in on_screen} == dict.fromkeys(on_screen, 8)
+
+
+def test_console_has_no_errors(desktop, dark_visitor, phone):
+    errors = [
+        (who, error)
+        for who, visit in (("desktop", desktop), ("dark", dark_visitor), ("phone", phone))
+        for error in visit.get("console_errors", [])
+        if "favicon.ico" not in error["url"] + error["text"]
+    ]
+    assert errors == []
+
+
+def test_every_slider_reached_by_tab_moves_the_state_with_one_key(desktop):
+    assert "keyboard" not in desktop["errors"], desktop["errors"].get("keyboard")
+    moved = desktop["keyboard"]["moved"]
+    assert set(moved) == set(KEYED_SLIDERS.values())
+    for key, (before, after) in moved.items():
+        assert after is not None and after != before, (key, before, after)

@@ -1,0 +1,140 @@
+"""The controls in the real Pyodide build, offline (issue 22): the reproduction, Home and End
+after the range changed, a storm of over 200 inputs from the bounds, and every view catching up when
+scrolled to. One browser profile: the first load fills the service worker's cache, so the
+other links open as return visits."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from controls_support import (
+    STORM_STARTS,
+    catch_up_and_step_times,
+    late_views,
+    press,
+    settled_state,
+    storm,
+)
+from pe_explorer.state import ExplorerState
+from pe_explorer.views import VIEWS
+from pyodide_support import offline_site, visit_offline
+
+pytestmark = pytest.mark.pyodide
+
+STORM_BURSTS = 8  # of 10 keys or a preset click, from each of the three starts
+
+
+def query(values: dict) -> str:
+    return "&".join(f"{key}={value}" for key, value in values.items())
+
+
+def drive(site_dir) -> dict:
+    record = {"loads": [], "errors": {}}
+    with offline_site.open_offline_site(site_dir, "index.html") as site:
+
+        def open_link(link: str) -> bool:
+            site.url = f"https://app.local/index.html?{link}"
+            load = site._load(300)
+            record["loads"].append((link, load["interactive"], load["error"]))
+            return load["interactive"]
+
+        def attempt(name, steps):
+            """Run steps; keep what they return, or the error that stopped them."""
+            try:
+                record[name] = steps()
+            except AssertionError as error:
+                record["errors"][name] = str(error)
+
+        def reproduction():
+            open_link("n_positions=256&pos=0&offset=0&d_model=128")
+            press(site.page, "offset", ["End"])
+            return settled_state(site.page, "k = 255 everywhere", timeout_s=60)
+
+        def home_and_end():
+            open_link("n_positions=256&pos=100&d_model=64")
+            seen = []
+            for slider, key in [("offset", "Home"), ("offset", "End"), ("pos", "End")]:
+                press(site.page, slider, [key])
+                seen.append(settled_state(site.page, f"{key} on {slider}", timeout_s=60))
+            press(site.page, "n_positions", ["PageUp"] * 10)  # 5 steps each: 256 → 306
+            seen.append(settled_state(site.page, "the new length", timeout_s=60))
+            press(site.page, "pos", ["End"])
+            seen.append(settled_state(site.page, "End on pos", timeout_s=60))
+            return seen
+
+        def storms():
+            ends = {}
+            for start, values in STORM_STARTS.items():
+                open_link(query(values))
+                model = ExplorerState(**values)
+                rng = random.Random(f"pyodide-{start}")
+                ends[start] = storm(site.page, rng, model, STORM_BURSTS, coalesced=True)[1]
+            return ends
+
+        def catch_up():
+            values = STORM_STARTS["pos-0-k-0"]
+            open_link(query(values))
+            for spec in VIEWS:  # draw every view once, then leave them off screen
+                site.page.locator(f".pe-view-{spec.name}").first.scroll_into_view_if_needed()
+                site.page.wait_for_timeout(500)
+            site.page.locator(f".pe-view-{VIEWS[0].name}").first.scroll_into_view_if_needed()
+            site.page.wait_for_timeout(1500)
+            model = ExplorerState(**values)
+            weights = {"pos": 1, "offset": 1}
+            rng = random.Random("pyodide-catch-up")
+            state, _ = storm(site.page, rng, model, 5, weights=weights, coalesced=True)
+            return catch_up_and_step_times(site.page, state)
+
+        if not site.interactive:
+            return record
+        attempt("reproduction", reproduction)
+        attempt("home_and_end", home_and_end)
+        attempt("storms", storms)
+        attempt("catch_up", catch_up)
+        record["console_errors"] = site.console_errors()
+    return record
+
+
+@pytest.fixture(scope="module")
+def visit(request) -> dict:
+    """What happened on one offline visit of the built site, with several links."""
+    return visit_offline(request, drive)
+
+
+def test_every_link_becomes_interactive(visit):
+    assert visit["loads"] and all(interactive for _, interactive, _ in visit["loads"]), visit[
+        "loads"
+    ]
+
+
+def test_end_on_the_offset_from_pos_0_and_k_0_shows_k_255_everywhere(visit):
+    assert "reproduction" not in visit["errors"], visit["errors"].get("reproduction")
+    assert visit["reproduction"] == {"pos": 0, "offset": 255, "d_model": 128, "n_positions": 256}
+
+
+def test_home_and_end_reach_the_ends_of_a_linked_and_of_a_changed_range(visit):
+    assert "home_and_end" not in visit["errors"], visit["errors"].get("home_and_end")
+    assert [(s["pos"], s["offset"], s["n_positions"]) for s in visit["home_and_end"]] == [
+        (100, -100, 256),
+        (100, 255, 256),
+        (255, 255, 256),
+        (255, 255, 306),
+        (305, 255, 306),
+    ]
+
+
+def test_a_storm_of_200_inputs_from_the_bounds_leaves_the_page_agreeing(visit):
+    assert "storms" not in visit["errors"], visit["errors"].get("storms")
+    assert set(visit["storms"]) == set(STORM_STARTS)
+    assert sum(visit["storms"].values()) >= 200
+
+
+def test_after_a_storm_every_view_catches_up_within_one_steps_time(visit):
+    assert "catch_up" not in visit["errors"], visit["errors"].get("catch_up")
+    assert late_views(visit["catch_up"]) == {}, visit["catch_up"]
+
+
+def test_console_has_no_errors(visit):
+    errors = [e for e in visit["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
+    assert errors == []

@@ -1,0 +1,72 @@
+"""Running one offline visit of the built Pyodide site for a test module.
+
+The runtime is the shared mirror beside the checkout (../shared/pyodide-mirror) unless
+$PYODIDE_MIRROR names another. With CI=true a missing runtime or browser fails the test
+instead of skipping it (`unavailable`): a CI run that skipped these tests would pass without
+ever loading the site.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+SHARED_OFFLINE = SHARED / "pyodide-offline"
+SHARED_MIRROR = SHARED / "pyodide-mirror"
+HOW_TO_GET_IT = (
+    "./build.sh setup installs chromium, openssl and playwright; the harness and the mirror are "
+    "../shared/pyodide-offline and ../shared/pyodide-mirror beside the checkout, or set "
+    "$PYODIDE_MIRROR; see ../shared/pyodide-offline/README.md"
+)
+if SHARED_OFFLINE.is_dir() and str(SHARED_OFFLINE) not in sys.path:
+    sys.path.insert(0, str(SHARED_OFFLINE))
+
+try:
+    import offline_site
+except ImportError:
+    offline_site = None
+
+
+def unavailable(reason: str):
+    """A test cannot run here: fail under CI=true, skip on a developer's machine."""
+    if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+        pytest.fail(f"CI=true and {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def mirror() -> Path:
+    """$PYODIDE_MIRROR, else the shared mirror beside the checkout (never copied into it)."""
+    return Path(os.environ.get("PYODIDE_MIRROR") or SHARED_MIRROR).expanduser()
+
+
+def visit_offline(request: pytest.FixtureRequest, visit: Callable[[Path], dict]) -> dict:
+    """visit(site_dir) once, offline; `unavailable` names what is missing when it can't."""
+    if offline_site is None:
+        missing = [f"no offline Pyodide harness (offline_site.py) at {SHARED_OFFLINE}"]
+    else:
+        missing = offline_site.missing_prerequisites(mirror())
+    if missing:
+        unavailable(f"the Pyodide tests cannot run: {'; '.join(missing)}. To fix: {HOW_TO_GET_IT}")
+    site_dir = request.getfixturevalue("site_dir")
+    # offline_site starts its own Playwright, which refuses to start in a thread where another
+    # one runs (the session's `browser` fixture), so the visit gets a thread of its own.
+    with pytest.MonkeyPatch.context() as patch, ThreadPoolExecutor(max_workers=1) as pool:
+        patch.setenv("PYODIDE_MIRROR", str(mirror()))  # open_offline_site's default mirror
+        return pool.submit(visit, site_dir).result()
+
+
+def wait_for(site, expression: str, timeout_s: float = 90, poll_s: float = 0.1) -> bool:
+    """Poll a JS expression in the offline site's page until it holds (True) or time runs out."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if site.expect_js(expression):
+            return True
+        time.sleep(poll_s)
+    return False

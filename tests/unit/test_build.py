@@ -1,0 +1,323 @@
+"""The static site that `./build.sh build` writes: entry page, worker requirements, assets."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+import zipfile
+from pathlib import Path, PurePosixPath
+
+import pytest
+from pe_explorer.ui.icon import icon_data_uri
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+TITLE = "Positional Encoding Explorer"
+PROJECT = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+WHEEL_NAME = re.compile(rf"^\./wheels/{PROJECT['name'].replace('-', '_')}-[^/]+-py3-none-any\.whl$")
+BINARY_SUFFIXES = {".whl", ".zip", ".png", ".ico", ".wasm"}
+STATIC_FILES = sorted(
+    p.relative_to(REPO_ROOT) for p in (REPO_ROOT / "static").rglob("*") if p.is_file()
+)
+
+
+def worker_script(site: Path) -> Path:
+    """The script index.html starts as its Web Worker."""
+    match = re.search(r'new Worker\("([^"]+)"\)', (site / "index.html").read_text(encoding="utf-8"))
+    assert match, "index.html starts no Web Worker"
+    return site / match[1]
+
+
+def site_lock(site: Path) -> dict:
+    """The Pyodide lock file the worker loads its packages with (scripts/runtime.py)."""
+    return json.loads((site / "runtime" / "pe-lock.json").read_text(encoding="utf-8"))
+
+
+def loaded_packages(worker: Path) -> list[str]:
+    """The packages the worker asks loadPyodide for."""
+    found = re.findall(r"^\s*packages: (\[.*\]),$", worker.read_text(encoding="utf-8"), re.M)
+    assert len(found) == 1, f"expected one packages list in {worker.name}, found {found}"
+    return json.loads(found[0])
+
+
+def text_files(site: Path) -> dict[str, str]:
+    """Every text file the build wrote, and every text member of its wheels, by name (not the
+    third-party runtime files, which are copied as pinned: tests below check their hashes)."""
+    texts = {}
+    for path in sorted(p for p in site.rglob("*") if p.is_file()):
+        name = str(path.relative_to(site))
+        if name.startswith("runtime/") and name != "runtime/pe-lock.json":
+            continue
+        if path.suffix == ".whl":
+            with zipfile.ZipFile(path) as wheel:
+                for member in wheel.namelist():
+                    texts[f"{name}!{member}"] = wheel.read(member).decode("utf-8", "replace")
+        elif path.suffix not in BINARY_SUFFIXES:
+            texts[name] = path.read_text(encoding="utf-8", errors="replace")
+    return texts
+
+
+def test_index_page_is_the_app_with_its_title(site_dir):
+    html = (site_dir / "index.html").read_text(encoding="utf-8")
+    assert f"<title>{TITLE}</title>" in html
+    assert worker_script(site_dir).is_file()
+
+
+def test_worker_loads_numpy_and_not_what_the_app_never_imports(site_dir):
+    # plotly.js draws; plotly.py (a 9.7 MB wheel) is never imported, so never downloaded, and
+    # nor are pandas, pillow and the rest of Panel's and Bokeh's metadata the app never uses.
+    packages = loaded_packages(worker_script(site_dir))
+    assert {"numpy", "bokeh", "panel", "pe-explorer"} <= set(packages)
+    assert not {"plotly", "pandas", "pillow", "micropip"} & set(packages)
+    assert sorted(packages) == sorted(site_lock(site_dir)["packages"])
+
+
+# Builds the page, shows every view and panel, and moves every control the views follow.
+EVERY_VIEW_AND_CONTROL = """
+import sys
+import panel as pn
+from bokeh.document import Document
+from pe_explorer.ui.page import ExplorerPage
+from pe_explorer.views import VIEW_NAMES
+
+pn.extension("plotly")
+page = ExplorerPage()
+pn.panel(page).get_root(Document())
+for name in VIEW_NAMES:
+    page.probe(name).on_screen = True
+page._share_toggle.value = page._export_toggle.value = True
+page.state.param.update(d_model=64, pos=3, offset=5, n_positions=300, text="a b a")
+page.state.param.update(layout="concatenated", theme="dark", base=500.0, pairs=[0, 2])
+print(sorted(name for name in sys.modules if name.split(".")[0] == "plotly"))
+"""
+
+
+def test_the_app_never_imports_plotly_py():
+    """What lets the site skip plotly.py's wheel: the app, all of it in use, never imports it."""
+    result = subprocess.run(
+        [sys.executable, "-c", EVERY_VIEW_AND_CONTROL],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.strip() == "[]"
+
+
+def test_worker_loads_the_project_wheel_from_the_site(site_dir):
+    entry = site_lock(site_dir)["packages"]["pe-explorer"]
+    # Relative to runtime/, the folder of the lock file: the site works under any path.
+    assert WHEEL_NAME.match("./" + entry["file_name"].removeprefix("../")), entry["file_name"]
+    wheel = site_dir / "runtime" / entry["file_name"]
+    with zipfile.ZipFile(wheel) as archive:
+        assert "pe_explorer/__init__.py" in archive.namelist()
+
+
+def test_every_package_file_is_in_the_site_with_the_hash_the_lock_names(site_dir):
+    for name, entry in site_lock(site_dir)["packages"].items():
+        path = site_dir / "runtime" / entry["file_name"]
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == entry["sha256"], name
+
+
+def test_the_page_and_the_worker_load_nothing_from_another_host(site_dir):
+    page = (site_dir / "index.html").read_text(encoding="utf-8")
+    worker = worker_script(site_dir).read_text(encoding="utf-8")
+    shared = (site_dir / "app-shared.js").read_text(encoding="utf-8")
+    assert (
+        re.findall(
+            r"https?://[^\s\"'<>]*(?:cdn|pypi|pythonhosted)[^\s\"'<>]*", page + worker + shared
+        )
+        == []
+    )
+    (pyodide,) = re.findall(r'importScripts\("([^"]+)"\)', worker)
+    assert (site_dir / pyodide).is_file()
+    for url in re.findall(r'(?:src|href)="(runtime/[^"]+)"', page):
+        assert (site_dir / url).is_file(), url
+
+
+def test_the_service_worker_is_named_after_the_build_and_caches_what_the_worker_loads(site_dir):
+    script = (site_dir / "sw.js").read_text(encoding="utf-8")
+    (build,) = re.findall(r"const BUILD = '([0-9a-f]{16})';", script)
+    files = json.loads(re.search(r"const SITE_FILES = (\[.*?\]);", script, re.S)[1])
+    assert all((site_dir / name).is_file() for name in files)
+    lock_files = {
+        str(PurePosixPath("runtime", e["file_name"])).replace("runtime/../", "")
+        for e in site_lock(site_dir)["packages"].values()
+    }
+    assert lock_files <= set(files)
+    assert {"app.js", "app-shared.js", "app-relay.js"} <= set(files)
+    # The build's name also names the shared runtime (a page never joins another build's).
+    meta = f'<meta name="pe-service-worker" content="sw.js" data-build="{build}">'
+    assert meta in (site_dir / "index.html").read_text()
+
+
+def test_the_shared_runtime_loads_as_the_worker_does_and_runs_the_same_app(site_dir):
+    worker = worker_script(site_dir).read_text(encoding="utf-8")
+    shared = (site_dir / "app-shared.js").read_text(encoding="utf-8")
+    page = (site_dir / "index.html").read_text(encoding="utf-8")
+    assert (
+        '<meta name="pe-shared-runtime" content="app-shared.js" data-relay="app-relay.js">' in page
+    )
+    # The same Pyodide, the same lock file and packages, and Panel's code of the app.
+    same = (r'importScripts\("[^"]+"\)', r"packages: \[[^\]]+\]", r"const \[docs_json.*?`\)")
+    for pattern in same:
+        found = re.search(pattern, worker, re.S)[0]
+        if found.startswith("const"):
+            found = found.split("runPythonAsync(", 1)[1][:-1]
+        assert found in shared, pattern
+    assert "sendPatch" not in shared.split("async function loadRuntime", 1)[1].split("}\n", 1)[0]
+    assert (site_dir / "app-relay.js").read_text() == (REPO_ROOT / "scripts/relay.js").read_text()
+
+
+def mirror_with_one_file_changed(mirror: Path, folder: Path, changed: str) -> Path:
+    """A runtime folder of links to the mirror's files, one of them replaced by altered bytes."""
+    for path in mirror.rglob("*"):
+        if path.is_file() and ".compressed" not in path.parts:
+            link = folder / path.relative_to(mirror)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(path)
+    target = folder / "www" / changed
+    data = target.read_bytes()
+    target.unlink()
+    target.write_bytes(data + b"\n// altered\n")
+    return folder
+
+
+def test_the_build_refuses_a_runtime_file_whose_hash_does_not_match(site_dir, tmp_path):
+    mirror = REPO_ROOT.parent / "shared" / "pyodide-mirror"
+    if not mirror.is_dir():
+        pytest.skip(f"no runtime folder at {mirror}")
+    changed = "cdn.jsdelivr.net/pyodide/v0.29.3/full/pyodide.js"
+    runtime = mirror_with_one_file_changed(mirror, tmp_path / "runtime", changed)
+    site = tmp_path / "site"
+    shutil.copytree(site_dir, site, ignore=shutil.ignore_patterns("runtime", "sw.js"))
+    result = subprocess.run(
+        [sys.executable, "scripts/runtime.py", "vendor", str(site), "--wheel", "wheels/x.whl",
+         "--runtime", str(runtime)],
+        cwd=REPO_ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert f"refusing {runtime / 'www' / changed}: its sha256 is" in result.stderr
+    assert not (site / "runtime").exists()
+
+
+def test_without_runtime_files_the_build_keeps_the_cdn_site(site_dir, tmp_path):
+    site = tmp_path / "site"
+    shutil.copytree(site_dir, site, ignore=shutil.ignore_patterns("runtime", "sw.js"))
+    result = subprocess.run(
+        [sys.executable, "scripts/runtime.py", "vendor", str(site), "--wheel", "wheels/x.whl",
+         "--runtime", str(tmp_path / "nothing-here")],
+        cwd=REPO_ROOT, capture_output=True, text=True,
+    )  # fmt: skip
+    assert result.returncode == 3, result.stderr
+    assert "is missing from the runtime folder" in result.stderr
+    assert not (site / "runtime").exists()
+
+
+def test_no_text_file_names_a_path_of_the_build_machine(site_dir):
+    forbidden = {
+        str(REPO_ROOT),
+        str(site_dir),
+        f"{Path.home()}/",
+        f"{Path(tempfile.gettempdir()).resolve()}/",
+    }
+    leaks = {
+        name: sorted(f for f in forbidden if f in text) + re.findall(r"\bfile:/+\w\S{0,40}", text)
+        for name, text in text_files(site_dir).items()
+    }
+    assert {name: found for name, found in leaks.items() if found} == {}
+
+
+@pytest.mark.parametrize("asset", STATIC_FILES, ids=str)
+def test_static_asset_is_copied(site_dir, asset):
+    assert (site_dir / asset).read_bytes() == (REPO_ROOT / asset).read_bytes()
+
+
+def test_index_page_loads_the_file_protocol_notice(site_dir):
+    assert '"static/file-protocol.js"' in (site_dir / "index.html").read_text(encoding="utf-8")
+
+
+def test_index_page_holds_the_icon_inline(site_dir):
+    """A linked icon was fetched again after every step (the page rewrites its URL)."""
+    page = (site_dir / "index.html").read_text(encoding="utf-8")
+    assert re.findall(r'<link rel="icon" href="([^"]+)"', page) == [icon_data_uri()]
+
+
+def first_paint_picture(site: Path):
+    """The page's first paint (pe_explorer.ui.page.first_paint_html), and its matrix's pixels."""
+    import base64
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    page = (site / "index.html").read_text(encoding="utf-8")
+    paint = re.search(
+        r'data-root-id="[^"]+"[^>]*><div class="pe-first-paint".*?</section>', page, re.S
+    )
+    assert paint, "the first Bokeh root holds no first paint"
+    data = re.search(r'<img src="data:image/png;base64,([^"]+)"', paint[0])
+    pixels = np.asarray(Image.open(io.BytesIO(base64.b64decode(data[1]))).convert("RGB"))
+    return paint[0], pixels
+
+
+def test_panels_scripts_are_deferred_so_the_page_paints_first(site_dir):
+    page = (site_dir / "index.html").read_text(encoding="utf-8")
+    head = page.split("</head>")[0]
+    scripts = re.findall(r"<script\b[^>]*\bsrc=\"([^\"]+)\"[^>]*>", head)
+    deferred = re.findall(r"<script\b[^>]*\bdefer\b[^>]*\bsrc=\"([^\"]+)\"[^>]*>", head)
+    # Only the site's own small scripts run before the body is parsed.
+    assert sorted(set(scripts) - set(deferred)) == [
+        "static/file-protocol.js",
+        "static/frame-size.js",
+        "static/startup.js",
+    ]
+    assert {Path(url).name for url in deferred} >= {"bokeh-3.9.2.min.js", "panel.min.js"}
+    assert "Bokeh.set_log_level" not in re.sub(r"addEventListener\('DOMContentLoaded'.*", "", head)
+
+
+def test_the_first_paint_is_the_header_and_the_default_matrix_by_the_formula(site_dir):
+    import numpy as np
+    from pe_explorer.ui import theme
+
+    paint, pixels = first_paint_picture(site_dir)
+    assert f"<h1>{TITLE}</h1>" in paint and "<math" in paint
+    assert pixels.shape == (64, 128, 3)  # the default 64 positions × d_model 128, one pixel each
+    # Closed form, PE(pos, 2i) = sin(pos / 10000^(2i/128)), PE(pos, 2i+1) = cos(same).
+    pos = np.arange(64)[:, None]
+    angles = pos / 10000.0 ** (np.arange(0, 128, 2)[None, :] / 128)
+    expected = np.empty((64, 128))
+    expected[:, 0::2], expected[:, 1::2] = np.sin(angles), np.cos(angles)
+    assert np.abs(pixels.astype(int) - theme.diverging_rgb(expected)).max() <= 1
+    # The scale's ends and middle: cos 0 = 1 is its darkest red, sin 0 = 0 its white.
+    assert tuple(pixels[0, 1]) == (103, 0, 31) and tuple(pixels[0, 0]) == (247, 247, 247)
+
+
+def test_every_script_the_build_writes_parses(site_dir):
+    """The workers are assembled from Panel's template and ours: a stray newline in a string
+    would stop the site before Python starts."""
+    node = shutil.which("node")
+    assert node, "node is needed by the build (scripts/compile_wheels.py)"
+    for script in sorted(site_dir.glob("*.js")):
+        run = subprocess.run([node, "--check", str(script)], capture_output=True, text=True)
+        assert run.returncode == 0, f"{script.name}: {run.stderr[-800:]}"
+
+
+def test_index_page_lays_out_at_the_device_width(site_dir):
+    head = (site_dir / "index.html").read_text(encoding="utf-8").split("</head>")[0]
+    assert '<meta name="viewport" content="width=device-width, initial-scale=1">' in head
+
+
+def test_index_page_has_both_themes_colours_before_any_script(site_dir):
+    from pe_explorer.ui.theme import document_css
+
+    head = (site_dir / "index.html").read_text(encoding="utf-8").split("</head>")[0]
+    style = head.index('<style id="pe-theme-style">')
+    assert document_css() in head
+    # Before static/startup.js, which picks the theme as the head is read.
+    assert style < head.index('<script src="static/startup.js">')

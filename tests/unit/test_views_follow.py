@@ -1,0 +1,55 @@
+"""Every view × every state parameter: a view redraws for exactly the parameters it follows.
+
+A change to a parameter a view does not follow leaves its figure and readout as they were (so
+not redrawing it is right); a change to one it follows changes what it shows (so the table's
+`follows` names nothing it could skip).
+"""
+
+from __future__ import annotations
+
+import pytest
+from pe_explorer.fixes.plotly_patch import same_value
+from pe_explorer.state import ExplorerState
+from pe_explorer.views import VIEWS
+
+# For each parameter, a value other than the default that changes every view that follows it.
+CHANGED = {
+    "pos": 9,
+    "offset": 3,
+    "d_model": 64,
+    "n_positions": 9,  # still holds pos + k = 8
+    "base": 1000.0,
+    "layout": "concatenated",
+    "pairs": [1, 3],
+    "rotation_pair": 3,
+    "similarity": "cosine",
+    "text": "a rose is a rose",
+    "method": "alibi",
+    "heads": 12,
+    "seed": 5,
+    "train_length": 20,
+    "theme": "dark",
+}
+
+
+def shown(spec, state: ExplorerState):
+    """What the view shows for state: its figure, the text of its readout panes (the tokens
+    view's equation line too) and its method note."""
+    view = spec.make(state)
+    panes = [view._note, *view._extras, *([view._step] if hasattr(view, "_step") else [])]
+    return view.figure(), [pane.object for pane in panes]
+
+
+def test_every_state_parameter_has_a_changed_value():
+    assert set(CHANGED) == {name for name in ExplorerState.param if name != "name"}
+
+
+@pytest.mark.parametrize("spec", VIEWS, ids=lambda spec: spec.name)
+@pytest.mark.parametrize("parameter", sorted(CHANGED))
+def test_a_view_changes_exactly_for_the_parameters_it_follows(spec, parameter):
+    before = shown(spec, ExplorerState())
+    after = shown(spec, ExplorerState(**{parameter: CHANGED[parameter]}))
+    if parameter in spec.follows:
+        assert not same_value(before, after), f"{spec.name} follows {parameter} but did not change"
+    else:
+        assert same_value(before, after), f"{spec.name} changed with {parameter}, not in follows"

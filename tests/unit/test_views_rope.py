@@ -1,0 +1,346 @@
+"""The RoPE view: scores of rotated q and k depend on n − m alone, and RoPE's link to D(k)."""
+
+import math
+import re
+
+import numpy as np
+import plotly.graph_objs as go
+import pytest
+from pe_explorer import derived, encoding, methods
+from pe_explorer.fixes.plotly_patch import same_value
+from pe_explorer.state import ExplorerState
+from pe_explorer.views import rope
+
+LAYOUTS = ("interleaved", "concatenated")
+# (n_positions, d_model, base, pos, offset, seed): the default, pos + k beyond the shown
+# positions, negative k down to −pos, large sizes and other bases and seeds.
+STATES = [
+    (64, 128, 10000.0, 7, 1, 0),
+    (64, 128, 10000.0, 60, 63, 3),
+    (64, 128, 10000.0, 40, -40, 5),
+    (10, 2, 10.0, 9, -3, 1),
+    (2048, 2048, 100000.0, 2047, 2047, 42),
+    (300, 512, 500.0, 150, -120, 7),
+]
+
+
+def state_of(n_positions, d_model, base, pos, offset, seed, layout="interleaved"):
+    return ExplorerState(
+        n_positions=n_positions,
+        d_model=d_model,
+        base=base,
+        pos=pos,
+        offset=offset,
+        seed=seed,
+        layout=layout,
+    )
+
+
+def closed_form_score(q, k, m, n, d_model, base, layout):
+    """q_m·k_n with each pair as a complex number z, turned by multiplying with exp(i·pos·θ)."""
+    first, second = encoding.pair_columns(d_model, layout)
+    theta = base ** (-np.arange(0, d_model, 2) / d_model)
+    q_turned = (q[first] + 1j * q[second]) * np.exp(1j * m * theta)
+    k_turned = (k[first] + 1j * k[second]) * np.exp(1j * n * theta)
+    return float(np.real(np.sum(q_turned * np.conj(k_turned))))
+
+
+def largest_score(state):
+    """‖q‖·‖k‖: no score of the seeded q and k can be larger in size."""
+    q, k = derived.query_key(state.d_model, state.seed)
+    return float(np.linalg.norm(q) * np.linalg.norm(k))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("values", STATES)
+def test_scores_at_other_starts_with_the_same_offset_equal_the_current_one(values, layout):
+    state = state_of(*values, layout=layout)
+    shown = rope.numbers(state)
+    assert shown.current.n == state.pos + state.offset
+    assert len({other.m for other in shown.others} | {state.pos}) == rope.OTHER_PAIRS + 1
+    # Near-zero scores are compared relative to the largest possible score, ‖q‖·‖k‖.
+    tolerance = {"rel_tol": 1e-9, "abs_tol": 1e-12 * largest_score(state)}
+    for other in shown.others:
+        assert other.m != state.pos and min(other.m, other.n) >= 0
+        assert other.n - other.m == state.offset
+        assert math.isclose(other.score, shown.current.score, **tolerance)
+    assert math.isclose(shown.offset_only, shown.current.score, **tolerance)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("values", STATES)
+def test_live_score_is_the_dot_product_of_the_turned_query_and_key(values, layout):
+    state = state_of(*values, layout=layout)
+    q, k = methods.random_qk(state.d_model, state.seed)
+    expected = closed_form_score(
+        q, k, state.pos, state.second_pos, state.d_model, state.base, layout
+    )
+    score = rope.numbers(state).current.score
+    assert math.isclose(score, expected, rel_tol=1e-9, abs_tol=1e-12 * largest_score(state))
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(("pos", "other_pos", "offset"), [(7, 30, 1), (63, 5, -5), (2, 50, 40)])
+def test_moving_pos_at_the_same_offset_keeps_the_score(layout, pos, other_pos, offset):
+    # pos + k = 90 lies beyond the 64 shown positions.
+    one = rope.numbers(ExplorerState(pos=pos, offset=offset, layout=layout, seed=11))
+    other = rope.numbers(ExplorerState(pos=other_pos, offset=offset, layout=layout, seed=11))
+    assert math.isclose(one.current.score, other.current.score, rel_tol=1e-9, abs_tol=1e-13)
+
+
+def test_unrotated_score_is_q_dot_k_and_the_rope_score_at_offset_zero():
+    state = ExplorerState(pos=5, offset=0, d_model=64, seed=9)
+    q, k = methods.random_qk(64, 9)
+    shown = rope.numbers(state)
+    assert shown.unrotated == pytest.approx(float(np.sum(q * k)), abs=1e-12)
+    assert shown.current.score == pytest.approx(shown.unrotated, abs=1e-12)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(
+    ("n_positions", "d_model", "seed"), [(64, 128, 0), (17, 2, 4), (300, 64, 8), (2048, 2048, 1)]
+)
+def test_shown_score_matrix_is_toeplitz_and_holds_rope_scores(n_positions, d_model, seed, layout):
+    state = ExplorerState(n_positions=n_positions, d_model=d_model, seed=seed, layout=layout)
+    heatmap = rope.figure(state)["data"][0]
+    z, rows = heatmap["z"], heatmap["y"]
+    assert z.dtype == np.float32 and z.shape == (rows.size, rows.size)
+    np.testing.assert_array_equal(heatmap["x"], rows)
+    for diagonal in range(-(rows.size - 1), rows.size):
+        assert np.ptp(np.diagonal(z, offset=diagonal)) == 0.0
+    q, k = methods.random_qk(d_model, seed)
+    last = rows.size - 1
+    for row, column in [(0, 0), (0, last), (last, 0), (last // 2, last // 3), (last, last)]:
+        expected = methods.rope_score(q, k, rows[row], rows[column], state.base, layout)
+        # float32 rounding of scores no larger than ‖q‖·‖k‖.
+        assert z[row, column] == pytest.approx(expected, abs=1e-6 * largest_score(state))
+
+
+def test_large_score_matrix_is_strided_and_says_so():
+    state = ExplorerState(n_positions=2048, d_model=2048, pos=2000, offset=47)
+    figure = rope.figure(state)
+    rows = figure["data"][0]["y"]
+    stride = derived.dot_product_stride(2048)
+    assert stride > 1 and rows[1] - rows[0] == stride
+    assert figure["data"][0]["z"].size <= derived.MAX_DISPLAY_CELLS
+    assert f"every {stride}th position" in figure["layout"]["title"]["text"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize(
+    ("d_model", "base", "pos", "offset"),
+    [(128, 10000.0, 7, 1), (2, 10.0, 0, 0), (512, 100000.0, 900, -700), (2048, 10000.0, 3, 2047)],
+)
+def test_rope_of_pe_zero_with_itself_scores_the_sinusoidal_dot_product(
+    d_model, base, pos, offset, layout
+):
+    state = ExplorerState(
+        n_positions=2048, d_model=d_model, base=base, pos=pos, offset=offset, layout=layout
+    )
+    shown = rope.numbers(state)
+    omega = base ** (-np.arange(0, d_model, 2) / d_model)
+    d_of_k = float(np.sum(np.cos(offset * omega)))
+    assert shown.link_dot == pytest.approx(d_of_k, abs=1e-12 * d_model)
+    assert shown.link_score == pytest.approx(shown.link_dot, abs=1e-12 * d_model)
+    # The sinusoidal dot product itself: PE(pos)·PE(pos + k).
+    pe = encoding.encode_positions([pos, pos + offset], d_model, base, layout=layout)
+    assert shown.link_dot == pytest.approx(float(pe[0] @ pe[1]), abs=1e-11 * d_model)
+
+
+def test_pe_zero_is_zero_one_in_every_pair():
+    for layout in LAYOUTS:
+        unit = rope.unit_pairs(8, layout)
+        np.testing.assert_array_equal(unit, encoding.encode_positions([0], 8, layout=layout)[0])
+
+
+@pytest.mark.parametrize(("n_positions", "d_model"), [(64, 128), (1, 2), (2048, 2048), (9, 6)])
+def test_decay_curve_starts_at_half_of_d_over_two_plus_one(n_positions, d_model):
+    state = ExplorerState(n_positions=n_positions, d_model=d_model, pos=0, offset=0)
+    decay, marker = rope.figure(state)["data"][3:5]
+    np.testing.assert_array_equal(decay["x"], np.arange(n_positions))
+    assert decay["y"][0] == pytest.approx((d_model / 2 + 1) / 2, rel=1e-12)
+    assert rope.numbers(state).decay == pytest.approx((d_model / 2 + 1) / 2, rel=1e-12)
+    assert (marker["x"][0], marker["y"][0]) == (0, decay["y"][0])
+
+
+def test_decay_marker_sits_at_the_size_of_a_negative_offset():
+    state = ExplorerState(pos=40, offset=-25)
+    decay, marker = rope.figure(state)["data"][3:5]
+    assert marker["x"][0] == 25 and marker["y"][0] == decay["y"][25]
+    assert rope.numbers(state).decay == pytest.approx(methods.rope_decay(25, 128), rel=1e-12)
+
+
+@pytest.mark.parametrize(("n_positions", "pos", "offset"), [(64, 7, 1), (64, 40, -30), (10, 9, 9)])
+def test_offset_curve_holds_every_offset_with_the_current_one_marked(n_positions, pos, offset):
+    state = ExplorerState(n_positions=n_positions, pos=pos, offset=offset, seed=2)
+    curve, marker = rope.figure(state)["data"][1:3]
+    np.testing.assert_array_equal(curve["x"], np.arange(-(n_positions - 1), n_positions))
+    q, k = methods.random_qk(128, 2)
+    for index in (0, n_positions - 1, 2 * n_positions - 2):
+        expected = closed_form_score(q, k, 0, curve["x"][index], 128, 10000.0, "interleaved")
+        assert curve["y"][index] == pytest.approx(expected, abs=1e-12)
+    assert marker["x"][0] == offset
+    assert marker["y"][0] == pytest.approx(rope.numbers(state).current.score, abs=1e-12)
+
+
+@pytest.mark.parametrize(("pos", "offset"), [(7, 1), (0, 63), (40, -30)])
+def test_diagonal_k_is_marked_and_the_current_cell_outlined(pos, offset):
+    shapes = rope.figure(ExplorerState(pos=pos, offset=offset))["layout"]["shapes"]
+    (line,) = [shape for shape in shapes if shape["name"] == "offset k"]
+    # x is the key position n, y the query position m: along the line n − m = k.
+    assert line["x0"] - line["y0"] == offset and line["x1"] - line["y1"] == offset
+    (cell,) = [shape for shape in shapes if shape["name"] == "pos, pos+k"]
+    assert ((cell["x0"] + cell["x1"]) / 2, (cell["y0"] + cell["y1"]) / 2) == (pos + offset, pos)
+
+
+def test_no_cell_is_outlined_when_pos_plus_k_is_beyond_the_shown_positions():
+    shapes = rope.figure(ExplorerState(pos=60, offset=20))["layout"]["shapes"]
+    assert [shape["name"] for shape in shapes] == ["offset k"]
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        {"n_positions": 1, "pos": 0, "offset": 0, "d_model": 2},
+        {"n_positions": 2, "d_model": 2, "pos": 1, "offset": -1, "theme": "dark"},
+        {"n_positions": 2048, "d_model": 2048, "pos": 2047, "offset": -2047},
+        {"n_positions": 2048, "d_model": 2, "pos": 0, "offset": 2047, "base": 10.0},
+        {"n_positions": 1, "d_model": 2048, "pos": 0, "offset": 0, "layout": "concatenated"},
+    ],
+)
+def test_figure_and_readout_work_at_the_extremes(values):
+    state = ExplorerState(**values)
+    figure = rope.figure(state)
+    go.Figure(data=figure["data"], layout=figure["layout"])  # raises if Plotly does not know a key
+    for trace in figure["data"]:
+        assert np.isfinite(np.asarray(trace["y"], dtype=np.float64)).all()
+    assert figure["data"][0]["z"].size <= derived.MAX_DISPLAY_CELLS
+    assert 'class="pe-rope-score"' in rope.readout(state)
+
+
+def test_changing_the_seed_changes_the_scores():
+    one, other = ExplorerState(seed=0), ExplorerState(seed=1)
+    assert rope.numbers(one).unrotated != rope.numbers(other).unrotated
+    assert rope.numbers(one).current.score != rope.numbers(other).current.score
+    assert not np.array_equal(rope.figure(one)["data"][0]["z"], rope.figure(other)["data"][0]["z"])
+
+
+def test_layout_changes_the_score_but_not_that_it_depends_on_k_alone():
+    interleaved = rope.numbers(ExplorerState(seed=0))
+    concatenated = rope.numbers(ExplorerState(seed=0, layout="concatenated"))
+    # The layouts pair different dimensions of the same q and k, so the scores differ...
+    assert abs(interleaved.current.score - concatenated.current.score) > 1e-3
+    # ...but in each, the score is the one read from k alone, and q·k is the same.
+    for shown in (interleaved, concatenated):
+        assert shown.offset_only == pytest.approx(shown.current.score, abs=1e-12)
+    assert interleaved.unrotated == concatenated.unrotated
+    assert interleaved.link_score == pytest.approx(concatenated.link_score, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("d_model", "layout", "expected"),
+    [
+        (128, "interleaved", ((0, 0, 1), (1, 2, 3), (63, 126, 127))),
+        (128, "concatenated", ((0, 0, 64), (1, 1, 65), (63, 63, 127))),
+        (2, "concatenated", ((0, 0, 1),)),
+        (4, "interleaved", ((0, 0, 1), (1, 2, 3))),
+    ],
+)
+def test_readout_names_the_dimensions_of_each_pair(d_model, layout, expected):
+    state = ExplorerState(d_model=d_model, layout=layout)
+    assert rope.numbers(state).pair_dimensions == expected
+    text = rope.readout(state)
+    for i, first, second in expected:
+        assert (
+            f'pair <span class="pe-rope-pair">{i}</span> = dimensions '
+            f'(<span class="pe-rope-pair-first">{first}</span>, '
+            f'<span class="pe-rope-pair-second">{second}</span>)'
+        ) in text
+    assert ("GPT-J" in text) == (layout == "interleaved")
+    assert ("rotate_half" in text) == (layout == "concatenated")
+
+
+NUMBER_CLASSES = (
+    "pe-rope-score",
+    "pe-rope-other",
+    "pe-rope-offset-only",
+    "pe-rope-unrotated",
+    "pe-rope-link-score",
+    "pe-rope-link-dot",
+    "pe-rope-decay",
+)
+
+
+@pytest.mark.parametrize("values", [{}, {"pos": 40, "offset": -40, "seed": 123}])
+def test_readout_shows_the_numbers_to_nine_decimals_in_their_classes(values):
+    state = ExplorerState(**values)
+    shown = rope.numbers(state)
+    text = rope.readout(state)
+    cells = {name: re.findall(rf'class="{name}">([^<]*)<', text) for name in NUMBER_CLASSES}
+    for name, values_shown in cells.items():
+        assert values_shown, name
+        for value in values_shown:
+            assert re.fullmatch(r"-?\d+\.\d{9}", value), (name, value)
+    assert cells["pe-rope-score"] == [f"{shown.current.score + 0.0:.9f}"]
+    assert cells["pe-rope-other"] == [f"{other.score + 0.0:.9f}" for other in shown.others]
+    assert cells["pe-rope-offset-only"] == [f"{shown.offset_only + 0.0:.9f}"]
+    assert cells["pe-rope-link-dot"] == [f"{shown.link_dot + 0.0:.9f}"]
+    # No markup but ours: every tag is one the readout writes.
+    assert set(re.findall(r"</?([a-z]+)", text)) <= {
+        "table", "caption", "thead", "tbody", "tr", "th", "td", "sub", "sup", "span", "p"
+    }  # fmt: skip
+
+
+def test_exact_zero_shows_without_a_sign():
+    assert rope._number(-0.0) == "0.000000000"
+
+
+FOLLOWED = {
+    "pos": 9,
+    "offset": 3,
+    "n_positions": 9,
+    "d_model": 64,
+    "base": 1000.0,
+    "layout": "concatenated",
+    "seed": 5,
+    "theme": "dark",
+}
+NOT_FOLLOWED = {
+    "pairs": [1, 3],
+    "rotation_pair": 3,
+    "similarity": "cosine",
+    "text": "a rose is a rose",
+    "method": "rope",
+    "heads": 4,
+    "train_length": 9,
+}
+
+
+def test_every_state_parameter_is_either_followed_or_not():
+    assert set(FOLLOWED) | set(NOT_FOLLOWED) == {name for name in ExplorerState.param} - {"name"}
+
+
+def shown(state):
+    return rope.figure(state), rope.readout(state)
+
+
+@pytest.mark.parametrize(("name", "value"), FOLLOWED.items())
+def test_view_changes_with_each_parameter_it_follows(name, value):
+    assert not same_value(shown(ExplorerState()), shown(ExplorerState(**{name: value})))
+
+
+@pytest.mark.parametrize(("name", "value"), NOT_FOLLOWED.items())
+def test_view_stays_the_same_for_parameters_it_does_not_follow(name, value):
+    assert same_value(shown(ExplorerState()), shown(ExplorerState(**{name: value})))
+
+
+def test_moving_pos_or_k_recomputes_no_array():
+    state = ExplorerState(n_positions=300, d_model=96, seed=3)
+    rope.figure(state)
+    misses = [cache.cache_info().misses for cache in derived.cached_functions()]
+    for pos in range(0, 300, 37):
+        state.pos = pos
+        state.offset = -pos // 2
+        rope.figure(state)
+        rope.readout(state)
+    assert [cache.cache_info().misses for cache in derived.cached_functions()] == misses
