@@ -3,9 +3,11 @@
     from pe_explorer import show, positional_encoding, diagnose
 
 The public API, imported when first used (the maths needs NumPy only; `show` needs Panel):
-`show` and `iframe` draw the explorer in a notebook; `positional_encoding`, `compare`,
-`offset_dots` and `wavelengths` are the maths; `rope_scores`, `alibi_bias` and friends the other
-methods; `diagnose` checks a matrix that someone else's code made.
+- `show` and `iframe` draw the explorer in a notebook;
+- `positional_encoding`, `compare`, `offset_dots` and `wavelengths` are the maths;
+- `rope_scores`, `alibi_slopes` and `alibi_bias` the other methods;
+- `rope_scaled_frequencies` the long-context scalings of RoPE, `t5_relative_bucket` T5's buckets;
+- `diagnose` and `diagnose_rope` check a matrix, or an inv_freq array, that other code made.
 """
 
 from __future__ import annotations
@@ -25,7 +27,12 @@ _PUBLIC = {
     "rotation_matrix": "encoding",
     "rope_rotate": "methods",
     "rope_scores": "methods",
+    "alibi_slopes": "methods",
+    "alibi_bias": "methods",
+    "rope_scaled_frequencies": "scaling",
+    "t5_relative_bucket": "relative",
     "diagnose": "diagnosis",
+    "diagnose_rope": "rope_diagnosis",
 }
 
 __all__ = sorted(_PUBLIC)

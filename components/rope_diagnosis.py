@@ -1,0 +1,200 @@
+"""diagnose_rope(inv_freq, ...): is someone's scaled RoPE inv_freq the config's, and if not, why.
+
+The array is compared with `scaling.rope_scaled_frequencies` for the config the person meant,
+then with the same config computed with each mistake people make in implementations (seen in
+issue threads of keras-hub, TVM, TensorRT-LLM and MLX, among others); the closest mistake that
+explains the array, pair by pair, is named with the pairs where it shows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .encoding import check_base, check_d_model
+from .scaling import (
+    check_scaling,
+    default_frequencies,
+    rope_scaled_frequencies,
+    yarn_correction_range,
+)
+
+# float32 arrays (torch's default) differ from float64 by about 6e-8 relative.
+RELATIVE_TOLERANCE = 1e-5
+MAX_PAIRS_LISTED = 8
+
+
+@dataclass(frozen=True)
+class RopeDiagnosis:
+    """What the check found; truthy when the array is the config's."""
+
+    ok: bool
+    text: str
+    bug: str | None
+    expected: np.ndarray
+    theirs: np.ndarray
+    pairs: tuple[int, ...] = ()  # the pairs where theirs differs from the expected
+    relative_error: np.ndarray = field(default_factory=lambda: np.zeros(0))
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+
+def check_inv_freq(inv_freq: object, d_head: int) -> np.ndarray:
+    """Their array: d_head / 2 positive finite numbers (or d_head, a per-dimension vector)."""
+    try:
+        array = np.asarray(inv_freq, dtype=np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ValueError("inv_freq must be numbers") from None
+    if array.size not in (d_head // 2, d_head):
+        raise ValueError(
+            f"inv_freq must have d_head / 2 = {d_head // 2} numbers (one per pair), "
+            f"or d_head = {d_head} (one per dimension); got {array.size}"
+        )
+    if not np.all(np.isfinite(array)) or np.any(array <= 0):
+        raise ValueError("inv_freq must hold positive finite numbers (no NaN, inf, 0 or less)")
+    return array
+
+
+def _relative_error(theirs: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    return np.abs(theirs - expected) / np.abs(expected)
+
+
+def _pairs_text(pairs: tuple[int, ...]) -> str:
+    shown = ", ".join(map(str, pairs[:MAX_PAIRS_LISTED]))
+    more = len(pairs) - MAX_PAIRS_LISTED
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def _mistakes(
+    method: str, d_head: int, base: float, factor: float, context: int, params: dict
+) -> dict[str, Callable[[], np.ndarray]]:
+    """Each mistake this method's implementations are known for, as (name -> the array the
+    mistaken code gives)."""
+    plain = default_frequencies(d_head, base)
+    pairs = np.arange(d_head // 2, dtype=np.float64)
+    mistakes: dict[str, Callable[[], np.ndarray]] = {}
+    if method != "none":
+        named = "the base was not raised (NTK skipped)" if method in ("ntk", "dynamic") else None
+        mistakes[named or "the scaling was ignored: these are the unscaled frequencies"] = lambda: (
+            plain
+        )
+        mistakes["the factor was applied inside the exponent: base ** (2i s / d)"] = lambda: (
+            1.0 / base ** (2 * pairs * factor / d_head)
+        )
+    mistakes["the exponent uses i / d instead of 2i / d"] = lambda: 1.0 / base ** (pairs / d_head)
+    if method == "yarn":
+        beta_fast, beta_slow = params.get("beta_fast", 32.0), params.get("beta_slow", 1.0)
+        truncate = params.get("truncate", True)
+        mistakes[f"YaRN's truncate was {not truncate} where the config says {truncate}"] = lambda: (
+            rope_scaled_frequencies(
+                method, d_head, base, factor, context, **{**params, "truncate": not truncate}
+            )[0]
+        )
+
+        def clamped_at_half() -> np.ndarray:
+            low, high = yarn_correction_range(beta_fast, beta_slow, d_head, base, context, truncate)
+            high = min(high, d_head // 2 - 1)
+            if low == high:
+                high += 0.001
+            ramp = np.clip((pairs - low) / (high - low), 0, 1)
+            return plain / factor * ramp + plain * (1 - ramp)
+
+        mistakes["YaRN's high bound was clamped at d/2 - 1 instead of d - 1"] = clamped_at_half
+    if method == "llama3":
+        low_freq = params.get("low_freq_factor", 1.0)
+        high_freq = params.get("high_freq_factor", 4.0)
+
+        def smoothed_in_wavelength() -> np.ndarray:
+            wavelength = 2 * math.pi / plain
+            smooth = (context / wavelength - low_freq) / (high_freq - low_freq)
+            mixed = (1 - smooth) * wavelength * factor + smooth * wavelength
+            scaled = np.where(wavelength > context / low_freq, wavelength * factor, mixed)
+            return 2 * math.pi / np.where(wavelength < context / high_freq, wavelength, scaled)
+
+        mistakes["Llama 3's smoothing was interpolated linearly in wavelength, not frequency"] = (
+            smoothed_in_wavelength
+        )
+    return mistakes
+
+
+def _layout_of(array: np.ndarray) -> str | None:
+    """For a per-dimension vector: 'interleaved' ([t0, t0, t1, t1, ...]) or 'half-split'
+    ([t0, t1, ..., t0, t1, ...], GPT-NeoX), if it is either."""
+    half = array.size // 2
+    if np.allclose(array[0::2], array[1::2], rtol=RELATIVE_TOLERANCE, atol=0):
+        return "interleaved"
+    if np.allclose(array[:half], array[half:], rtol=RELATIVE_TOLERANCE, atol=0):
+        return "half-split"
+    return None
+
+
+def diagnose_rope(
+    inv_freq: object,
+    method: str,
+    d_head: int,
+    base: float,
+    factor: float,
+    original_context: int,
+    layout: str | None = None,
+    **params: object,
+) -> RopeDiagnosis:
+    """Check `inv_freq` against the config: method, d_head, base, factor, original_context
+    and the method's parameters (as `rope_scaled_frequencies` takes them).
+
+    `inv_freq` has d_head / 2 numbers, or d_head (a vector per dimension, as `cos` and `sin`
+    are built); for the latter, `layout` ('interleaved' or 'half-split') is the pairing the
+    model uses, and a vector built for the other pairing is named as the bug.
+    """
+    method = check_scaling(method)
+    d_head = check_d_model(d_head)
+    base = check_base(base)
+    expected, _ = rope_scaled_frequencies(method, d_head, base, factor, original_context, **params)
+    theirs = check_inv_freq(inv_freq, d_head)
+    if layout not in (None, "interleaved", "half-split"):
+        raise ValueError(f"layout must be 'interleaved' or 'half-split', got {layout!r}")
+    if theirs.size == d_head:
+        found = _layout_of(theirs)
+        if found is None:
+            return _verdict(
+                False, "the vector is neither interleaved nor half-split pairs", expected,
+                theirs[: d_head // 2], "its two halves and its even and odd entries both differ",
+            )  # fmt: skip
+        per_pair = theirs[0::2] if found == "interleaved" else theirs[: d_head // 2]
+        if layout is not None and found != layout:
+            pair_of = "j // 2" if layout == "interleaved" else "j mod d/2"
+            return _verdict(
+                False, f"NeoX (half-split) and interleaved pairing confused: the vector is "
+                f"{found}, the model pairs {layout}", expected, per_pair,
+                f"dimension j should use pair {pair_of}",
+            )  # fmt: skip
+        theirs = per_pair
+    error = _relative_error(theirs, expected)
+    if np.all(error <= RELATIVE_TOLERANCE):
+        return RopeDiagnosis(
+            True,
+            f"matches {method} (d_head {d_head}, base {base:g}, factor {factor:g}, "
+            f"L {original_context}) to {error.max():.1e} relative",
+            None, expected, theirs, (), error,
+        )  # fmt: skip
+    mistakes = _mistakes(method, d_head, base, factor, original_context, params)
+    for name, make in mistakes.items():
+        candidate = make()
+        if np.all(_relative_error(theirs, candidate) <= RELATIVE_TOLERANCE):
+            return _verdict(False, name, expected, theirs, "")
+    return _verdict(False, None, expected, theirs, "no known mistake explains it")
+
+
+def _verdict(
+    ok: bool, bug: str | None, expected: np.ndarray, theirs: np.ndarray, note: str
+) -> RopeDiagnosis:
+    error = _relative_error(theirs, expected)
+    pairs = tuple(int(i) for i in np.flatnonzero(error > RELATIVE_TOLERANCE))
+    where = f"; it shows in pairs {_pairs_text(pairs)}" if pairs else ""
+    worst = f" (worst relative error {error.max():.3g})" if error.size else ""
+    head = f"does not match: {bug}" if bug else "does not match the config"
+    text = f"{head}{where}{worst}" + (f"; {note}" if note else "")
+    return RopeDiagnosis(ok, text, bug, expected, theirs, pairs, error)

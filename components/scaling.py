@@ -1,0 +1,257 @@
+"""Long context for RoPE: how each published scaling method changes the per-pair frequencies.
+
+A RoPE model with head dimension d turns pair i of q and k by pos * theta_i, with
+theta_i = base ** (-2i / d) (`inv_freq`), so pair i has wavelength 2 pi / theta_i. It was
+trained on positions below L (`original_context`). To read s = `factor` times further:
+
+    none    theta'_i = theta_i
+    pi      theta'_i = theta_i / s                      Position Interpolation (Chen et al. 2023)
+    ntk     base' = base * s ** (d / (d - 2))           NTK-aware (bloc97, 2023)
+    dynamic the same with s_eff = s * n / L - (s - 1), at sequence length n >= L
+    yarn    theta_i / s where a pair turns fewer than beta_slow times in L, theta_i where it turns
+            more than beta_fast times, a linear ramp between (Peng et al. 2023); the logits are
+            multiplied by attention_factor ** 2, attention_factor = 0.1 ln s + 1
+    llama3  theta_i where the wavelength is below L / high_freq_factor, theta_i / s above
+            L / low_freq_factor, and between, a mix smoothed in L / wavelength (Llama 3.1)
+    longrope theta_i / f_i with searched per-pair factors f_i (Ding et al. 2024); attention
+            factor sqrt(1 + ln s / ln L)
+
+Each follows `transformers`' src/transformers/modeling_rope_utils.py (`_compute_*_parameters`),
+Meta's llama-models `apply_scaling` and the YaRN authors' jquesnelle/yarn
+`scaled_rope/LlamaYaRNScaledRotaryEmbedding.py`, in float64.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+from .encoding import check_base, check_d_model
+
+SCALINGS = ("none", "pi", "ntk", "dynamic", "yarn", "llama3", "longrope")
+# transformers' rope_type "linear" is Position Interpolation.
+ALIASES = {"linear": "pi"}
+SCALING_LABELS = {
+    "none": "None",
+    "pi": "Position Interpolation",
+    "ntk": "NTK-aware",
+    "dynamic": "Dynamic NTK",
+    "yarn": "YaRN",
+    "llama3": "Llama 3",
+    "longrope": "LongRoPE",
+}
+# Each method's own parameters and their published defaults (None: required).
+PARAMETERS: dict[str, dict[str, object]] = {
+    "none": {},
+    "pi": {},
+    "ntk": {},
+    "dynamic": {"seq_len": None},
+    "yarn": {"beta_fast": 32.0, "beta_slow": 1.0, "truncate": True},
+    "llama3": {"low_freq_factor": 1.0, "high_freq_factor": 4.0},
+    "longrope": {"factors": None},
+}
+MAX_FACTOR = 1024.0
+MAX_CONTEXT = 1 << 24
+
+
+def check_scaling(method: object) -> str:
+    """Return the method's name (an alias resolved), or raise ValueError if unknown."""
+    name = ALIASES.get(method, method) if isinstance(method, str) else method
+    if name not in SCALINGS:
+        known = ", ".join((*SCALINGS, *ALIASES))
+        raise ValueError(f"scaling method must be one of {known}, got {method!r}")
+    return str(name)
+
+
+def _number(name: str, value: object, low: float, high: float, *, above: bool = False) -> float:
+    """A finite real in [low, high] (in (low, high] with `above`), else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if value > high or value < low or (above and value == low):
+        side = "greater than" if above else "at least"
+        raise ValueError(f"{name} must be {side} {low:g} and at most {high:g}, got {value!r}")
+    return float(value)
+
+
+def _integer(name: str, value: object, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, Integral) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer between {low} and {high}, got {value!r}")
+    return int(value)
+
+
+def check_factors(factors: object, n_pairs: int) -> np.ndarray:
+    """LongRoPE's per-pair factors: n_pairs finite numbers of at least 1e-3, else ValueError."""
+    try:
+        array = np.asarray(factors, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"factors must be {n_pairs} numbers, got {factors!r:.80}") from None
+    if array.ndim != 1 or array.size != n_pairs:
+        raise ValueError(
+            f"factors must be {n_pairs} numbers (one per pair: d_head / 2), got {array.size}"
+        )
+    bad = ~np.isfinite(array) | (array < 1e-3)
+    if bad.any():
+        index = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"factors must be finite numbers of at least 0.001; pair {index} is {array[index]!r}"
+        )
+    return array
+
+
+def _parameters(method: str, given: dict[str, object]) -> dict[str, object]:
+    """The method's parameters: the published defaults, updated with the given ones."""
+    defaults = PARAMETERS[method]
+    unknown = sorted(set(given) - set(defaults))
+    if unknown:
+        takes = ", ".join(defaults) or "no parameters"
+        raise ValueError(f"{method} takes {takes}; unknown: {', '.join(unknown)}")
+    values = {**defaults, **given}
+    missing = [name for name, value in values.items() if value is None]
+    if missing:
+        raise ValueError(f"{method} needs {', '.join(missing)}")
+    return values
+
+
+def default_frequencies(d_head: int, base: float) -> np.ndarray:
+    """RoPE's inv_freq: theta_i = base ** (-2i / d_head) for i = 0 … d_head/2 - 1."""
+    return 1.0 / base ** (np.arange(0, d_head, 2, dtype=np.float64) / d_head)
+
+
+def yarn_correction_range(
+    beta_fast: float,
+    beta_slow: float,
+    d_head: int,
+    base: float,
+    original_context: int,
+    truncate: bool = True,
+) -> tuple[float, float]:
+    """The pairs (as fractional indices) where YaRN's ramp starts and ends: the pair that turns
+    beta_fast times in original_context, and the one that turns beta_slow times."""  # fmt: skip
+
+    def pair_turning(turns: float) -> float:
+        return d_head * math.log(original_context / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = pair_turning(beta_fast), pair_turning(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    return max(low, 0), min(high, d_head - 1)
+
+
+def yarn_attention_factor(factor: float) -> float:
+    """YaRN's attention temperature sqrt(1/t) = 0.1 ln s + 1 (1 when s <= 1)."""
+    return 1.0 if factor <= 1 else 0.1 * math.log(factor) + 1.0
+
+
+def rope_scaled_frequencies(
+    method: str,
+    d_head: int,
+    base: float,
+    factor: float,
+    original_context: int,
+    **params: object,
+) -> tuple[np.ndarray, float]:
+    """(inv_freq, attention_factor) of a RoPE model of head size d_head and base, trained on
+    original_context positions and scaled by `factor` with `method` and its parameters.
+
+    inv_freq has d_head / 2 entries, pair 0 (the fastest) first. The attention factor
+    multiplies cos and sin (so the logits by its square), as in `transformers`.
+    """
+    method = check_scaling(method)
+    d_head = check_d_model(d_head)
+    if d_head < 4 and method in ("ntk", "dynamic"):
+        raise ValueError(f"{method} raises the base by s ** (d / (d - 2)): d_head must be >= 4")
+    base = check_base(base)
+    factor = _number("factor", factor, 1.0, MAX_FACTOR)
+    original_context = _integer("original_context", original_context, 1, MAX_CONTEXT)
+    values = _parameters(method, params)
+    inv_freq = default_frequencies(d_head, base)
+    exponent = d_head / (d_head - 2) if d_head > 2 else 1.0
+
+    if method == "none":
+        return inv_freq, 1.0
+    if method == "pi":
+        return inv_freq / factor, 1.0
+    if method == "ntk":
+        return default_frequencies(d_head, base * factor**exponent), 1.0
+    if method == "dynamic":
+        seq_len = _integer("seq_len", values["seq_len"], 1, MAX_CONTEXT)
+        seq_len = max(seq_len, original_context)
+        grown = base * (factor * seq_len / original_context - (factor - 1)) ** exponent
+        return default_frequencies(d_head, grown), 1.0
+    if method == "yarn":
+        beta_fast = _number("beta_fast", values["beta_fast"], 0.0, 1e6, above=True)
+        beta_slow = _number("beta_slow", values["beta_slow"], 0.0, 1e6, above=True)
+        if beta_slow >= beta_fast:
+            raise ValueError(
+                f"beta_fast ({beta_fast:g}) must be greater than beta_slow ({beta_slow:g})"
+            )
+        truncate = values["truncate"]
+        if not isinstance(truncate, bool):
+            raise ValueError(f"truncate must be true or false, got {truncate!r}")
+        low, high = yarn_correction_range(
+            beta_fast, beta_slow, d_head, base, original_context, truncate
+        )
+        if low == high:
+            high += 0.001  # as the reference code: no division by zero
+        ramp = np.clip((np.arange(d_head // 2, dtype=np.float64) - low) / (high - low), 0, 1)
+        kept = 1 - ramp  # 1: the pair turns fast enough to keep its frequency
+        return inv_freq / factor * (1 - kept) + inv_freq * kept, yarn_attention_factor(factor)
+    if method == "llama3":
+        low_freq = _number("low_freq_factor", values["low_freq_factor"], 0.0, 1e6, above=True)
+        high_freq = _number("high_freq_factor", values["high_freq_factor"], 0.0, 1e6, above=True)
+        if high_freq <= low_freq:
+            raise ValueError(
+                f"high_freq_factor ({high_freq:g}) must be greater than "
+                f"low_freq_factor ({low_freq:g})"
+            )
+        wavelength = 2 * math.pi / inv_freq
+        long = wavelength > original_context / low_freq
+        short = wavelength < original_context / high_freq
+        smooth = (original_context / wavelength - low_freq) / (high_freq - low_freq)
+        medium = (1 - smooth) * inv_freq / factor + smooth * inv_freq
+        return np.where(long, inv_freq / factor, np.where(short, inv_freq, medium)), 1.0
+    # longrope
+    factors = check_factors(values["factors"], d_head // 2)
+    attention = 1.0
+    if factor > 1:
+        attention = math.sqrt(1 + math.log(factor) / math.log(original_context))
+    return inv_freq / factors, attention
+
+
+def scaling_bands(
+    method: str,
+    d_head: int,
+    base: float,
+    factor: float,
+    original_context: int,
+    **params: object,
+) -> np.ndarray:
+    """For each pair: 'kept' (its frequency unchanged), 'interpolated' (divided by the full
+    factor) or 'ramped' (anything between), as the method treats it."""  # fmt: skip
+    scaled, _ = rope_scaled_frequencies(method, d_head, base, factor, original_context, **params)
+    divisor = default_frequencies(check_d_model(d_head), check_base(base)) / scaled
+    bands = np.full(divisor.shape, "ramped", dtype=object)
+    bands[np.isclose(divisor, 1.0, rtol=1e-12, atol=0)] = "kept"
+    bands[np.isclose(divisor, float(factor), rtol=1e-12, atol=0)] = "interpolated"
+    return bands
+
+
+def rope_config_frequencies(
+    d_head: int, base: float, original_context: int, rope_scaling: dict | None
+) -> tuple[np.ndarray, float]:
+    """inv_freq and attention factor from a Hugging Face `rope_scaling` dict (None: no scaling),
+    read as `transformers` reads it (`rope_type` or the older `type`)."""
+    if not rope_scaling:
+        return rope_scaled_frequencies("none", d_head, base, 1.0, original_context)
+    config = dict(rope_scaling)
+    method = config.pop("rope_type", None) or config.pop("type", None)
+    config.pop("type", None)
+    factor = config.pop("factor", 1.0)
+    original_context = config.pop("original_max_position_embeddings", original_context)
+    if method == "longrope":
+        config = {"factors": config.get("long_factor")}
+    keep = PARAMETERS.get(ALIASES.get(method, method), {})
+    params = {key: value for key, value in config.items() if key in keep}
+    return rope_scaled_frequencies(method, d_head, base, factor, original_context, **params)

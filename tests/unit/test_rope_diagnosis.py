@@ -1,0 +1,116 @@
+"""diagnose_rope: each known implementation mistake, built here by hand, is named."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from pe_explorer.rope_diagnosis import diagnose_rope
+
+D, BASE, L = 128, 10000.0, 4096
+
+
+def theta(i: int, d: int = D, base: float = BASE) -> float:
+    return 1.0 / base ** (2 * i / d)
+
+
+def plain() -> list[float]:
+    return [theta(i) for i in range(D // 2)]
+
+
+def yarn(truncate=True, clamp=D - 1, s=32.0, beta_fast=32.0, beta_slow=1.0) -> list[float]:
+    """The YaRN authors' inv_freq, with the high bound clamped at `clamp`."""
+
+    def dim(rotations):
+        return D * math.log(L / (rotations * 2 * math.pi)) / (2 * math.log(BASE))
+
+    low, high = dim(beta_fast), dim(beta_slow)
+    if truncate:
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, clamp)
+    out = []
+    for i in range(D // 2):
+        ramp = min(max((i - low) / (high - low), 0), 1)
+        out.append(theta(i) / s * ramp + theta(i) * (1 - ramp))
+    return out
+
+
+def test_the_right_array_is_ok_even_in_float32():
+    theirs = np.asarray(yarn(), dtype=np.float32)
+    report = diagnose_rope(theirs, "yarn", D, BASE, 32, L)
+    assert report and report.ok and report.bug is None
+    assert "matches yarn" in report.text
+
+
+def test_ignored_scaling_is_named():
+    report = diagnose_rope(plain(), "pi", D, BASE, 4, L)
+    assert not report and "scaling was ignored" in report.text
+    assert report.pairs == tuple(range(64))  # PI divides every pair, pair 0 too
+
+
+def test_ntk_without_the_raised_base_is_named():
+    report = diagnose_rope(plain(), "ntk", D, BASE, 8, L)
+    assert report.bug == "the base was not raised (NTK skipped)"
+    assert report.pairs[0] == 1  # pair 0 turns at 1 either way
+
+
+def test_the_factor_inside_the_exponent_is_named():
+    theirs = [1.0 / BASE ** (2 * i * 4 / D) for i in range(D // 2)]
+    assert "inside the exponent" in diagnose_rope(theirs, "pi", D, BASE, 4, L).text
+
+
+def test_yarns_truncate_flipped_is_named():
+    report = diagnose_rope(yarn(truncate=False), "yarn", D, BASE, 32, L)
+    assert report.bug == "YaRN's truncate was False where the config says True"
+    assert set(report.pairs) <= set(range(20, 47))  # only the ramped pairs move
+
+
+def test_yarns_high_bound_at_half_is_named():
+    """With beta_slow small enough, the reference's high bound passes d/2 - 1."""
+    theirs = yarn(clamp=D // 2 - 1, beta_slow=0.05)
+    report = diagnose_rope(theirs, "yarn", D, BASE, 32, L, beta_slow=0.05)
+    assert report.bug == "YaRN's high bound was clamped at d/2 - 1 instead of d - 1"
+
+
+def test_llama3_smoothed_in_wavelength_is_named():
+    d, base, s, context = 128, 500000.0, 8.0, 8192
+    theirs = []
+    for i in range(d // 2):
+        wavelength = 2 * math.pi / theta(i, d, base)
+        if wavelength < context / 4:
+            theirs.append(2 * math.pi / wavelength)
+        elif wavelength > context / 1:
+            theirs.append(2 * math.pi / (wavelength * s))
+        else:
+            smooth = (context / wavelength - 1) / (4 - 1)
+            theirs.append(2 * math.pi / ((1 - smooth) * wavelength * s + smooth * wavelength))
+    report = diagnose_rope(theirs, "llama3", d, base, s, context)
+    assert "in wavelength, not frequency" in report.text
+    assert report.pairs == (29, 30, 31, 32, 33, 34)  # exactly the smoothed band
+
+
+def test_half_split_and_interleaved_pairing_confused_is_named():
+    per_pair = plain()
+    half_split = per_pair + per_pair  # GPT-NeoX: cat(freqs, freqs)
+    interleaved = [f for f in per_pair for _ in (0, 1)]  # GPT-J: repeat_interleave
+    assert diagnose_rope(interleaved, "none", D, BASE, 1, L, layout="interleaved")
+    report = diagnose_rope(half_split, "none", D, BASE, 1, L, layout="interleaved")
+    assert "pairing confused" in report.text and "half-split" in report.text
+
+
+def test_an_unexplained_array_says_so_and_where():
+    theirs = plain()
+    theirs[10] *= 1.01
+    report = diagnose_rope(theirs, "none", D, BASE, 1, L)
+    assert not report and report.pairs == (10,) and "no known mistake" in report.text
+
+
+@pytest.mark.parametrize(
+    ("theirs", "message"),
+    [([1.0] * 63, "64 numbers"), ([1.0] * 63 + [float("nan")], "positive finite"),
+     ("abc", "numbers")],
+)  # fmt: skip
+def test_bad_arrays_get_a_clear_value_error(theirs, message):
+    with pytest.raises(ValueError, match=message):
+        diagnose_rope(theirs, "none", D, BASE, 1, L)
