@@ -1,9 +1,6 @@
-"""Positional Encoding Explorer: the app for `panel serve` and for the static Pyodide site."""
+"""Positional Encoding Explorer: the app for `panel serve` (the static site's worker builds the
+same page with pe_explorer.worker)."""
 
-import panel as pn
-from pe_explorer.ui.page import TITLE, ExplorerPage
+from pe_explorer.ui.page import serve_page
 
-pn.extension("plotly", sizing_mode="stretch_width")
-
-# The cards below the first row are built once the page is shown: start-up builds half as much.
-ExplorerPage(defer_cards=True).servable(title=TITLE)
+serve_page()

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Set up, build, serve, test and lint the Positional Encoding Explorer.
 #
-#   ./build.sh setup        .venv with the project and its test tools; Debian chromium and axe-core
+#   ./build.sh setup        .venv with the project and its test tools; chromium, axe-core, Biome
 #   ./build.sh build [DIR]  static site (Pyodide in a Web Worker) into DIR, default dist/
 #   ./build.sh serve        build, then serve dist/ on http://localhost:$PORT (default 8000)
 #   ./build.sh dev          panel serve app.py --autoreload, for work on the Python side
-#   ./build.sh test [ARGS]  setup, build, then pytest ARGS
-#   ./build.sh lint         ruff check and ruff format --check
+#   ./build.sh test [TIER] [ARGS]  setup, build, then pytest ARGS; TIER unit|browser|pyodide runs
+#                           tests/TIER alone (unit: no build, no browser)
+#   ./build.sh lint         ruff check and ruff format --check; Biome on the JavaScript
 #   ./build.sh bench [ARGS] benchmarks (timings, not tests): python -m benchmarks.run ARGS
 set -euo pipefail
 
@@ -14,12 +15,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 ROOT=$PWD
 VENV=$ROOT/.venv
 PY=$VENV/bin/python
-# What the worker installs with micropip besides Panel and Bokeh (which Panel adds itself, from
-# cdn.holoviz.org). Listed explicitly: Panel's import scanner would look for a PyPI package
-# called `components`. The project's own wheel is added by scripts/postprocess_site.py; numpy
-# comes from Pyodide's own build. Not plotly.py: figures are plain dicts drawn by plotly.js
-# (bundled by Panel), and the app never imports it (tests/unit/test_build.py checks).
-SITE_REQUIREMENTS=(numpy)
 # The offline Pyodide test harness and its runtime mirror, shared beside this checkout (used by
 # tests/test_pyodide_*.py and the benchmarks; the mirror is read in place, never copied here).
 SHARED_OFFLINE=$ROOT/../shared/pyodide-offline
@@ -72,86 +67,49 @@ export_pyodide_mirror() {
     export PYODIDE_MIRROR=${PYODIDE_MIRROR:-$SHARED_MIRROR}
 }
 
-# The runtime files (Pyodide, wheels, Bokeh's and Panel's JS and CSS) go into the site, checked
-# against scripts/runtime-files.json: from $PE_RUNTIME_DIR, a folder laid out by host, else the
-# shared mirror beside this checkout, else downloaded once into ~/.cache/pe-explorer/runtime.
-# Without any of them the site loads them from the CDNs, as Panel wrote it.
-vendor_runtime() {
-    local out=$1 wheel=$2 runtime=${PE_RUNTIME_DIR:-} status=0
-    if [[ -z $runtime && -d $SHARED_MIRROR ]]; then
-        runtime=$SHARED_MIRROR
-    fi
-    local flags=()
-    [[ ${PE_BYTECODE:-1} == 0 ]] && flags+=(--no-bytecode)  # to measure what bytecode gains
-    "$PY" scripts/runtime.py vendor "$out" --wheel "$wheel" ${runtime:+--runtime "$runtime"} \
-        "${flags[@]}" || status=$?
-    case $status in
-        0) ;;
-        3) log "runtime files unavailable: this site loads Pyodide, Bokeh and Panel from their CDNs" ;;
-        *) die "the runtime files were refused (see above)" ;;
-    esac
+# Pinned npm packages, installed into the ignored .cache/npm (never a CDN, never global): axe-core
+# for the accessibility tests (tests/support/a11y_support.py reads it there) and Biome, the
+# JavaScript linter of ./build.sh lint and tests/unit/test_lint.py, at the version biome.json's
+# $schema names, so the configuration and the tool change together.
+AXE_VERSION=4.14.1
+BIOME_VERSION=$(sed -n 's|.*"https://biomejs.dev/schemas/\([0-9.]*\)/schema.json".*|\1|p' biome.json)
+NPM_PREFIX=$ROOT/.cache/npm
+BIOME=$NPM_PREFIX/node_modules/.bin/biome
+
+# The version of the npm package NAME in .cache/npm, or nothing.
+npm_version() {
+    local package=$NPM_PREFIX/node_modules/$1/package.json
+    [[ -f $package ]] &&
+        python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' "$package"
 }
 
-# axe-core, pinned, for the accessibility tests (tests/support/a11y_support.py reads
-# .cache/npm/node_modules/axe-core/axe.min.js; never a CDN). npm runs only when it is missing
-# or another version.
-AXE_VERSION=4.14.1
-NPM_PREFIX=$ROOT/.cache/npm
-ensure_axe_core() {
-    local package=$NPM_PREFIX/node_modules/axe-core/package.json
-    if [[ -f $package ]] &&
-        [[ $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["version"])' \
-            "$package") == "$AXE_VERSION" ]]; then
-        return
-    fi
+# npm runs only when a package is missing or another version, and then installs them all: an
+# `npm install --no-save` removes from the folder what an earlier one installed.
+ensure_npm_packages() {
+    local specs=("axe-core@$AXE_VERSION" "@biomejs/biome@$BIOME_VERSION") spec stale=()
+    [[ -n $BIOME_VERSION ]] || die "biome.json's \$schema names no Biome version"
+    for spec in "${specs[@]}"; do
+        [[ $(npm_version "${spec%@*}") == "${spec##*@}" ]] || stale+=("$spec")
+    done
+    ((${#stale[@]})) || return 0
     command -v npm >/dev/null || apt_install npm
-    log "npm install axe-core@$AXE_VERSION into ${NPM_PREFIX#"$ROOT"/}"
+    log "npm install ${specs[*]} into ${NPM_PREFIX#"$ROOT"/}"
     mkdir -p "$NPM_PREFIX"
     npm install --no-save --no-audit --no-fund --no-package-lock --prefix "$NPM_PREFIX" \
-        "axe-core@$AXE_VERSION" >&2
+        "${specs[@]}" >&2
 }
 
 cmd_setup() {
     ensure_python_env
     ensure_system_packages
-    ensure_axe_core
+    ensure_npm_packages
 }
 
 cmd_build() {
-    local out=${1:-dist}
     ensure_python_env
-    [[ -f app.py ]] || die "no app.py in $ROOT"
-    # The output folder is deleted first; refuse to delete anything this build did not write.
-    if [[ -d $out && -n $(ls -A "$out") && ! -f $out/app.js ]]; then
-        die "$out exists and does not look like a site built by build.sh; not deleting it"
-    fi
-    rm -rf "$out"
-    mkdir -p "$out/wheels"
-
-    # The sdist-then-wheel build runs in a temporary copy, so stale files in ./build/ can never
-    # end up in the wheel.
-    local wheel_tmp
-    wheel_tmp=$(mktemp -d)
-    log "building the project wheel"
-    "$PY" -m build --outdir "$wheel_tmp" . >"$wheel_tmp/build.log" 2>&1 ||
-        { cat "$wheel_tmp/build.log" >&2; rm -rf "$wheel_tmp"; die "wheel build failed"; }
-    cp "$wheel_tmp"/*.whl "$out/wheels/"
-    rm -rf "$wheel_tmp"
-    local wheels=("$out"/wheels/*.whl)
-    ((${#wheels[@]} == 1)) || die "expected one wheel, got: ${wheels[*]}"
-
-    log "panel convert app.py --to pyodide-worker --out $out"
-    "$VENV/bin/panel" convert app.py --to pyodide-worker --out "$out" \
-        --requirements "${SITE_REQUIREMENTS[@]}"
-    # panel convert reports a failed conversion but still exits 0.
-    [[ -f $out/app.html && -f $out/app.js ]] || die "panel convert did not write $out/app.html"
-
-    cp -R static "$out/static"
-    "$PY" scripts/postprocess_site.py "$out" --wheel "wheels/$(basename "${wheels[0]}")" --root "$ROOT"
-    # Panel 1.9.4's worker can drop a patch during fast drags: components/fixes/pyodide_worker.py.
-    "$PY" -m pe_explorer.fixes.pyodide_worker "$out/app.js"
-    vendor_runtime "$out" "wheels/$(basename "${wheels[0]}")"
-    log "site written to $out/ (open it through a web server: ./build.sh serve)"
+    # The build, step by step: scripts/build_site.py. Its runtime files come from
+    # $PE_RUNTIME_DIR, else ../shared/pyodide-mirror, else a download (it stops if none works).
+    "$PY" scripts/build_site.py "${1:-dist}"
 }
 
 cmd_serve() {
@@ -173,6 +131,21 @@ cmd_dev() {
 }
 
 cmd_test() {
+    # A first argument naming a tier runs that folder of tests alone; the rest go to pytest.
+    local tier=
+    case ${1:-} in
+        unit | browser | pyodide)
+            tier=$1
+            shift
+            set -- "tests/$tier" "$@"
+            ;;
+    esac
+    if [[ $tier == unit ]]; then
+        # The unit tier needs neither a built site nor Chromium and axe-core.
+        ensure_python_env
+        "$PY" -m pytest "$@"
+        return
+    fi
     cmd_setup
     cmd_build dist
     # tests/conftest.py tests this build instead of building the site again.
@@ -188,8 +161,12 @@ cmd_test() {
 
 cmd_lint() {
     ensure_python_env
+    ensure_npm_packages
     "$VENV/bin/ruff" check .
     "$VENV/bin/ruff" format --check .
+    # biome.json names the files: the modules of components/js (linted and formatted), and the
+    # classic scripts and workers of static/ and scripts/ (linted; their 'use strict' is needed).
+    "$BIOME" ci --error-on-warnings .
 }
 
 cmd_bench() {
@@ -199,7 +176,7 @@ cmd_bench() {
 }
 
 usage() {
-    sed -n '2,11s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '2,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
     exit 2
 }
 

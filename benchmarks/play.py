@@ -99,8 +99,7 @@ def rate(times: list[float]) -> dict:
 def explorer_play(offline_site, site: Path, d_model: int, n_positions: int, seconds: float):
     query = f"d_model={d_model}&n_positions={n_positions}&pos=0&offset=0"
     with offline_site.open_offline_site(site, "index.html", timeout_s=300) as page_site:
-        page_site.url = f"{page_site.url}?{query}"
-        page_site._load(300)
+        page_site.goto(f"?{query}")
         page = page_site.page
         page.locator(".pe-play-speed .noUi-handle").first.focus()
         page.keyboard.press("End")

@@ -11,7 +11,7 @@ from pathlib import Path
 from . import latency
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO_ROOT / "tests"))
+sys.path.insert(0, str(REPO_ROOT / "tests" / "support"))
 from browser_support import CHROMIUM_ARGS, panel_serve  # noqa: E402
 
 APP = "benchmarks/sized_app.py"

@@ -15,7 +15,7 @@ from functools import lru_cache, wraps
 
 import numpy as np
 
-from . import encoding, methods
+from . import encoding, formula, methods
 
 # A screen shows at most about this many distinct cells; larger matrices are strided.
 MAX_DISPLAY_CELLS = 250_000
@@ -23,6 +23,10 @@ MAX_DISPLAY_CELLS = 250_000
 # they are filled from D(i − j), which equals it (tests/unit/test_views_dotproduct.py), so the
 # browser never waits seconds for a 2048 × 2048 × 2048 product.
 MAX_DIRECT_PRODUCT = 1 << 23
+# The NoPE view's contrast adds the paper's encoding (base 10 000, interleaved) whatever the
+# state's base and layout: the view follows only the sentence, d_model and the length.
+CONTRAST_BASE = encoding.DEFAULT_BASE
+CONTRAST_LAYOUT = "interleaved"
 
 
 def _freeze(value) -> None:
@@ -57,6 +61,12 @@ def read_only_cache(maxsize: int = 4) -> Callable:
 def pe_matrix(n_positions: int, d_model: int, base: float, layout: str) -> np.ndarray:
     """The PE matrix of positions 0 … n_positions − 1, float64."""
     return encoding.positional_encoding(n_positions, d_model, base, layout=layout)
+
+
+def shown_pe_matrix(state) -> np.ndarray:
+    """The PE matrix of the state's positions, d_model, base and layout (moving pos or k
+    never recomputes it)."""
+    return pe_matrix(state.n_positions, state.d_model, float(state.base), state.layout)
 
 
 def display_strides(n_positions: int, d_model: int, max_cells: int = MAX_DISPLAY_CELLS):
@@ -108,6 +118,37 @@ def matrix_cells(n_positions: int, d_model: int, base: float, layout: str) -> Ma
     z = np.ascontiguousarray(matrix[np.ix_(rows, columns)], dtype=np.float32)
     labels = [f"dim {c} · i = {pair_of[c]} · {'sin' if is_sine[c] else 'cos'}" for c in columns]
     return MatrixCells(rows, columns, z, labels, row_stride, pair_stride)
+
+
+@dataclass(frozen=True)
+class HoverCells:
+    """What the heatmap's hover label of each shown cell says besides its colour."""
+
+    labels: list[str]  # the x category of each shown column (formula.column_label)
+    dimensions: dict[str, int]  # the dimension of each label: a click reports the label
+    # float64, rows × columns × 2: the angle pos·ω_i and the value PE(pos, dimension), as the
+    # formula under the plot has them. In float32, 6 angles and 2 values of the default 8192
+    # cells would print another 4th decimal than their formula (beyond pos 1024, 1 angle in 200).
+    customdata: np.ndarray
+
+
+@read_only_cache()
+def hover_cells(n_positions: int, d_model: int, base: float, layout: str) -> HoverCells:
+    """The hover labels of the cells matrix_cells shows (cached: pos and k never recompute or
+    resend them)."""
+    cells = matrix_cells(n_positions, d_model, base, layout)
+    pair_of, is_sine = encoding.column_roles(d_model, layout)
+    pairs = pair_of[cells.columns]
+    wavelengths = encoding.wavelengths(d_model, base)
+    labels = [
+        formula.column_label(int(c), int(i), bool(is_sine[c]), wavelengths[i], base, d_model)
+        for c, i in zip(cells.columns, pairs, strict=True)
+    ]
+    # The products encode_positions takes the sine and cosine of, and the matrix's own values.
+    angles = cells.rows[:, None] * encoding.angular_frequencies(d_model, base)[pairs]
+    values = pe_matrix(n_positions, d_model, base, layout)[np.ix_(cells.rows, cells.columns)]
+    customdata = np.stack([angles, values], axis=-1)
+    return HoverCells(labels, dict(zip(labels, cells.columns.tolist(), strict=True)), customdata)
 
 
 @dataclass(frozen=True)
@@ -224,6 +265,54 @@ def nope_scores(tokens: tuple[str, ...], d_model: int) -> np.ndarray:
     return methods.nope_scores(list(tokens), d_model)
 
 
+@read_only_cache()
+def encoded_nope_scores(words: tuple[str, ...], d_model: int) -> np.ndarray:
+    """(E + PE)(E + PE)ᵀ/√d_model: the scores once PE(0 … n − 1) is added to the embeddings."""
+    embeddings = np.stack([encoding.token_embedding(word, d_model) for word in words])
+    # Not pe_matrix: its few cache slots hold the page's own matrices.
+    pe = encoding.positional_encoding(len(words), d_model, CONTRAST_BASE, layout=CONTRAST_LAYOUT)
+    inputs = embeddings + pe
+    return inputs @ inputs.T / math.sqrt(d_model)
+
+
+@read_only_cache(maxsize=8)
+def causal_mask(n_positions: int) -> np.ndarray:
+    """methods.causal_mask of the shown positions: True where query i sees key j (j ≤ i)."""
+    return methods.causal_mask(n_positions)
+
+
+# The masked cells are NaN; NaN ≠ NaN, so figures compare equal (an unchanged figure is not
+# resent) only when they hold the same arrays: these caches return the same object each time.
+@read_only_cache(maxsize=8)
+def head_bias_cells(n_positions: int, pos: int, n_heads: int) -> np.ndarray:
+    """Bias −m_h·|pos − j| of the query pos, heads h (rows) × keys j = 0 … n − 1 (columns),
+    NaN where the causal mask hides key j (j > pos); float32."""
+    keys = np.arange(n_positions)
+    cells = np.stack([methods.alibi_offset_bias(keys - pos, m) for m in alibi_slopes(n_heads)])
+    cells[:, ~causal_mask(n_positions)[pos]] = np.nan
+    # Adding 0.0 turns the −0.0 at j = pos into 0.0, so hover never shows "−0".
+    return (cells + 0.0).astype(np.float32)
+
+
+@dataclass(frozen=True)
+class MaskedBiasCells:
+    """One head's bias over the shown queries i (rows) and keys j (columns), NaN for j > i."""
+
+    rows: np.ndarray  # the positions shown: every stride-th
+    bias: np.ndarray  # float32, rows × rows
+    stride: int
+
+
+@read_only_cache(maxsize=8)
+def masked_bias_cells(n_positions: int, slope: float) -> MaskedBiasCells:
+    """−slope·|i − j| where j ≤ i and NaN above the diagonal, strided like the dot products."""
+    stride = dot_product_stride(n_positions)
+    rows = np.arange(0, n_positions, stride)
+    bias = methods.alibi_offset_bias(rows[None, :] - rows[:, None], slope)
+    bias[~causal_mask(n_positions)[np.ix_(rows, rows)]] = np.nan
+    return MaskedBiasCells(rows, (bias + 0.0).astype(np.float32), stride)
+
+
 @dataclass(frozen=True)
 class MethodCurves:
     """The position-only part of the score against the offset k = 0 … last, per method."""
@@ -284,6 +373,11 @@ def cached_functions() -> tuple:
         rope_decay_curve,
         alibi_slopes,
         nope_scores,
+        encoded_nope_scores,
+        causal_mask,
+        head_bias_cells,
+        masked_bias_cells,
+        hover_cells,
         rope_self_curve,
         offset_dot_curve_from_zero,
     )

@@ -79,14 +79,21 @@ def check_layout(layout: object) -> str:
     return str(layout)
 
 
+def number_array(value: object) -> np.ndarray | None:
+    """value as a float64 array, or None when it is not numbers (the checks then say why)."""
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+
+
 def check_positions(positions: object) -> np.ndarray:
     """Return positions as a 1-D float64 array, or raise ValueError for bad values."""
-    try:
-        array = np.asarray(positions, dtype=np.float64)
-    except (TypeError, ValueError):
+    array = number_array(positions)
+    if array is None:
         raise ValueError(
             f"positions must be numbers between 0 and {MAX_POSITION}, got {positions!r}"
-        ) from None
+        )
     array = np.atleast_1d(array)
     if array.ndim != 1:
         raise ValueError(f"positions must be a 1-D sequence, got an array of shape {array.shape}")
@@ -281,13 +288,11 @@ MAX_HORIZON = 100_000
 
 def check_pair(pair: object, d_model: int) -> int:
     """Return pair as an int, or raise ValueError unless it is in 0 … d_model/2 - 1."""
-    last = check_d_model(d_model) // 2 - 1
-    if isinstance(pair, bool) or not isinstance(pair, Integral) or not 0 <= pair <= last:
-        raise ValueError(f"pair must be an integer between 0 and {last}, got {pair!r}")
-    return int(pair)
+    return check_integer("pair", pair, 0, check_d_model(d_model) // 2 - 1)
 
 
-def _check_count(name: str, value: object, low: int, high: int) -> int:
+def check_integer(name: str, value: object, low: int, high: int) -> int:
+    """Return value as an int, or raise ValueError naming it unless it is in low … high."""
     if isinstance(value, bool) or not isinstance(value, Integral) or not low <= value <= high:
         raise ValueError(f"{name} must be an integer between {low} and {high}, got {value!r}")
     return int(value)
@@ -301,7 +306,7 @@ def offset_dots(n_offsets: int, d_model: int, base: float = DEFAULT_BASE) -> np.
     two (n/b x pairs) @ (pairs x b) matrix products: about 2 sqrt(n) x pairs cosines
     instead of n x pairs, which keeps a 10 000-offset curve fast in the browser too.
     """
-    n_offsets = _check_count("n_offsets", n_offsets, 1, MAX_HORIZON)
+    n_offsets = check_integer("n_offsets", n_offsets, 1, MAX_HORIZON)
     omega = angular_frequencies(d_model, base)
     block = math.isqrt(n_offsets - 1) + 1
     n_blocks = -(-n_offsets // block)
@@ -340,7 +345,7 @@ def position_distances(pos: int, offset_curve: np.ndarray) -> np.ndarray:
     PE(pos) and PE(q) is the curve at |q - pos|, so no encoding is computed here.
     """
     curve = np.asarray(offset_curve, dtype=np.float64)
-    pos = _check_count("pos", pos, 0, curve.size - 1)
+    pos = check_integer("pos", pos, 0, curve.size - 1)
     return curve[np.abs(np.arange(curve.size) - pos)]
 
 
@@ -356,7 +361,7 @@ def nearest_position(
     Pass ``offset_curve = offset_distances(horizon, d_model, base)`` to reuse one already
     computed; it is computed otherwise (time and memory bounded by the chunked sum).
     """
-    horizon = _check_count("horizon", horizon, 2, MAX_HORIZON)
+    horizon = check_integer("horizon", horizon, 2, MAX_HORIZON)
     if offset_curve is None:
         offset_curve = offset_distances(horizon, d_model, base)
     elif len(offset_curve) != horizon:
@@ -428,7 +433,7 @@ def diagonal_products(encodings, offset: int) -> np.ndarray:
     if rows.ndim != 2:
         raise ValueError(f"encodings must be a 2-D array, got shape {rows.shape}")
     last = rows.shape[0] - 1
-    offset = _check_count("offset", offset, -last, last)
+    offset = check_integer("offset", offset, -last, last)
     start = max(0, -offset)
     stop = rows.shape[0] - max(0, offset)
     return np.einsum("ij,ij->i", rows[start:stop], rows[start + offset : stop + offset])

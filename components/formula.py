@@ -66,7 +66,7 @@ class CellFormula:
 
     def parts(self, digits: int = 4) -> tuple[str, str, str]:
         """The equation, the pair and the wavelength, as text."""
-        digits = encoding._check_count("digits", digits, 0, MAX_DIGITS)
+        digits = encoding.check_integer("digits", digits, 0, MAX_DIGITS)
         scale = power(self.base, self.pair, self.d_model)
         name = self.function
         equation = (
@@ -91,6 +91,17 @@ class CellFormula:
         )
 
 
+def column_label(dimension: int, pair: int, is_sine: bool, wavelength: float, base, d_model):
+    """A heatmap column's x category: what its hover label says about every cell of the column."""
+    name = "sin" if is_sine else "cos"
+    scale = power(base, pair, d_model)
+    shown_wavelength = fixed(wavelength, WAVELENGTH_DIGITS)
+    return (
+        f"dim {dimension} · pair i = {pair} · wavelength {shown_wavelength}<br>"
+        f"PE(pos, {dimension}) = {name}(pos / {scale}) = {name}"
+    )
+
+
 def cell_formula(
     pos: int,
     dimension: int,
@@ -102,8 +113,8 @@ def cell_formula(
     d_model = encoding.check_d_model(d_model)
     base = encoding.check_base(base)
     layout = encoding.check_layout(layout)
-    pos = encoding._check_count("pos", pos, 0, encoding.MAX_POSITION)
-    dimension = encoding._check_count("dimension", dimension, 0, d_model - 1)
+    pos = encoding.check_integer("pos", pos, 0, encoding.MAX_POSITION)
+    dimension = encoding.check_integer("dimension", dimension, 0, d_model - 1)
     pair_of, is_sine = encoding.column_roles(d_model, layout)
     pair = int(pair_of[dimension])
     value = encoding.encode_positions([pos], d_model, base, layout=layout)[0, dimension]

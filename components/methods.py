@@ -12,7 +12,7 @@ naming the argument, the rule and the value received.
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 
@@ -25,8 +25,10 @@ from .encoding import (
     angular_frequencies,
     check_base,
     check_d_model,
+    check_integer,
     check_layout,
     check_n_positions,
+    number_array,
 )
 
 METHODS = ("sinusoidal", "rope", "alibi", "none")
@@ -42,20 +44,14 @@ def check_method(method: object) -> str:
     return str(method)
 
 
-def _check_integer(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or not low <= value <= high:
-        raise ValueError(f"{name} must be an integer between {low} and {high}, got {value!r}")
-    return int(value)
-
-
 def check_heads(n_heads: object) -> int:
     """Return n_heads as an int, or raise ValueError unless it is in 1 … MAX_HEADS."""
-    return _check_integer("n_heads", n_heads, 1, MAX_HEADS)
+    return check_integer("n_heads", n_heads, 1, MAX_HEADS)
 
 
 def check_seed(seed: object) -> int:
     """Return seed as an int, or raise ValueError unless it is in 0 … MAX_SEED."""
-    return _check_integer("seed", seed, 0, MAX_SEED)
+    return check_integer("seed", seed, 0, MAX_SEED)
 
 
 def check_slope(slope: object) -> float:
@@ -84,11 +80,8 @@ def _check_position(name: str, value: object) -> float:
 
 def _check_offsets(offsets: object) -> np.ndarray:
     """Offsets k as a float64 array of their own shape, each finite and |k| <= MAX_POSITION."""
-    try:
-        array = np.asarray(offsets, dtype=np.float64)
-    except (TypeError, ValueError):
-        array = np.array(np.nan)
-    if not np.isfinite(array).all() or (np.abs(array) > MAX_POSITION).any():
+    array = number_array(offsets)
+    if array is None or not np.isfinite(array).all() or (np.abs(array) > MAX_POSITION).any():
         raise ValueError(
             f"offsets must be finite and between -{MAX_POSITION} and {MAX_POSITION}, "
             f"got {offsets!r}"
@@ -105,10 +98,9 @@ def _check_cells(name: str, rows: int, d_model: int) -> None:
 
 def _check_vector(name: str, vector: object) -> np.ndarray:
     """A query or key vector: 1-D, finite float64 of an even length allowed for d_model."""
-    try:
-        array = np.asarray(vector, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a 1-D vector of numbers, got {vector!r}") from None
+    array = number_array(vector)
+    if array is None:
+        raise ValueError(f"{name} must be a 1-D vector of numbers, got {vector!r}")
     if array.ndim != 1:
         raise ValueError(f"{name} must be a 1-D vector, got an array of shape {array.shape}")
     if not np.isfinite(array).all():
@@ -417,8 +409,8 @@ def method_snippet(
     n_positions = check_n_positions(n_positions)
     base = check_base(base)
     layout = check_layout(layout)
-    pos = _check_integer("pos", pos, 0, n_positions - 1)
-    offset = _check_integer("offset", offset, -pos, MAX_POSITION - pos)
+    pos = check_integer("pos", pos, 0, n_positions - 1)
+    offset = check_integer("offset", offset, -pos, MAX_POSITION - pos)
     n_heads = check_heads(n_heads)
     seed = check_seed(seed)
     half = d_model // 2

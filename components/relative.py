@@ -16,22 +16,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from numbers import Integral
 
 import numpy as np
 
-from .encoding import DEFAULT_BASE, check_d_model, encode_positions
+from .encoding import DEFAULT_BASE, check_d_model, check_integer, encode_positions
 
 MAX_BUCKETS = 1024
 MAX_DISTANCE = 1 << 20
 MAX_CLIP = 4096
 MAX_OFFSET = 1 << 30
-
-
-def _integer(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or not low <= value <= high:
-        raise ValueError(f"{name} must be an integer between {low} and {high}, got {value!r}")
-    return int(value)
 
 
 def check_offsets(offsets: object) -> np.ndarray:
@@ -63,7 +56,7 @@ def t5_relative_bucket(
     relative_position = check_offsets(relative_position)
     if not isinstance(bidirectional, bool):
         raise ValueError(f"bidirectional must be true or false, got {bidirectional!r}")
-    num_buckets = _integer("num_buckets", num_buckets, 4 if bidirectional else 2, MAX_BUCKETS)
+    num_buckets = check_integer("num_buckets", num_buckets, 4 if bidirectional else 2, MAX_BUCKETS)
     if bidirectional and num_buckets % 2:
         raise ValueError(f"num_buckets must be even when bidirectional, got {num_buckets}")
     buckets = np.zeros(relative_position.shape, dtype=np.int64)
@@ -74,7 +67,7 @@ def t5_relative_bucket(
     else:
         distance = -np.minimum(relative_position, 0)
     max_exact = num_buckets // 2
-    max_distance = _integer("max_distance", max_distance, max_exact + 1, MAX_DISTANCE)
+    max_distance = check_integer("max_distance", max_distance, max_exact + 1, MAX_DISTANCE)
     # float32 and truncation toward zero, as the reference (torch's .float() and .to(long)).
     with np.errstate(divide="ignore"):
         scaled = np.log(distance.astype(np.float32) / np.float32(max_exact))
@@ -117,17 +110,17 @@ def t5_bucket_runs(
 def shaw_clipped_offsets(n_positions: int, clip: int) -> np.ndarray:
     """Shaw et al.'s index of the learned vector each (query i, key j) uses: clip(j - i, -k, k)
     + k, in 0 … 2k."""
-    n_positions = _integer("n_positions", n_positions, 1, 4096)
-    clip = _integer("clip distance k", clip, 0, MAX_CLIP)
+    n_positions = check_integer("n_positions", n_positions, 1, 4096)
+    clip = check_integer("clip distance k", clip, 0, MAX_CLIP)
     offsets = np.arange(n_positions)[None, :] - np.arange(n_positions)[:, None]
     return np.clip(offsets, -clip, clip) + clip
 
 
 def shaw_table(clip: int, d_head: int, seed: int) -> np.ndarray:
     """The 2k + 1 learned vectors a_{-k} … a_k, drawn at random (seeded) as if learned."""
-    clip = _integer("clip distance k", clip, 0, MAX_CLIP)
+    clip = check_integer("clip distance k", clip, 0, MAX_CLIP)
     d_head = check_d_model(d_head)
-    seed = _integer("seed", seed, 0, 2**31 - 1)
+    seed = check_integer("seed", seed, 0, 2**31 - 1)
     return np.random.default_rng(seed).standard_normal((2 * clip + 1, d_head)) / math.sqrt(d_head)
 
 
@@ -156,7 +149,7 @@ def transformer_xl_terms(
     if np.any(offsets < 0):
         raise ValueError("Transformer-XL attends to earlier positions: offsets i - j must be >= 0")
     d_model = check_d_model(d_model)
-    seed = _integer("seed", seed, 0, 2**31 - 1)
+    seed = check_integer("seed", seed, 0, 2**31 - 1)
     rng = np.random.default_rng(seed)
     query, key, u, v = (rng.standard_normal(d_model) / math.sqrt(d_model) for _ in range(4))
     w_r = rng.standard_normal((d_model, d_model)) / math.sqrt(d_model)

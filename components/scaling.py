@@ -24,11 +24,11 @@ Meta's llama-models `apply_scaling` and the YaRN authors' jquesnelle/yarn
 from __future__ import annotations
 
 import math
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 
-from .encoding import check_base, check_d_model
+from .encoding import check_base, check_d_model, check_integer
 
 SCALINGS = ("none", "pi", "ntk", "dynamic", "yarn", "llama3", "longrope")
 # transformers' rope_type "linear" is Position Interpolation.
@@ -73,12 +73,6 @@ def _number(name: str, value: object, low: float, high: float, *, above: bool = 
         side = "greater than" if above else "at least"
         raise ValueError(f"{name} must be {side} {low:g} and at most {high:g}, got {value!r}")
     return float(value)
-
-
-def _integer(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, Integral) or not low <= value <= high:
-        raise ValueError(f"{name} must be an integer between {low} and {high}, got {value!r}")
-    return int(value)
 
 
 def check_factors(factors: object, n_pairs: int) -> np.ndarray:
@@ -164,7 +158,7 @@ def rope_scaled_frequencies(
         raise ValueError(f"{method} raises the base by s ** (d / (d - 2)): d_head must be >= 4")
     base = check_base(base)
     factor = _number("factor", factor, 1.0, MAX_FACTOR)
-    original_context = _integer("original_context", original_context, 1, MAX_CONTEXT)
+    original_context = check_integer("original_context", original_context, 1, MAX_CONTEXT)
     values = _parameters(method, params)
     inv_freq = default_frequencies(d_head, base)
     exponent = d_head / (d_head - 2) if d_head > 2 else 1.0
@@ -176,7 +170,7 @@ def rope_scaled_frequencies(
     if method == "ntk":
         return default_frequencies(d_head, base * factor**exponent), 1.0
     if method == "dynamic":
-        seq_len = _integer("seq_len", values["seq_len"], 1, MAX_CONTEXT)
+        seq_len = check_integer("seq_len", values["seq_len"], 1, MAX_CONTEXT)
         seq_len = max(seq_len, original_context)
         grown = base * (factor * seq_len / original_context - (factor - 1)) ** exponent
         return default_frequencies(d_head, grown), 1.0

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
 import param
 
-from . import derived, encoding, methods
+from . import encoding, methods
 
 DEFAULT_D_MODEL = 128
 DEFAULT_N_POSITIONS = 64
@@ -224,8 +223,3 @@ class ExplorerState(param.Parameterized):
         """The pair indices the waves view draws: the visitor's choice or a spread."""
         pairs = sorted({i for i in self.pairs if 0 <= i < self.d_model // 2})
         return pairs[:MAX_CHOSEN_PAIRS] or default_pairs(self.d_model)
-
-    @property
-    def matrix(self) -> np.ndarray:
-        """The PE matrix of the shown positions (cached: moving pos or k never recomputes it)."""
-        return derived.pe_matrix(self.n_positions, self.d_model, float(self.base), self.layout)

@@ -1,63 +1,74 @@
-"""One Python for every frame of the site: a document per frame in the shared worker.
+"""The Python side of the site's worker (static/worker.js): a document per frame of the site.
 
-A course page with three embeds would otherwise start three Pyodide runtimes, each importing
-NumPy, Bokeh and Panel (issue 21). The built site's shared worker (`app-shared.js`, written by
-scripts/shared_runtime.py) loads the runtime once and, for each frame that connects, runs the
-app into a document of its own; every message of a frame then acts on that frame's document.
+The worker runs one Python for every frame and tab of the site where the browser has shared
+workers (a course page with three embeds would otherwise start three Pyodide runtimes, each
+importing NumPy, Bokeh and Panel: issue 21), and one for its page otherwise; either way each
+frame that connects gets a document of its own, and each of its messages acts on that document.
 The worker runs one message at a time, so "the frame's document is the current one" holds for
-everything the message runs: Panel's callbacks find it as `pn.state.curdoc`, its URL as
+everything a message runs: Panel's callbacks find it as `pn.state.curdoc`, its URL as
 `pn.state.location`, and tasks they start keep it (`state.curdoc` is a context variable).
 
-It calls Panel 1.9.4's private worker helpers (`_link_docs_worker`, `_convert_json_patch`,
-`_cleanup_doc`): Panel's worker holds one document, and sharing Pyodide across frames has no
-API yet (https://github.com/pyodide/pyodide/issues/4279). components/fixes/ lists it for
-upgrades.
+It calls Panel 1.9.4's worker helpers (`init_doc`, `write_doc`) and private ones
+(`_link_docs_worker`, `_convert_json_patch`, `_cleanup_doc`), as Panel's own worker script
+does: Panel's worker holds one document, and sharing Pyodide across frames has no API yet
+(https://github.com/pyodide/pyodide/issues/4279). components/fixes/ lists it for upgrades.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bokeh.document import Document
-from bokeh.io.doc import set_curdoc
-from panel.io.state import state
-from panel.util import edit_readonly
+if TYPE_CHECKING:
+    from bokeh.document import Document
 
-__all__ = ["build", "close", "frames", "location", "patch", "rendered", "use"]
+# Panel and Bokeh are imported in the functions: prepare() must run before they are.
+__all__ = ["build", "close", "frames", "location", "patch", "prepare", "rendered", "use"]
 
 _documents: dict[int, Document] = {}
-# The line of Panel's worker code (panel/_templates/pyodide_worker.js) that makes the document.
-INIT_DOC = "\ninit_doc()\n"
+
+
+def prepare() -> None:
+    """Import what every frame's page needs, Bokeh's models without their IDE signatures
+    (components/fixes/bokeh_signatures.py): once per runtime, before the first frame."""
+    from .fixes import bokeh_signatures
+
+    bokeh_signatures.skip()
+    import numpy  # noqa: F401
+    import panel  # noqa: F401
+
+    from .ui import page  # noqa: F401
 
 
 def use(frame: int) -> Document:
     """Make the frame's document Panel's and Bokeh's current one, and return it."""
+    from bokeh.io.doc import set_curdoc
+    from panel.io.state import state
+
     doc = _documents[frame]
     set_curdoc(doc)
     state.curdoc = doc
     return doc
 
 
-async def build(frame: int, code: str, href: str) -> Any:
-    """Run the app's code (Panel's worker code: init_doc(), the app, write_doc()) for a new
-    frame, in a namespace of its own; returns write_doc()'s (docs_json, render_items, ids).
+async def build(frame: int, href: str) -> tuple[str, str, str]:
+    """A new frame's document, at the state its URL asks for (`href`, JSON of its
+    window.location): write_doc()'s (docs_json, render_items, root_ids) for its page.
 
-    The frame's URL (`href`, JSON of its window.location) is applied right after init_doc(),
-    before the app is built: the first document is the one the link asks for (an embed builds
-    its one view), where Panel's worker builds the default page and learns the URL afterwards.
+    The URL is applied before the page is built: the first document is the one the link asks
+    for (an embed builds its one view), where Panel's worker builds the default page and learns
+    the URL afterwards.
     """
-    from pyodide.code import eval_code_async
+    from panel.io.pyodide import init_doc, write_doc
+    from panel.io.state import state
 
-    if code.count(INIT_DOC) != 1:
-        raise RuntimeError("the app's code is not Panel 1.9.4's worker code (one init_doc())")
+    from .ui.page import serve_page
 
-    def start() -> None:
-        _documents[frame] = state.curdoc
-        location(frame, href)
-
-    code = code.replace(INIT_DOC, f"{INIT_DOC}_pe_start()\n")
-    return await eval_code_async(code, {"__name__": "__main__", "_pe_start": start})
+    init_doc()
+    _documents[frame] = state.curdoc
+    location(frame, href)
+    serve_page()
+    return await write_doc()
 
 
 def rendered(frame: int, send_patch: Any) -> None:
@@ -75,7 +86,10 @@ def patch(frame: int, json_patch: Any) -> None:
 
 
 def location(frame: int, href: str) -> None:
-    """The frame's URL (JSON of window.location), as Panel's worker applies it."""
+    """The frame's URL (JSON of window.location), as Panel's Location holds it."""
+    from panel.io.state import state
+    from panel.util import edit_readonly
+
     use(frame)
     if state.location is None:
         return
@@ -89,6 +103,7 @@ def location(frame: int, href: str) -> None:
 def close(frame: int) -> None:
     """The frame's page went away: its document and everything Panel keeps for it go."""
     from panel.io.document import _cleanup_doc
+    from panel.io.state import state
 
     doc = _documents.pop(frame, None)
     if doc is None:

@@ -10,8 +10,8 @@ number is exactly the browser's), and writes the wheel again with `__pycache__/*
 beside the sources, which stay for tracebacks and `inspect`. The .pyc files are unchecked
 hash-based (PEP 552): they stay valid whatever mtime the files get when Pyodide unpacks the wheel,
 and importing never reads the source to check them. Each wheel keeps its file name; its RECORD
-lists the added files, and pe-lock.json gets its new sha256 (Pyodide checks it). It runs inside
-scripts/runtime.py before the service worker is written, whose build id then covers the new
+lists the added files, and pe-lock.json gets its new sha256 (Pyodide checks it). The build runs it
+(scripts/bytecode.py) before the service worker is written, whose build id then covers the new
 wheels. Running it again recompiles from the sources and gives the same wheels.
 
 compile_stdlib() does the same for the standard library, which Pyodide zipimports from
@@ -40,8 +40,10 @@ import time
 import zipfile
 from pathlib import Path, PurePosixPath
 
-PYODIDE_DIR = Path("runtime/cdn.jsdelivr.net/pyodide/v0.29.3/full")
-LOCK = Path("runtime/pe-lock.json")
+import vendor_runtime
+from site_lock import LOCK
+
+PYODIDE_DIR = Path("runtime") / vendor_runtime.PYODIDE_DIR
 
 # Runs in node: starts the site's Pyodide, copies the tree of sources into its in-memory file
 # system, runs a compile script there (COMPILE_PY, COMPILE_STDLIB_PY) and copies every .pyc it

@@ -1,6 +1,6 @@
 // The site's service worker: every file the explorer loads is kept in one cache per build, so a
 // return visit starts without the network, and the site works offline after one visit.
-// scripts/runtime.py writes this file as the site's sw.js, filling in BUILD and SITE_FILES.
+// scripts/service_worker.py writes this file as the site's sw.js, filling in BUILD and SITE_FILES.
 'use strict';
 
 const BUILD = '__BUILD__';
@@ -59,7 +59,7 @@ self.addEventListener('fetch', (event) => {
 
 // The page, once interactive, sends the files it loaded before this worker controlled it.
 self.addEventListener('message', (event) => {
-  if (!event.data || event.data.type !== 'cache-files') return;
+  if (event.data?.type !== 'cache-files') return;
   // The site's own files first: with the page and the runtime kept, a return visit starts.
   const urls = [...new Set([...SITE_FILES, ...event.data.urls])]
     .map((url) => new URL(url, self.location).href)
@@ -70,7 +70,7 @@ self.addEventListener('message', (event) => {
       if (await cache.match(url)) continue;
       try {
         await cache.add(url);
-      } catch (error) {
+      } catch {
         // One file that cannot be fetched now is fetched (and cached) when it is used.
       }
     }

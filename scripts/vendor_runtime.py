@@ -1,19 +1,15 @@
-"""Make the converted site self-contained: Pyodide, every wheel, and Bokeh's and Panel's files.
+"""Copy the runtime files the site loads (Pyodide, every wheel, Bokeh's and Panel's files) into
+SITE/runtime/, each checked against its sha256 pinned in scripts/runtime-files.json.
 
-    python scripts/runtime.py vendor SITE --wheel wheels/NAME.whl [--runtime DIR]
-    python scripts/runtime.py pin --runtime DIR
+    python scripts/vendor_runtime.py SITE [--runtime DIR]
+    python scripts/vendor_runtime.py --pin --runtime DIR
 
-`vendor` copies every runtime file the site loads into SITE/runtime/<host>/<path> (PyPI wheels
-into SITE/runtime/pypi/), checks each against its sha256 pinned in scripts/runtime-files.json
-and refuses a mismatch, writes SITE/runtime/pe-lock.json (a Pyodide lock file for exactly the
-packages the app imports, the project's wheel included), and points the page and the worker at
-these files: the worker then loads the runtime and all packages at once, in parallel, with no
-micropip and no package index. DIR is a folder laid out by host (`www/<host>/<path>` and
-`pypi/<wheel>`, as ../shared/pyodide-mirror is); without one, the files are downloaded once
-into ~/.cache/pe-explorer/runtime. When neither works, it exits 3 and the site stays as Panel
-wrote it, loading from the CDNs.
+Files go to SITE/runtime/<host>/<path>, PyPI wheels to SITE/runtime/pypi/. DIR is a folder laid
+out by host (`www/<host>/<path>` and `pypi/<wheel>`, as ../shared/pyodide-mirror is); without
+one, the files are downloaded once into ~/.cache/pe-explorer/runtime. A file that can be neither
+read nor downloaded, or whose sha256 differs from its pin, stops the build.
 
-`pin` records the sha256 of every file the site needs from a trusted DIR, after checking each
+`--pin` records the sha256 of every file the site needs from a trusted DIR, after checking each
 Pyodide wheel against Pyodide's own lock file.
 """
 
@@ -22,15 +18,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import re
 import shutil
 import subprocess
 import sys
 import urllib.request
-import zipfile
 from pathlib import Path, PurePosixPath
-
-import shared_runtime
 
 PINS = Path(__file__).with_name("runtime-files.json")
 CACHE = Path.home() / ".cache" / "pe-explorer" / "runtime"
@@ -38,12 +30,14 @@ PYODIDE_VERSION = "0.29.3"
 PYODIDE_DIR = f"cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"
 PYODIDE_CORE = ("pyodide.js", "pyodide.asm.js", "pyodide.asm.wasm", "python_stdlib.zip")
 PYODIDE_LOCK = PYODIDE_DIR + "pyodide-lock.json"
-PANEL_DIST = "cdn.holoviz.org/panel/1.9.4/dist/"
-HOSTS = ("cdn.jsdelivr.net", "cdn.holoviz.org", "cdn.bokeh.org")
 # Files of the CDNs the page loads at run time besides what index.html names: Panel's CSS,
 # themes, images and bundles (stylesheets of widgets appear as views are built), the
 # stylesheet Panel's Plotly model links, and Bokeh's release bundles.
-CDN_TREES = (PANEL_DIST, "cdn.jsdelivr.net/npm/maplibre-gl@4.4.1/", "cdn.bokeh.org/bokeh/release/")
+CDN_TREES = (
+    "cdn.holoviz.org/panel/1.9.4/dist/",
+    "cdn.jsdelivr.net/npm/maplibre-gl@4.4.1/",
+    "cdn.bokeh.org/bokeh/release/",
+)
 # Wheels of the CDNs (not in any lock file): bokeh and panel as cdn.holoviz.org serves them.
 CDN_WHEELS = (
     "cdn.holoviz.org/panel/wheels/bokeh-3.9.2-py3-none-any.whl",
@@ -72,12 +66,6 @@ PYODIDE_PACKAGES = (
     "tqdm",
     "nh3",
     "pyodide-http",
-)
-# Chunks of Panel's generated worker (panel/_templates/pyodide_worker.js, Panel 1.9.4).
-IMPORT_PYODIDE = f'importScripts("https://{PYODIDE_DIR}pyodide.js");'
-LOAD_AND_INSTALL = re.compile(
-    r"  self\.pyodide = await loadPyodide\(\);\n.*?  console\.log\(\"Environment loaded!\"\);\n",
-    re.DOTALL,
 )
 
 
@@ -171,251 +159,46 @@ def fetch_verified(name: str, expected: str, runtime: Path | None) -> Path:
     return path
 
 
-def wheel_metadata(path: Path) -> tuple[str, str, list[str], list[str]]:
-    """(name, version, requirement names, top-level import names) of a wheel."""
-    with zipfile.ZipFile(path) as wheel:
-        names = wheel.namelist()
-        info = next(n for n in names if n.endswith(".dist-info/METADATA"))
-        metadata = wheel.read(info).decode()
-        top_level = next((n for n in names if n.endswith(".dist-info/top_level.txt")), None)
-        imports = (
-            wheel.read(top_level).decode().split()
-            if top_level
-            else sorted({n.split("/")[0] for n in names if "/" in n and ".dist-info" not in n})
-        )
-    field = dict(re.findall(r"^(Name|Version): (.+)$", metadata, re.MULTILINE))
-    requires = [
-        re.split(r"[\s;<>=!~\[(]", line, maxsplit=1)[0]
-        for line in re.findall(r"^Requires-Dist: (.+)$", metadata, re.MULTILINE)
-        if "extra ==" not in line
-    ]
-    return field["Name"], field["Version"], requires, imports
-
-
-def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def site_lock(site: Path, runtime_dir: Path, own_wheel: str) -> dict:
-    """A Pyodide lock file for exactly the packages the site loads, relative to runtime/."""
-    pyodide_lock = json.loads((runtime_dir / PYODIDE_LOCK).read_text())
-    packages = {}
-    for package in PYODIDE_PACKAGES:
-        entry = dict(pyodide_lock["packages"][package])
-        entry["file_name"] = PYODIDE_DIR + entry["file_name"]
-        packages[package] = entry
-    wheels = [*CDN_WHEELS, *(f"pypi/{wheel}" for wheel in PYPI_WHEELS), f"../{own_wheel}"]
-    for file_name in wheels:
-        path = (runtime_dir / file_name).resolve()
-        name, version, requires, imports = wheel_metadata(path)
-        packages[canonical(name)] = {
-            "name": canonical(name),
-            "version": version,
-            "file_name": file_name,
-            "install_dir": "site",
-            "sha256": sha256(path),
-            "package_type": "package",
-            "imports": imports,
-            "depends": sorted(canonical(r) for r in requires),
-            "unvendored_tests": False,
-        }
-    for entry in packages.values():
-        # Only what is loaded: a dependency left out on purpose (pandas, ...) is not asked for.
-        entry["depends"] = sorted(d for d in map(canonical, entry["depends"]) if d in packages)
-    return {"info": pyodide_lock["info"], "packages": packages}
-
-
-WORKER_LOAD = """  // Everything from this site: the runtime and every package, fetched at once.
-  const runtime = new URL('runtime/', self.location).href
-  self.pyodide = await loadPyodide({
-    lockFileURL: runtime + 'pe-lock.json',
-    packages: %(packages)s,
-    env: {
-      PANEL_CDN_ROOT: runtime + 'cdn.holoviz.org/panel/',
-      PANEL_NPM_CDN: runtime + 'cdn.jsdelivr.net/npm',
-    },
-  });
-  self.pyodide.globals.set("sendPatch", sendPatch);
-  console.log("Loaded pyodide and packages!");
-  // Imports on their own, so that the page (and the benchmark) can tell the phases apart.
-  self.postMessage({type: 'status', msg: 'Importing Panel and the app'})
-  // Bokeh's models without their IDE signatures (components/fixes/bokeh_signatures.py).
-  await self.pyodide.runPythonAsync('from pe_explorer.fixes import bokeh_signatures; ' +
-    'bokeh_signatures.skip(); import numpy, panel, pe_explorer.ui.page')
-"""
-
-
-def point_worker(worker: Path, packages: list[str]) -> str:
-    """Load Pyodide from runtime/ with every package in one go, instead of micropip; returns
-    the loader (the shared worker loads the same way)."""
-    source = worker.read_text(encoding="utf-8")
-    if IMPORT_PYODIDE not in source or len(LOAD_AND_INSTALL.findall(source)) != 1:
-        raise RuntimeError(f"{worker}: not the worker Panel 1.9.4 writes; cannot point it")
-    source = source.replace(IMPORT_PYODIDE, f'importScripts("runtime/{PYODIDE_DIR}pyodide.js");')
-    loader = WORKER_LOAD % {"packages": json.dumps(packages)}
-    # The status line the page shows first says what now happens at once.
-    source = LOAD_AND_INSTALL.sub(lambda match: loader, source)
-    source = source.replace("msg: 'Loading pyodide'", "msg: 'Loading Python and packages'")
-    worker.write_text(source, encoding="utf-8")
-    return loader
-
-
-def point_page(page: Path, site: Path) -> None:
-    """Every CDN URL of the page becomes the site's copy, which must exist."""
-    source = page.read_text(encoding="utf-8")
-    for host in HOSTS:
-        source = source.replace(f"https://{host}/", f"runtime/{host}/")
-    missing = [
-        url
-        for url in sorted(set(re.findall(r'(?:src|href)="(runtime/[^"]+)"', source)))
-        if not (site / url).is_file()
-    ]
-    if missing:
-        raise RuntimeError(f"{page} names runtime files that were not copied: {missing}")
-    hosts = "|".join(map(re.escape, HOSTS))
-    left = re.findall(rf"https://(?:{hosts})/[^\"' ]+", source)
-    if left:
-        raise RuntimeError(f"{page} still loads from a CDN: {left[:3]}")
-    page.write_text(source, encoding="utf-8")
-
-
-SERVICE_WORKER = Path(__file__).with_name("sw.js")
-
-
-# Builds the page as the worker does, and prints the modules that took: as wheel members, and as
-# paths in the standard library.
-STARTUP_IMPORTS = """
-import json, sys, sysconfig
-import panel as pn
-from bokeh.document import Document
-pn.extension("plotly", sizing_mode="stretch_width")
-from pe_explorer.ui.page import ExplorerPage
-pn.panel(ExplorerPage()).get_root(Document())
-files = [getattr(module, "__file__", None) or "" for module in list(sys.modules.values())]
-def under(*roots):
-    return sorted(f[len(root) + 1:] for f in files for root in roots if f.startswith(root + "/"))
-paths = sysconfig.get_paths()
-wheels, stdlib = under(paths["purelib"], sys.argv[1]), under(paths["stdlib"])
-print(json.dumps({"wheels": wheels, "stdlib": stdlib}))
-"""
-
-
-def startup_modules() -> tuple[frozenset[str], frozenset[str]]:
-    """The modules the app imports to build its page (CPython's list; Pyodide's is alike): as
-    wheel members ("panel/io/state.py"), and as paths in the stdlib ("json/decoder.py")."""
-    repo = Path(__file__).resolve().parents[1]
-    run = subprocess.run(
-        [sys.executable, "-c", STARTUP_IMPORTS, str(repo)],
-        cwd=repo, capture_output=True, text=True, check=True, timeout=300,
-    )  # fmt: skip
-    found = json.loads(run.stdout.strip().splitlines()[-1])
-    # The project's modules, found in its source folder, are the wheel's package pe_explorer.
-    found["wheels"] = [re.sub(r"^components/", "pe_explorer/", path) for path in found["wheels"]]
-    stdlib = (path for path in found["stdlib"] if path.endswith(".py"))
-    return frozenset(found["wheels"]), frozenset(p for p in stdlib if "-packages/" not in p)
-
-
-def compile_bytecode(site: Path) -> str:
-    """Bytecode for what start-up imports (scripts/compile_wheels.py), where node can run it.
-
-    Only those modules: the rest (views built later, the share and export panels, most of
-    Bokeh) is compiled in the browser when first used, and costs no download until then.
-    """
-    if shutil.which("node") is None:
-        return "no node: the wheels stay uncompiled (the browser compiles them at each start)"
-    from compile_wheels import compile_site, compile_stdlib
-
-    wheels, stdlib = startup_modules()
-    result = compile_site(site, wheels)
-    modules = sum(wheel["pyc"] for wheel in result["wheels"].values())
-    # Bytecode instead of the source for those: beside it, the zip would grow by 1.9 MiB, not
-    # 0.9 MiB (tracebacks through the stdlib then give file and line, without the line's text).
-    stdlib_result = compile_stdlib(site, stdlib, keep_sources=False)
-    return (
-        f"{modules} modules of {len(result['wheels'])} wheels and "
-        f"{stdlib_result['pyc']} of the standard library precompiled"
-    )
-
-
-def write_service_worker(site: Path, lock: dict) -> None:
-    """The site's sw.js: one cache per build (named by a hash of every file of the site)."""
-    build = hashlib.sha256()
-    for path in sorted(p for p in site.rglob("*") if p.is_file()):
-        build.update(path.relative_to(site).as_posix().encode() + b"\0" + sha256(path).encode())
-    files = ["index.html", "app.js", "static/startup.js", "static/file-protocol.js"]
-    files += ["static/frame-size.js", shared_runtime.NAME, shared_runtime.RELAY_NAME]
-    # What the page's head loads (Bokeh's and Panel's JS and CSS): the page starts from them.
-    page = (site / "index.html").read_text(encoding="utf-8")
-    files += sorted(set(re.findall(r'(?:src|href)="(runtime/[^"?#]+)"', page)))
-    files += [f"runtime/{PYODIDE_DIR}{name}" for name in PYODIDE_CORE] + ["runtime/pe-lock.json"]
-    files += [
-        str(PurePosixPath("runtime", entry["file_name"])).replace("runtime/../", "")
-        for entry in lock["packages"].values()
-    ]
-    source = SERVICE_WORKER.read_text(encoding="utf-8")
-    build_id = build.hexdigest()[:16]
-    source = source.replace("__BUILD__", build_id)
-    source = source.replace("__SITE_FILES__", json.dumps(files, indent=2))
-    (site / "sw.js").write_text(source, encoding="utf-8")
-    page = site / "index.html"
-    html = page.read_text(encoding="utf-8")
-    # Before static/startup.js, which registers it as soon as it runs.
-    startup = '<script src="static/startup.js"></script>'
-    if html.count(startup) != 1:
-        raise RuntimeError(f"{page}: expected one {startup}")
-    # The build names the shared runtime too (static/startup.js): a page never talks to the
-    # shared worker of another build that an open tab still runs.
-    meta = f'<meta name="pe-service-worker" content="sw.js" data-build="{build_id}">\n'
-    page.write_text(html.replace(startup, meta + startup), encoding="utf-8")
-
-
-def vendor(site: Path, own_wheel: str, runtime: Path | None, bytecode: bool = True) -> int:
-    """Copy and check every runtime file into site/runtime/, then point page and worker at it."""
+def vendor(site: Path, runtime: Path | None) -> int:
+    """Copy and check every pinned file into site/runtime/; nothing stays if one fails."""
     pins = json.loads(PINS.read_text())
     if pins["pyodide"] != PYODIDE_VERSION:
         raise RuntimeMismatch(f"{PINS} pins Pyodide {pins['pyodide']}, not {PYODIDE_VERSION}")
     runtime_dir = site / "runtime"
-    for name, expected in pins["files"].items():
-        target = runtime_dir / name
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(fetch_verified(name, expected, runtime), target)
-    lock = site_lock(site, runtime_dir, own_wheel)
-    (runtime_dir / "pe-lock.json").write_text(json.dumps(lock, indent=1))
-    (runtime_dir / PYODIDE_LOCK).unlink()  # the site's lock replaces Pyodide's
-    if bytecode:
-        print(f"runtime: {compile_bytecode(site)}")
-    loader = point_worker(site / "app.js", sorted(lock["packages"]))
-    point_page(site / "index.html", site)
-    shared_runtime.write(site, loader)
-    write_service_worker(site, lock)
+    try:
+        for name, expected in pins["files"].items():
+            target = runtime_dir / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(fetch_verified(name, expected, runtime), target)
+    except (RuntimeUnavailable, RuntimeMismatch):
+        shutil.rmtree(runtime_dir, ignore_errors=True)
+        raise
     return len(pins["files"])
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    commands = parser.add_subparsers(dest="command", required=True)
-    vendor_args = commands.add_parser("vendor", help="make SITE self-contained")
-    vendor_args.add_argument("site", type=Path)
-    vendor_args.add_argument("--wheel", required=True, help="the project wheel, relative to SITE")
-    vendor_args.add_argument("--runtime", type=Path, help="folder laid out by host")
-    vendor_args.add_argument(
-        "--no-bytecode", action="store_true", help="leave the modules uncompiled (to compare)"
-    )
-    pin_args = commands.add_parser("pin", help=f"write {PINS.name} from a trusted folder")
-    pin_args.add_argument("--runtime", type=Path, required=True)
+    parser.add_argument("site", type=Path, nargs="?", help="the site to copy the files into")
+    parser.add_argument("--runtime", type=Path, help="folder laid out by host")
+    parser.add_argument("--pin", action="store_true", help=f"write {PINS.name} from --runtime")
     args = parser.parse_args(argv)
-    if args.command == "pin":
-        PINS.write_text(json.dumps(pin(args.runtime.resolve()), indent=1) + "\n")
+    runtime = args.runtime.resolve() if args.runtime else None
+    if args.pin:
+        if runtime is None:
+            parser.error("--pin needs --runtime")
+        PINS.write_text(json.dumps(pin(runtime), indent=1) + "\n")
         print(f"pinned {len(json.loads(PINS.read_text())['files'])} files in {PINS}")
         return 0
-    runtime = args.runtime.resolve() if args.runtime else None
+    if args.site is None:
+        parser.error("no SITE")
     try:
-        count = vendor(args.site, args.wheel, runtime, bytecode=not args.no_bytecode)
-    except (RuntimeUnavailable, RuntimeMismatch) as error:
-        # Nothing half-done stays behind: the page and worker are pointed only at the end.
-        shutil.rmtree(args.site / "runtime", ignore_errors=True)
+        count = vendor(args.site, runtime)
+    except RuntimeMismatch as error:
         print(f"runtime: {error}", file=sys.stderr)
-        return 3 if isinstance(error, RuntimeUnavailable) else 2
+        return 2
+    except RuntimeUnavailable as error:
+        print(f"runtime: {error}", file=sys.stderr)
+        return 3
     print(f"runtime: {count} files checked and copied into {args.site / 'runtime'}")
     return 0
 

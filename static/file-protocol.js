@@ -1,7 +1,7 @@
 // Shown instead of Panel's loading spinner when the page is opened from disk. Browsers will not
 // start the page's Web Worker (which runs Python with Pyodide) for a page whose protocol is
 // "file:", so the spinner would turn forever. The message is built from fixed text only.
-(function () {
+(() => {
   "use strict";
   if (window.location.protocol !== "file:") {
     return;
@@ -32,7 +32,7 @@
       return;
     }
     // Panel marks the loading state with body classes: pn-loading and pn-<spinner name>.
-    Array.prototype.slice.call(body.classList).forEach(function (name) {
+    Array.prototype.slice.call(body.classList).forEach((name) => {
       if (name.indexOf("pn-") === 0) {
         body.classList.remove(name);
       }

@@ -2,7 +2,7 @@
 // no inner scrollbar, no gap below. Two messages: our own {type: 'pe-explorer:resize', height}
 // (static/pe-embed.js on the host page listens) and Canvas's {subject: 'lti.frameResize',
 // height}. Heights only: nothing of the state leaves the frame this way.
-(function () {
+(() => {
   'use strict';
   if (window.parent === window) return;
 
@@ -33,7 +33,7 @@
     ]) {
       try {
         window.parent.postMessage(message, '*');
-      } catch (error) {
+      } catch {
         // A host that went away; nothing to size.
       }
     }

@@ -3,11 +3,11 @@
 // numbers), say which phase start-up is in, keep what the visitor does with the controls
 // meanwhile and hand it to Python once it is ready, and, once the page is interactive, let the
 // service worker (if the build has one) keep every file for next time.
-(function () {
+(() => {
   'use strict';
   if (window.location.protocol === 'file:') return;  // static/file-protocol.js explains
 
-  // Facts written at build time (scripts/postprocess_site.py: pe_explorer.ui.page).
+  // Facts written at build time (scripts/panel_output.py: pe_explorer.ui.page).
   const factsElement = document.getElementById('pe-before-python');
   const facts = factsElement ? JSON.parse(factsElement.textContent) : null;
 
@@ -18,24 +18,24 @@
   function storedTheme() {
     try {
       return window.localStorage.getItem(THEME_KEY);
-    } catch (error) {
+    } catch {
       return null;  // storage blocked (a sandboxed frame, a privacy setting)
     }
   }
   function chooseTheme() {
     const params = new URLSearchParams(window.location.search);
-    const known = (name) => Object.prototype.hasOwnProperty.call(facts.themes, name);
+    const known = (name) => facts.themes.includes(name);
     if (params.has('theme')) return params.get('theme');  // Python checks and reports it
     const stored = storedTheme();
     if (known(stored)) return stored;
-    const dark = window.matchMedia && window.matchMedia('(prefers-color-scheme: dark)').matches;
+    const dark = window.matchMedia?.('(prefers-color-scheme: dark)').matches;
     const theme = dark ? 'dark' : 'light';
     if (theme !== facts.defaults.theme) {
       params.set('theme', theme);
       try {
         const url = `${window.location.pathname}?${params}${window.location.hash}`;
         window.history.replaceState(window.history.state, '', url);
-      } catch (error) {
+      } catch {
         return facts.defaults.theme;  // the link cannot say it, so Python will not draw it
       }
     }
@@ -43,7 +43,8 @@
   }
   if (facts) {
     const theme = chooseTheme();
-    document.documentElement.setAttribute('data-pe-theme', facts.themes[theme] ? theme : 'light');
+    const shown = facts.themes.includes(theme) ? theme : 'light';
+    document.documentElement.setAttribute('data-pe-theme', shown);
   }
 
   // What the link asks for: the prerendered page, or the frames of one view or of all.
@@ -56,53 +57,27 @@
       prerendered,
       view,
       embed: view !== null && facts.true_words.includes(String(value('embed')).toLowerCase()),
-      theme: facts.themes[value('theme')] || facts.themes[facts.defaults.theme],
     };
   }
 
+  // The frames are HTML our build wrote (components/ui/placeholder.py, from the view table):
+  // the link only chooses among them, and nothing of it is written into the page.
+  function built(html) {
+    const template = document.createElement('template');
+    template.innerHTML = html;
+    return template.content.firstElementChild;
+  }
   let placeholder = null;
   function drawRequestedFrames(ask) {
-    const colours = ask.theme;
-    placeholder = document.createElement('div');
-    placeholder.className = 'pe-before-python';
-    placeholder.setAttribute('aria-busy', 'true');
-    Object.assign(placeholder.style, {
-      minHeight: ask.embed ? '0' : '100vh', boxSizing: 'border-box', padding: ask.embed ? '4px' : '8px 18px',
-      background: colours.paper, color: colours.text, font: '15px/1.5 system-ui, sans-serif',
-    });
-    if (!ask.embed) {
-      const heading = document.createElement('h1');
-      heading.textContent = facts.title;
-      heading.style.margin = '0.3em 0';
-      placeholder.appendChild(heading);
-    }
-    const cards = document.createElement('div');
-    Object.assign(cards.style, {display: 'flex', flexWrap: 'wrap', gap: '14px'});
-    for (const spec of ask.view ? [ask.view] : facts.views) {
-      const card = document.createElement('section');
-      card.className = `pe-before-python-${spec.name}`;
-      Object.assign(card.style, {
-        flex: '1 1 520px', minWidth: '0', boxSizing: 'border-box', padding: '8px 12px',
-        border: `1px solid ${colours.grid}`, borderRadius: '8px', background: colours.paper,
-        height: `${ask.embed ? spec.embed_height - 16 : spec.height}px`,
-      });
-      const title = document.createElement('h2');
-      title.textContent = spec.title;
-      title.style.margin = '0 0 0.4em';
-      const note = document.createElement('p');
-      note.textContent = 'Drawn for the settings in this link as soon as Python has started…';
-      note.style.opacity = '0.75';
-      card.append(title, note);
-      cards.appendChild(card);
-    }
-    placeholder.appendChild(cards);
+    const kind = ask.embed ? 'embed' : 'page';
+    placeholder = built(facts.frames[kind]);
+    const cards = placeholder.querySelector('.pe-card-frames');
+    for (const spec of ask.view ? [ask.view] : facts.views) cards.appendChild(built(spec[kind]));
     // Over the page Python draws, which stays hidden until it shows the link's state.
-    Object.assign(placeholder.style, {position: 'absolute', top: '0', left: '0', right: '0',
-                                      zIndex: '5'});
     document.body.prepend(placeholder);
   }
   // The page Python draws stays hidden until it shows the link's state; so does the page's
-  // first paint (the default state's header and matrix, components/ui/page.py), from the start.
+  // first paint (the default state's header and matrix, scripts/first_paint.py), from the start.
   let hider = null;
   function hideRoots() {
     hider = document.createElement('style');
@@ -134,7 +109,7 @@
         draw();
       }
       document.addEventListener('DOMContentLoaded', () => {
-        const embed = window.Bokeh && window.Bokeh.embed;
+        const embed = window.Bokeh?.embed;
         if (!embed) return;
         const embedItems = embed.embed_items;
         embed.embed_items = () => {
@@ -145,19 +120,16 @@
     }
   }
 
-  // The worker's status messages (Panel's, and those of scripts/runtime.py's loader).
-  const PHASES = [
-    ['Loading Python and packages', 'Downloading and starting Python with NumPy, Bokeh and Panel'],
-    ['Importing Panel and the app', 'Importing Panel and the explorer'],
-    ['Executing code', 'Building the views'],
-  ];
+  // The worker's messages and start-up phases (static/protocol.js, loaded before this script).
+  const P = window.PE_PROTOCOL;
+  const PHASES = P.PHASES;
 
   let panel = null;
-  function showPhase(message) {
-    const current = PHASES.findIndex(([status]) => message.startsWith(status));
+  function showPhase(id) {
+    const current = PHASES.findIndex((phase) => phase.id === id);
     if (current < 0) return;
     if (!document.body) {
-      document.addEventListener('DOMContentLoaded', () => showPhase(message), {once: true});
+      document.addEventListener('DOMContentLoaded', () => showPhase(id), {once: true});
       return;
     }
     if (panel === null) {
@@ -176,7 +148,7 @@
     const title = document.createElement('strong');
     title.textContent = `Starting the explorer (${current + 1} of ${PHASES.length + 1})`;
     panel.appendChild(title);
-    PHASES.concat([['', 'Ready: every control works']]).forEach(([, text], index) => {
+    PHASES.map((phase) => phase.text).concat([P.READY_TEXT]).forEach((text, index) => {
       const line = document.createElement('div');
       line.textContent = `${index < current ? '✓' : index === current ? '…' : '·'} ${text}`;
       if (index === current) line.style.fontWeight = '600';
@@ -187,7 +159,7 @@
   // The prerendered controls the visitor moved, by the control's CSS class.
   const pending = new Map();
   function controlClass(model) {
-    const classes = (model && model.css_classes) || [];
+    const classes = model?.css_classes || [];
     return classes.find((name) => name.startsWith('pe-control-'));
   }
   let prerendered = null;
@@ -195,7 +167,7 @@
   (function recordStartupInput() {
     if (prerenderSkipped) return;
     // The prerendered page's document, once Bokeh has embedded it.
-    const doc = window.Bokeh && window.Bokeh.documents && window.Bokeh.documents[0];
+    const doc = window.Bokeh?.documents?.[0];
     if (!doc) {
       if (performance.now() - loaded < 60000) setTimeout(recordStartupInput, 50);
       return;
@@ -222,14 +194,14 @@
   function serviceWorkers() {
     try {
       return navigator.serviceWorker || null;
-    } catch (error) {
+    } catch {
       return null;
     }
   }
 
   function cacheForNextVisit() {
     const workers = serviceWorkers();
-    if (!workers || !workers.controller) return;
+    if (!workers?.controller) return;
     const urls = performance.getEntriesByType('resource').map((entry) => entry.name);
     workers.controller.postMessage({type: 'cache-files', urls});
   }
@@ -276,15 +248,14 @@
   function watch(worker) {
     worker.addEventListener('message', (event) => {
       const msg = event.data || {};
-      if (msg.type === 'status') showPhase(String(msg.msg));
-      // The shared runtime's console is not the page's (scripts/shared-worker.js).
-      if (msg.type === 'runtime-error') console.error(`Python: ${msg.msg}`);
-      // Python has drawn the state of the link (components/fixes/pyodide_worker.py); let
-      // Bokeh lay the changes out first.
-      if (msg.type === 'location-applied') {
+      if (msg.type === P.STATUS) showPhase(msg.phase);
+      // A shared worker's console is not the page's (static/worker.js).
+      if (msg.type === P.RUNTIME_ERROR) console.error(`Python: ${msg.msg}`);
+      // Python has drawn the state of the link; let Bokeh lay the changes out first.
+      if (msg.type === P.LOCATION_APPLIED) {
         requestAnimationFrame(() => requestAnimationFrame(showPythonsPage));
       }
-      if (msg.type !== 'render') return;
+      if (msg.type !== P.RENDER) return;
       prerendered = null;  // what Panel now embeds is Python's document
       if (panel) panel.remove();
       // Panel's handler embeds the new document, then tells the worker the page's location;
@@ -302,54 +273,54 @@
     });
   }
 
-  // One Python for every frame and tab of the site, where the browser has shared workers
-  // (app-shared.js, scripts/shared-worker.js): three embeds on a course page start one
-  // runtime, not three. The page's Web Worker only relays (app-relay.js, scripts/relay.js).
-  const sharedRuntime = document.querySelector('meta[name="pe-shared-runtime"]');
-  function connectSharedRuntime() {
-    if (!sharedRuntime || typeof SharedWorker !== 'function') return null;
+  // One Python for every frame and tab of the site, where the browser has shared workers: the
+  // site's worker script (static/worker.js) started as a shared worker, so three embeds on a
+  // course page start one runtime, not three. The page's Web Worker then only relays to it.
+  function connectSharedRuntime(url, location) {
+    if (typeof SharedWorker !== 'function') return null;
+    // A page never joins the shared worker of another build that an open tab still runs.
     const build = serviceWorker ? serviceWorker.dataset.build : '';
     try {
-      const shared = new SharedWorker(sharedRuntime.content, {name: `pe-explorer-${build}`});
+      const shared = new SharedWorker(url, {name: `pe-explorer-${build}`});
       const channel = new MessageChannel();
-      // With the page's URL: the runtime builds the page the link asks for at once.
-      const location = JSON.stringify(window.location);
-      shared.port.postMessage({type: 'frame', location}, [channel.port1]);
+      shared.port.postMessage({type: P.FRAME, location}, [channel.port1]);
       window.addEventListener('pagehide', (event) => {
-        if (!event.persisted) shared.port.postMessage({type: 'bye'});
+        if (!event.persisted) shared.port.postMessage({type: P.BYE});
       });
       return {shared, port: channel.port2};
-    } catch (error) {
+    } catch {
       return null;  // e.g. an opaque origin; Panel's own worker is tried (and reported below)
     }
   }
 
   // Panel's page script creates the worker as the body is parsed, before Panel's deferred
-  // scripts run (scripts/postprocess_site.py): Python starts while they load and draw the
+  // scripts run (scripts/panel_output.py): Python starts while they load and draw the
   // prerendered page. Listen to it alongside Panel's own handler.
   const NativeWorker = window.Worker;
-  window.Worker = class extends NativeWorker {
-    constructor(url, ...rest) {
-      const connection = connectSharedRuntime();
-      let started = true;
-      try {
-        super(connection ? sharedRuntime.dataset.relay : url, ...rest);
-      } catch (error) {
-        started = false;
-      }
-      if (!started) {
-        cannotStart();
-        // What Panel's page script uses of its worker, doing nothing: no uncaught error.
-        return {postMessage() {}, addEventListener() {}, terminate() {}};
-      }
-      if (connection) {
-        // The relay's first message: its page's port to the shared runtime. Should the shared
-        // worker fail to start, the relay runs Panel's own worker instead.
-        const post = (message, transfer) => NativeWorker.prototype.postMessage.call(this, message, transfer);
-        post({type: 'pe-shared-runtime'}, [connection.port]);
-        connection.shared.addEventListener('error', () => post({type: 'pe-own-runtime'}, []));
-      }
-      watch(this);
+  // Called with `new` by Panel's script: the object returned is its worker.
+  window.Worker = function PageWorker(url, ...rest) {
+    // With the page's URL: Python builds the page the link asks for at once.
+    const location = JSON.stringify(window.location);
+    const connection = connectSharedRuntime(url, location);
+    let worker;
+    try {
+      worker = new NativeWorker(url, ...(connection ? [{name: P.RELAY_NAME}] : rest));
+    } catch {
+      cannotStart();
+      // What Panel's page script uses of its worker, doing nothing: no uncaught error.
+      return {postMessage() {}, addEventListener() {}, terminate() {}};
     }
+    if (connection) {
+      // The relay's first message: its page's port to the shared worker. Should the shared
+      // worker fail to start, the relay runs Python itself.
+      worker.postMessage({type: P.RELAY_PORT}, [connection.port]);
+      connection.shared.addEventListener('error', () => {
+        worker.postMessage({type: P.OWN_RUNTIME, location});
+      });
+    } else {
+      worker.postMessage({type: P.FRAME, location});
+    }
+    watch(worker);
+    return worker;
   };
 })();

@@ -1,52 +1,71 @@
-// One Python runtime for every frame of the site (issue 21): the page of each frame, or of
-// each tab, connects to this shared worker instead of starting Pyodide in a Web Worker of its
-// own. The runtime and the packages load once; each frame gets a document of its own
-// (components/worker.py), built by the same code Panel's worker runs.
-// scripts/shared_runtime.py writes this file as the site's app-shared.js, filling in
-// IMPORT_PYODIDE, LOAD_RUNTIME (scripts/runtime.py's loader) and APP_CODE (Panel's).
+// The site's worker: Python (Pyodide) for the frames of the site. The build writes it as the
+// site's app.js, which Panel's page script starts as its Web Worker; where the browser has
+// shared workers, static/startup.js starts it as the site's shared worker too, and the page's
+// Web Worker only relays to it. Either way the same code runs: a dedicated worker has one
+// frame, the shared worker one per frame or tab of the site (issue 21), each with a document of
+// its own (components/worker.py). Python runs one message at a time, in arrival order.
 'use strict';
 
-__IMPORT_PYODIDE__
+// The messages and phases (static/protocol.js); what only the build knows (worker-config.js:
+// the runtime's paths and the packages of the site's lock file).
+importScripts('static/protocol.js', 'worker-config.js');
+const P = self.PE_PROTOCOL;
+const CONFIG = self.PE_WORKER_CONFIG;
 
-const APP_CODE = __APP_CODE__;
-
-// Connected frames, by number: the port their page (through app-relay.js) talks on.
+// Connected frames, by number: the port their page talks on.
 const frames = new Map();
 let nextFrame = 1;
 let lastStatus = null;
 
-// What Panel's loader posts to its page goes to every frame; a frame that connects later
-// hears the latest phase.
+// Start-up phases go to every frame; a frame that connects later hears the latest.
 function broadcast(message) {
-  if (message.type === 'status') lastStatus = message;
+  if (message.type === P.STATUS) lastStatus = message;
   for (const port of frames.values()) port.postMessage(message);
 }
 
-async function loadRuntime() {
-  broadcast({type: 'status', msg: 'Loading Python and packages'});
-__LOAD_RUNTIME__
-  documents = self.pyodide.pyimport('pe_explorer.worker');
+// A phase as the page hears it: its id, and its status text for Panel's loading message.
+function phase(id) {
+  return {type: P.STATUS, phase: id, msg: P.PHASES.find((known) => known.id === id).status};
 }
-// components/worker.py, once the runtime is loaded.
-let documents = null;
-const runtime = loadRuntime();
 
-// Python runs one message at a time, whichever frame sent it, so that the frame's document is
-// the current one for all the message runs, and a drag's patches apply in order.
+// The module pe_explorer.worker, once the runtime and the packages are loaded and imported.
+let python = null;
+async function loadRuntime() {
+  broadcast(phase('runtime'));
+  importScripts(CONFIG.pyodide);
+  // Everything from this site: the runtime and every package of the lock file, at once.
+  const runtime = new URL(CONFIG.runtime, self.location).href;
+  const pyodide = await loadPyodide({
+    lockFileURL: new URL(CONFIG.lockFile, self.location).href,
+    packages: CONFIG.packages,
+    env: Object.fromEntries(
+      Object.entries(CONFIG.env).map(([name, path]) => [name, runtime + path])),
+  });
+  console.log('Loaded pyodide and packages!');
+  // Imports on their own, so that the page (and the benchmark) can tell the phases apart.
+  broadcast(phase('imports'));
+  python = pyodide.pyimport('pe_explorer.worker');
+  python.prepare();
+}
+let runtime = null;
+
+// One message at a time, whichever frame sent it: the frame's document is the current one for
+// all the message runs, and a drag's patches apply in order.
 let pending = Promise.resolve();
 function serial(frame, label, job) {
   const run = pending.then(job).catch((error) => {
     const text = `${error}`;
-    console.error(`Shared runtime: error while handling '${label}' of frame ${frame}:`, text);
+    console.error(`Python: error while handling '${label}' of frame ${frame}:`, text);
     // A shared worker's console is not the page's: the frame's page logs it (startup.js).
     const port = frames.get(frame);
-    if (port) port.postMessage({type: 'runtime-error', msg: `${label}: ${text}`});
+    if (port) port.postMessage({type: P.RUNTIME_ERROR, msg: `${label}: ${text}`});
   });
   pending = run;
   return run;
 }
 
-// Apply a frame's message in Python, then tell its page, whether or not it went well.
+// Apply a frame's message in Python, then tell its page, whether or not it went well: only
+// once Python applied a patch may the page send its next (coalesced) one.
 function applyThenTell(frame, port, label, apply, reply) {
   serial(frame, label, () => {
     try {
@@ -57,61 +76,94 @@ function applyThenTell(frame, port, label, apply, reply) {
   });
 }
 
-function sendPatchTo(port) {
-  return (patch, buffers) => port.postMessage({type: 'patch', patch, buffers});
-}
-
-async function build(frame, port, href) {
+async function build(frame, port, location) {
   await runtime;
-  port.postMessage({type: 'status', msg: 'Executing code'});
+  port.postMessage(phase('build'));
   let result;
   try {
-    result = await documents.build(frame, APP_CODE, href);
+    result = await python.build(frame, location);
   } catch (error) {
     // As Panel's worker does: the traceback's last line is the status.
     const lines = `${error}`.split('\n');
-    port.postMessage({type: 'status', msg: lines[lines.length - 2]});
+    port.postMessage({type: P.STATUS, msg: lines[lines.length - 2]});
     throw error;
   }
   const [docs_json, render_items, root_ids] = result.toJs();
   result.destroy();
-  port.postMessage({type: 'render', docs_json, render_items, root_ids});
+  port.postMessage({type: P.RENDER, docs_json, render_items, root_ids});
 }
 
-function connectFrame(port, href) {
+// A frame: the port its page talks on (a MessagePort, or this worker itself when it is the
+// page's own) and its URL, JSON of the page's window.location.
+function connectFrame(port, location) {
+  if (!runtime) runtime = loadRuntime();
   const frame = nextFrame++;
   frames.set(frame, port);
   if (lastStatus) port.postMessage(lastStatus);
+  const sendPatch = (patch, buffers) => port.postMessage({type: P.PATCH, patch, buffers});
   port.onmessage = (event) => {
     const msg = event.data || {};
-    if (msg.type === 'rendered') {
-      serial(frame, 'rendered', () => documents.rendered(frame, sendPatchTo(port)));
-    } else if (msg.type === 'patch') {
-      // Only once Python applied it may the page send its next (coalesced) patch.
-      applyThenTell(frame, port, 'patch', () => documents.patch(frame, msg.patch), 'idle');
-    } else if (msg.type === 'location') {
-      applyThenTell(frame, port, 'location', () => documents.location(frame, msg.location),
-                    'location-applied');
+    if (msg.type === P.RENDERED) {
+      serial(frame, msg.type, () => python.rendered(frame, sendPatch));
+    } else if (msg.type === P.PATCH) {
+      applyThenTell(frame, port, msg.type, () => python.patch(frame, msg.patch), P.IDLE);
+    } else if (msg.type === P.LOCATION) {
+      applyThenTell(frame, port, msg.type, () => python.location(frame, msg.location),
+                    P.LOCATION_APPLIED);
     }
   };
-  serial(frame, 'build', () => build(frame, port, href));
+  serial(frame, 'build', () => build(frame, port, String(location)));
   return frame;
 }
 
-// Each page connects once, sending the port its frame talks on and its URL (the document is
-// built at the link's state); it says goodbye when it goes, and its document is dropped.
-self.onconnect = (event) => {
-  const control = event.ports[0];
-  let frame = null;
-  control.onmessage = (message) => {
-    const msg = message.data || {};
-    if (msg.type === 'frame' && frame === null && message.ports.length === 1) {
-      frame = connectFrame(message.ports[0], String(msg.location));
-    } else if (msg.type === 'bye' && frame !== null) {
-      const gone = frame;
-      frames.get(gone).close();
-      frames.delete(gone);
-      serial(gone, 'close', () => runtime.then(() => documents.close(gone)));
+function closeFrame(frame) {
+  frames.get(frame).close();
+  frames.delete(frame);
+  serial(frame, 'close', () => runtime.then(() => python.close(frame)));
+}
+
+// The page's Web Worker when the shared worker runs Python: it passes messages both ways, and
+// runs Python itself should the shared worker fail to start (e.g. storage blocked in a frame).
+function relay() {
+  let shared = null;
+  self.onmessage = (event) => {
+    const msg = event.data || {};
+    if (msg.type === P.RELAY_PORT) {
+      shared = event.ports[0];
+      shared.onmessage = (message) => self.postMessage(message.data);
+    } else if (msg.type === P.OWN_RUNTIME) {
+      if (shared) shared.close();
+      connectFrame(self, msg.location);
+    } else if (shared) {
+      shared.postMessage(msg);
     }
   };
-};
+}
+
+// A shared worker's global scope has onconnect; a dedicated worker's has not.
+if ('onconnect' in self) {
+  runtime = loadRuntime();
+  // Each page connects once, with the port its frame talks on and its URL; it says goodbye
+  // when it goes, and its document is dropped.
+  self.onconnect = (event) => {
+    const control = event.ports[0];
+    let frame = null;
+    control.onmessage = (message) => {
+      const msg = message.data || {};
+      if (msg.type === P.FRAME && frame === null && message.ports.length === 1) {
+        frame = connectFrame(message.ports[0], msg.location);
+      } else if (msg.type === P.BYE && frame !== null) {
+        closeFrame(frame);
+      }
+    };
+  };
+} else if (self.name === P.RELAY_NAME) {
+  relay();
+} else {
+  // The page's own Python: the runtime loads at once; its page's first message is its frame.
+  runtime = loadRuntime();
+  self.onmessage = (event) => {
+    const msg = event.data || {};
+    if (msg.type === P.FRAME) connectFrame(self, msg.location);
+  };
+}

@@ -10,11 +10,11 @@ import os
 import shutil
 import subprocess
 import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from pyodide_support import unavailable
+from pyodide_support import QuietHandler, unavailable
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,11 +48,6 @@ def chromium_path() -> str:
     if not path:
         unavailable("no chromium: run ./build.sh setup (apt-get install chromium) or set $CHROMIUM")
     return path
-
-
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
 
 
 @pytest.fixture(scope="session")

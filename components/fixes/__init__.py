@@ -4,7 +4,7 @@
 | --- | --- |
 | plotly_patch | Panel's Plotly pane drawing a whole figure (twice) for every change |
 | redraw_guard | Panel's Plotly model redrawing plots whose size did not change |
-| serving | the served session: Nagle, the busy-socket retry, GC pauses, departed pages, icon |
+| serving | the served session: Nagle, busy socket, GC pauses, departed pages, keep-alive, icon |
 | slider | Panel's 50 ms debounce of served slider changes |
 | location | Panel's Location failing on a URL with a second `?` (`?text=why?`) |
 | notebook_location | Panel's global notebook Location, which a page would take for its link |
@@ -13,11 +13,11 @@
 | control_names | BokehJS's slider handles, Spinner buttons, MultiChoice items without names |
 | scroll_regions | Panel's HTML pane leaving a sideways-scrolling region out of the tab order |
 | design_theme | Panel switching its theme (each component's `default.css`) only at load |
-| pyodide_worker | the race in Panel's Pyodide worker that drops patches (applied at build time) |
 | bokeh_signatures | Bokeh building IDE signatures for ~450 models at import (site's worker only) |
 
-Outside this folder, components/worker.py (one Python for every frame) calls Panel's
-private worker helpers; check it too.
+Outside this folder, components/worker.py (the Python side of the site's worker, which replaces
+Panel's: static/worker.js) calls Panel's private worker helpers, and scripts/panel_output.py
+rewrites Panel's page; check them too.
 
 Each module's first line names what it works around and links the upstream report; where none
 exists, docs/upstream.md holds the text of one. When Panel or Bokeh is upgraded, go through

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import sys
 
 import panel as pn
 
@@ -103,6 +104,35 @@ def quiet_departed_pages(loop: asyncio.AbstractEventLoop) -> None:
     loop.set_exception_handler(handler)
 
 
+def ping_open_sockets_only() -> None:
+    """Works around Bokeh's keep-alive letting go of a page's session while its socket closes.
+
+    Upstream: none found (the keep-alive's `client_lost` on a failed ping came with
+    https://github.com/bokeh/bokeh/pull/13655); report text: docs/upstream.md, "Keep-alive".
+    A page that left mid-step failed its ping, and the keep-alive detached the connection from
+    its session while the socket was still handling what the page had sent before it left; that
+    message, then the socket's own close, asked for the session: `assert self._session is not
+    None` in the server's log. A closing socket is no longer pinged: its close, which follows its
+    last message, lets go of the session. Once per process.
+    """
+    # `panel serve` has imported Bokeh's socket handler; the Pyodide site has neither it nor
+    # Tornado, which it imports.
+    ws = sys.modules.get("bokeh.server.views.ws")
+    if ws is None or getattr(ws.WSHandler.ping, "spares_closing_sockets", False):
+        return
+    WSHandler = ws.WSHandler
+    ping = WSHandler.ping
+
+    def ping_unless_closing(self, data: str | bytes = b"") -> None:
+        if self.ws_connection is not None and self.ws_connection.is_closing():
+            log.debug("no keep-alive ping to a page that is leaving")
+            return
+        ping(self, data)
+
+    ping_unless_closing.spares_closing_sockets = True
+    WSHandler.ping = ping_unless_closing
+
+
 def inline_icon(doc) -> None:
     """Works around Bokeh's favicon.ico, sent without cache headers and so fetched again after
     every URL rewrite.
@@ -122,6 +152,7 @@ def prepare_session() -> None:
         return
     location.install()
     freeze_imports()
+    ping_open_sockets_only()
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:  # a session made outside a server's loop (tests)

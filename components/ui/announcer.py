@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import param
 from panel.custom import JSComponent
 
@@ -19,22 +21,4 @@ class Announcer(JSComponent):
     message = param.String(default="", doc="What the views show now, in one plain sentence.")
     settle_ms = param.Integer(default=SETTLE_MS, bounds=(0, None), constant=True, doc="Quiet time.")
 
-    _esm = """
-    export function render({ model }) {
-      const region = document.createElement('div');
-      region.setAttribute('role', 'status');
-      region.setAttribute('aria-live', 'polite');
-      region.className = 'pe-announcement';
-      // Visually hidden, still read: the usual clip pattern.
-      Object.assign(region.style, {position: 'absolute', width: '1px', height: '1px',
-        margin: '-1px', padding: '0', overflow: 'hidden', clip: 'rect(0 0 0 0)',
-        whiteSpace: 'nowrap', border: '0'});
-      let timer = null;
-      model.on('message', () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => { region.textContent = model.message; }, model.settle_ms);
-      });
-      model.on('remove', () => clearTimeout(timer));
-      return region;
-    }
-    """
+    _esm = Path(__file__).parents[1] / "js" / "announcer.js"

@@ -31,7 +31,7 @@ def file_stem(state: ExplorerState) -> str:
 
 def matrix_csv(state: ExplorerState) -> str:
     """The PE matrix as CSV: a header row, then one row per position, every digit kept."""
-    matrix = state.matrix
+    matrix = derived.shown_pe_matrix(state)
     buffer = io.StringIO()
     header = "pos," + ",".join(f"dim{j}" for j in range(matrix.shape[1]))
     table = np.column_stack([np.arange(matrix.shape[0]), matrix])
@@ -50,7 +50,7 @@ def matrix_csv(state: ExplorerState) -> str:
 def matrix_npy(state: ExplorerState) -> bytes:
     """The PE matrix in NumPy's .npy format (float64)."""
     buffer = io.BytesIO()
-    np.save(buffer, np.asarray(state.matrix))
+    np.save(buffer, np.asarray(derived.shown_pe_matrix(state)))
     return buffer.getvalue()
 
 
@@ -69,7 +69,7 @@ def method_arrays(state: ExplorerState) -> dict[str, np.ndarray]:
     rope_offsets, rope_scores = derived.rope_offset_curve(n, d, base, layout, state.seed)
     arrays = {
         "offsets": offsets,
-        "sinusoidal_pe": state.matrix,
+        "sinusoidal_pe": derived.shown_pe_matrix(state),
         "sinusoidal_offset_dots": methods.position_scores("sinusoidal", offsets, d, base),
         "rope_q": q,
         "rope_k": k,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import panel as pn
 import param
 from panel.custom import JSComponent
@@ -9,6 +11,7 @@ from panel.custom import JSComponent
 from ..state import ExplorerState
 from ..views import ViewSpec, view_spec
 from .controls import Controls
+from .placeholder import PLACEHOLDER_STYLE, placeholder_html
 
 # How far outside the window a view still counts as on screen. Zero: a view just below the fold
 # is not redrawn on every step, and catches up as it scrolls in (one round trip).
@@ -30,34 +33,7 @@ class ViewportProbe(JSComponent):
         default=ROOT_MARGIN, constant=True, doc="How far off screen still counts as on it."
     )
 
-    _esm = """
-    export function render({ model, el }) {
-      const element = document.createElement('span');
-      element.hidden = true;
-      // el lives in this component's shadow root, whose host sits in the card's shadow root.
-      const card = () => {
-        const host = el.getRootNode().host;
-        const root = host && host.getRootNode();
-        return (root && root.host) || host;
-      };
-      // Without an observer, nothing can say a view is off screen: treat every view as on it.
-      if (typeof IntersectionObserver !== 'function') {
-        model.on_screen = true;
-        return element;
-      }
-      const observer = new IntersectionObserver((entries) => {
-        const onScreen = entries[entries.length - 1].isIntersecting;
-        if (model.on_screen !== onScreen) model.on_screen = onScreen;
-      }, {rootMargin: model.root_margin});
-      // The card exists once this component is attached to it.
-      requestAnimationFrame(() => {
-        const target = card();
-        if (target) observer.observe(target);
-      });
-      model.on('remove', () => observer.disconnect());
-      return element;
-    }
-    """
+    _esm = Path(__file__).parents[1] / "js" / "viewport_probe.js"
 
 
 class PageShown(JSComponent):
@@ -67,44 +43,13 @@ class PageShown(JSComponent):
     shown = param.Boolean(default=False, doc="Whether a browser has shown the page.")
     built = param.Boolean(default=False, doc="Whether the page has built what it deferred.")
 
-    _esm = """
-    export function render({ model }) {
-      const page = document.documentElement;
-      // A frame after the page is shown: by then Panel's page sends its changes to Python.
-      // Until Python has built what waited, the page keeps its height: as the frames give way
-      // to the cards, the browser would otherwise pull a reader who scrolled down back up.
-      if (!model.shown) requestAnimationFrame(() => setTimeout(() => {
-        page.style.minHeight = `${page.scrollHeight}px`;
-        model.shown = true;
-      }, 0));
-      model.on('built', () => requestAnimationFrame(() => requestAnimationFrame(() => {
-        page.style.minHeight = '';
-      })));
-      const element = document.createElement('span');
-      element.hidden = true;
-      return element;
-    }
-    """
+    _esm = Path(__file__).parents[1] / "js" / "page_shown.js"
 
 
 # Views built with the page: the first row, which a wide first screen shows. The others are
 # built when they first come on screen, which keeps start-up (and the prerendered page) to two
 # plots instead of eight.
 EAGER_VIEWS = 2
-
-PLACEHOLDER_STYLE = """
-:host { width: 100%; }
-.pe-placeholder { display: flex; align-items: center; justify-content: center;
-                  height: 100%; color: #6b7280; border: 1px dashed #d1d5db; border-radius: 6px; }
-"""
-
-
-def placeholder_html(spec: ViewSpec, style: str = "") -> str:
-    """What stands in a card for its view until the view is drawn (PLACEHOLDER_STYLE)."""
-    attribute = f' style="{style}"' if style else ""
-    return (
-        f'<div class="pe-placeholder"{attribute}>{spec.title}: drawn when it comes into view</div>'
-    )
 
 
 class LazyViews:

@@ -21,7 +21,7 @@ from . import theme
 from .announcer import Announcer
 from .controls import Controls
 from .export import ExportPanel
-from .lazy_views import EAGER_VIEWS, PLACEHOLDER_STYLE, LazyViews, PageShown, placeholder_html
+from .lazy_views import EAGER_VIEWS, LazyViews, PageShown
 from .navigation import (
     HEADING_STYLE,
     PHONE_TEXT_STYLE,
@@ -30,6 +30,17 @@ from .navigation import (
     card_heading,
 )
 from .page_options import PageOptions
+from .placeholder import (
+    CARD_BASIS_PX,
+    CARD_FRAMES_STYLESHEETS,
+    CARD_STYLE,
+    PAGE_HEADING,
+    SIDEBAR_BASIS_PX,
+    SIDEBAR_MIN_PX,
+    VIEWS_BASIS_PX,
+    before_python_frames,
+    card_frames_html,
+)
 from .share import SharePanel
 from .tour import QuestionsPanel
 from .urlsync import UrlSync, page_url
@@ -66,35 +77,23 @@ every view below follows.</p>
 </header>
 """
 
-PAGE_STYLE = """
-:host { width: 100%; }
-.pe-skip { position: absolute; left: -10000px; top: auto; width: 1px; height: 1px;
-           overflow: hidden; }
-.pe-skip:focus { position: static; width: auto; height: auto; display: inline-block;
+PAGE_STYLE = f"""
+:host {{ width: 100%; }}
+.pe-skip {{ position: absolute; left: -10000px; top: auto; width: 1px; height: 1px;
+           overflow: hidden; }}
+.pe-skip:focus {{ position: static; width: auto; height: auto; display: inline-block;
                  padding: 0.4em 0.8em; margin: 0.3em 0; border-radius: 4px;
-                 background: var(--pe-focus, #1d4ed8); color: #ffffff; }
-.pe-header h1 { margin: 0.2em 0 0.3em; font-size: 1.7em; }
-.pe-header p { max-width: 60em; line-height: 1.5; margin: 0.3em 0; }
-.pe-equations { display: flex; flex-wrap: wrap; gap: 0.5em 3em; font-size: 1.15em;
-                margin: 0.6em 0; justify-content: flex-start; }
-.pe-equations math { margin: 0.2em 0; }
-"""
-
-CARD_STYLE = """
-h2 { font-size: 1.15em; margin: 0.8em 0 0.2em; }
-p { margin: 0 0 0.3em; line-height: 1.45; max-width: 48em; }
-"""
-
-# The frames of the cards not built yet, laid out as the cards are (VIEW_CARD in a FlexBox).
-CARD_FRAMES_STYLE = """
-.pe-card-frames { display: flex; flex-wrap: wrap; }
-.pe-card-frame { flex: 1 1 520px; min-width: 0; max-width: 100%; box-sizing: border-box;
-                 margin: 5px; padding: 0 10px; }
+                 background: var(--pe-focus, #1d4ed8); color: #ffffff; }}
+.pe-header h1 {{ {PAGE_HEADING} }}
+.pe-header p {{ max-width: 60em; line-height: 1.5; margin: 0.3em 0; }}
+.pe-equations {{ display: flex; flex-wrap: wrap; gap: 0.5em 3em; font-size: 1.15em;
+                margin: 0.6em 0; justify-content: flex-start; }}
+.pe-equations math {{ margin: 0.2em 0; }}
 """
 
 SIDEBAR_STYLES = {
-    "flex": "0 1 300px",
-    "min-width": "260px",
+    "flex": f"0 1 {SIDEBAR_BASIS_PX}px",
+    "min-width": f"{SIDEBAR_MIN_PX}px",
     "position": "sticky",
     "top": "0",
     "align-self": "flex-start",
@@ -102,62 +101,7 @@ SIDEBAR_STYLES = {
     "overflow-y": "auto",
 }
 
-# The page's first paint (scripts/postprocess_site.py writes it into the page's first Bokeh
-# root): the header as plain HTML, shown before any script has run. Bokeh appends the
-# prerendered page after it, and the rule below hides it from then on.
-FIRST_PAINT_STYLE = """
-[data-root-id] > .pe-first-paint:not(:last-child) { display: none; }
-.pe-first-paint { box-sizing: border-box; padding: 0 10px; min-height: 100vh;
-  font-family: -apple-system, BlinkMacSystemFont, "Segoe UI", Helvetica, Arial, sans-serif;
-  font-size: 14px; }
-.pe-first-paint h2 { font-size: 1.15em; margin: 0.8em 0 0.2em; }
-.pe-first-paint-body { display: flex; flex-wrap: wrap; gap: 0 10px; }
-.pe-first-paint-side { flex: 0 1 300px; min-width: 260px; }
-.pe-first-paint-view { flex: 1 1 560px; min-width: 0; }
-.pe-first-paint-view p { max-width: 48em; line-height: 1.45; margin: 0 0 0.3em; }
-.pe-first-paint-view img { display: block; width: calc(100% - 110px); height: 360px;
-  margin: 48px 0 0 64px; image-rendering: pixelated; }
-""" + PAGE_STYLE.replace(":host { width: 100%; }", "").replace(
-    ".pe-header", ".pe-first-paint .pe-header"
-)
-
-
-def first_paint_html() -> str:
-    """The page before any script has run, as plain HTML (no shadow roots before Bokeh runs):
-    its header and equations, and the default encoding matrix as a picture, where the
-    prerendered page will show it. Run at build time (Pillow comes with Bokeh)."""
-    import base64
-    import io
-
-    from PIL import Image
-
-    from ..views.heatmap import figure
-
-    state = ExplorerState()
-    matrix = figure(state)["data"][0]["z"]
-    png = io.BytesIO()
-    Image.fromarray(theme.diverging_rgb(matrix)).save(png, format="PNG", optimize=True)
-    picture = base64.b64encode(png.getvalue()).decode("ascii")
-    spec = view_spec("heatmap")
-    n, d = state.n_positions, state.d_model
-    settings = (
-        f"pos {state.pos} · k {state.offset} · d<sub>model</sub> {d} · {n} positions · "
-        f"base {state.base:g} · {state.layout}"
-    )
-    colours = "color: var(--pe-text); background: var(--pe-paper)"  # theme.document_css
-    return f"""<div class="pe-first-paint" style="{colours}" aria-busy="true">
-<style>{FIRST_PAINT_STYLE}</style>
-{INTRODUCTION}
-<div class="pe-first-paint-body">
-<div class="pe-first-paint-side"><h2>Controls</h2><p>{settings}</p></div>
-<section class="pe-first-paint-view"><h2>{spec.title}</h2><p>{spec.explanation}</p>
-<img src="data:image/png;base64,{picture}" width="{d}" height="{n}"
-alt="The encoding matrix for {n} positions (rows) and {d} dimensions (columns), from -1 (blue) to
-1 (red): the left columns alternate quickly, the right ones slowly.">
-</section></div></div>"""
-
-
-VIEW_CARD = {"flex": "1 1 520px", "min-width": "0", "max-width": "100%"}
+VIEW_CARD = {"flex": f"1 1 {CARD_BASIS_PX}px", "min-width": "0", "max-width": "100%"}
 # Embedded, the card is in the page's column, where a flex basis would be its height: as tall
 # as its content instead, which the frame fits.
 EMBED_CARD = {"flex": "0 0 auto", "min-width": "0", "max-width": "100%"}
@@ -218,7 +162,7 @@ class ExplorerPage(pn.viewable.Viewer):
         self._shown = PageShown(shown=not self.defer_cards)
         self._shown.param.watch(self._build_deferred_cards, "shown")
         self._views_box = pn.FlexBox(
-            flex_wrap="wrap", styles={"flex": "1 1 560px", "min-width": "0"}
+            flex_wrap="wrap", styles={"flex": f"1 1 {VIEWS_BASIS_PX}px", "min-width": "0"}
         )
         # The cards below the first row while deferred: their own box, so that building them
         # leaves the first row's (and its plots) untouched.
@@ -399,16 +343,10 @@ class ExplorerPage(pn.viewable.Viewer):
     def _card_frames(self, specs) -> pn.pane.HTML:
         """The cards of specs as they look before their view is drawn (title, explanation,
         placeholder), in one pane, until the page is shown (defer_cards)."""
-        frames = "".join(
-            f'<section class="pe-card-frame">{card_heading(spec.name, spec.title)}'
-            f"<p>{spec.explanation}</p>"
-            f"{placeholder_html(spec, f'height: {spec.height}px')}</section>"
-            for spec in specs
-        )
         return pn.pane.HTML(
-            f'<div class="pe-card-frames">{frames}</div>',
+            card_frames_html(specs),
             sizing_mode="stretch_width",
-            stylesheets=[CARD_STYLE, HEADING_STYLE, PLACEHOLDER_STYLE, CARD_FRAMES_STYLE],
+            stylesheets=CARD_FRAMES_STYLESHEETS,
             styles={"flex": "1 1 100%", "min-width": "0"},
             margin=0,
             css_classes=["pe-deferred-cards"],
@@ -430,25 +368,21 @@ class ExplorerPage(pn.viewable.Viewer):
         return self._root
 
 
+def serve_page() -> ExplorerPage:
+    """The explorer as app.py serves it and the site's worker builds it for each frame."""
+    pn.extension("plotly", sizing_mode="stretch_width")
+    # The cards below the first row are built once the page is shown: start-up builds half as much.
+    return ExplorerPage(defer_cards=True).servable(title=TITLE)
+
+
 def before_python_facts() -> dict:
     """What static/startup.js needs to draw the page a link asks for before Python runs: the
-    query values the prerendered page shows, and each view's title and heights."""
+    query values the prerendered page shows, the themes, and the frames of the page and of each
+    view (components/ui/placeholder.py)."""
     defaults = urlstate.to_query_values(ExplorerState()) | {"view": "", "embed": "0"}
     return {
         "title": TITLE,
         "defaults": defaults,
         "true_words": sorted(urlstate.TRUE_WORDS),
-        "views": [
-            {
-                "name": spec.name,
-                "title": spec.title,
-                "height": spec.height,
-                "embed_height": spec.embed_height,
-            }
-            for spec in VIEWS
-        ],
-        "themes": {
-            name: {key: palette[key] for key in ("paper", "surface", "text", "grid")}
-            for name, palette in theme.THEMES.items()
-        },
-    }
+        "themes": sorted(theme.THEMES),
+    } | before_python_frames(TITLE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import panel as pn
 import param
@@ -35,27 +36,7 @@ class PlayClock(JSComponent):
     acked = param.Integer(default=0, doc="The last step the browser has drawn.")
     space_presses = param.Integer(default=0, doc="Times Space was pressed to play or pause.")
 
-    _esm = """
-    const TEXT_TAGS = new Set(['INPUT', 'TEXTAREA', 'SELECT', 'BUTTON']);
-    export function render({ model }) {
-      const acknowledge = () => requestAnimationFrame(() => { model.acked = model.sent; });
-      model.on('sent', acknowledge);
-      const onKey = (event) => {
-        if (event.key !== ' ' || event.repeat || event.ctrlKey || event.metaKey || event.altKey) {
-          return;
-        }
-        const target = event.composedPath()[0];
-        if (target && (TEXT_TAGS.has(target.tagName) || target.isContentEditable)) return;
-        event.preventDefault();
-        model.space_presses = model.space_presses + 1;
-      };
-      window.addEventListener('keydown', onKey);
-      model.on('remove', () => window.removeEventListener('keydown', onKey));
-      const element = document.createElement('span');
-      element.hidden = true;
-      return element;
-    }
-    """
+    _esm = Path(__file__).parents[1] / "js" / "play_clock.js"
 
 
 class Player(pn.viewable.Viewer):

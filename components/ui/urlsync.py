@@ -4,6 +4,7 @@ adjusted, and write every change back with history.replaceState."""
 from __future__ import annotations
 
 import html
+from pathlib import Path
 from urllib.parse import parse_qsl, quote, urlencode
 
 import panel as pn
@@ -11,7 +12,7 @@ import param
 from panel.custom import JSComponent
 
 from ..state import ExplorerState
-from ..urlstate import Notice, parse_query, to_query
+from ..urlstate import MAX_KEYS, MAX_VALUE_LENGTH, Notice, parse_query, to_query
 from ..views import VIEW_NAMES
 from .page_options import PageOptions
 
@@ -37,88 +38,13 @@ class UrlWriter(JSComponent):
 
     query = param.String(default="", doc="The query string to show, without '?'.")
     active = param.Boolean(default=False, doc="Whether the URL may be written yet.")
+    # A host's values beyond a link's limits are refused in the browser, before Python.
+    max_keys = param.Integer(default=MAX_KEYS, constant=True, doc="The most keys a host may set.")
+    max_chars = param.Integer(
+        default=MAX_VALUE_LENGTH, constant=True, doc="The longest key or value a host may send."
+    )
 
-    _esm = """
-    const MAX_KEYS = 40;
-    const MAX_CHARS = 400;
-
-    // A host's values: a plain object of at most MAX_KEYS short strings, numbers or booleans.
-    function hostValues(values) {
-      if (!values || typeof values !== 'object' || Array.isArray(values)) return null;
-      const entries = Object.entries(values);
-      if (entries.length > MAX_KEYS) return null;
-      const clean = {};
-      for (const [key, value] of entries) {
-        if (!['string', 'number', 'boolean'].includes(typeof value)) return null;
-        const text = typeof value === 'boolean' ? (value ? '1' : '0') : String(value);
-        if (key.length > MAX_CHARS || text.length > MAX_CHARS) return null;
-        clean[key] = text;
-      }
-      return clean;
-    }
-
-    export function render({ model }) {
-      const framed = window.parent !== window;
-      const tell = (type) => {
-        if (!framed) return;
-        const state = Object.fromEntries(new URLSearchParams(model.query));
-        try {
-          window.parent.postMessage({type, query: model.query, state}, '*');
-        } catch (error) {
-          // A host that went away.
-        }
-      };
-      let ready = false;
-      let theme = null;
-      // The page's colours outside Panel's components (theme.document_css), and the visitor's
-      // choice for their next visit (static/startup.js reads it) when the toggle changed it.
-      const showTheme = () => {
-        const shown = new URLSearchParams(model.query).get('theme') || 'light';
-        document.documentElement.setAttribute('data-pe-theme', shown);
-        if (theme !== null && shown !== theme) {
-          try {
-            window.localStorage.setItem('pe-explorer-theme', shown);
-          } catch (error) {
-            // Storage blocked: the choice lasts for this visit.
-          }
-        }
-        theme = shown;
-      };
-      const write = () => {
-        if (!model.active) return;
-        showTheme();
-        if (!ready) {
-          ready = true;
-          tell('pe-explorer:ready');
-        } else {
-          tell('pe-explorer:state');
-        }
-        const search = model.query ? '?' + model.query : '';
-        if (window.location.search === search) return;
-        try {
-          const url = window.location.pathname + search + window.location.hash;
-          window.history.replaceState(window.history.state, '', url);
-        } catch (error) {
-          // A sandboxed iframe may forbid it; the page works the same without it.
-        }
-      };
-      const listen = (event) => {
-        const data = event.data;
-        if (event.source !== window.parent || !data || data.type !== 'pe-explorer:set') return;
-        const values = hostValues(data.values);
-        if (values) model.send_msg({values});
-        else tell('pe-explorer:refused');
-      };
-      if (framed) window.addEventListener('message', listen);
-      model.on('query', write);
-      model.on('active', write);
-      model.on('remove', () => window.removeEventListener('message', listen));
-      write();
-      const element = document.createElement('span');
-      element.hidden = true;
-      return element;
-    }
-    """
+    _esm = Path(__file__).parents[1] / "js" / "url_writer.js"
 
     def __init__(self, on_host_values=None, **params):
         super().__init__(**params)

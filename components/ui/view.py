@@ -93,6 +93,39 @@ def span_text(shown: range) -> str:
     return f"{shown[0]}–{shown[-1]}" if len(shown) > 1 else f"{shown[0]}"
 
 
+def pe_table(caption: str, matrix: np.ndarray, rows: range, columns: range, end: str) -> DataTable:
+    """The PE matrix's rows and its first columns as a data table; its note says which of how
+    many are shown, and ends with end."""
+    return DataTable(
+        caption=caption,
+        columns=("pos", *(f"dim {c}" for c in columns)),
+        rows=tuple((r, *matrix[r, : len(columns)]) for r in rows),
+        note=f"Rows {span_text(rows)} of {matrix.shape[0]} and dimensions {span_text(columns)} "
+        f"of {matrix.shape[1]} shown{end}",
+    )
+
+
+def offset_window(state: ExplorerState) -> tuple[range, range, np.ndarray]:
+    """The positions near pos (rows) and near pos + k (columns) a matrix of positions' data
+    table shows, and the offset column − row of each of its cells."""
+    rows = window(state.pos, state.n_positions, DATA_ROWS)
+    columns = window(state.second_pos, state.n_positions, DATA_COLUMNS)
+    return rows, columns, np.subtract.outer(np.asarray(columns), np.asarray(rows)).T
+
+
+def positions_table(
+    caption: str, corner: str, rows: range, columns: range, values, n_positions: int
+) -> DataTable:
+    """A data table of a matrix of positions: values at the rows and columns (offset_window)."""
+    return DataTable(
+        caption=caption,
+        columns=(corner, *(str(j) for j in columns)),
+        rows=tuple((i, *row) for i, row in zip(rows, values, strict=True)),
+        note=f"Rows {span_text(rows)} and columns {span_text(columns)} of {n_positions} shown; "
+        "Export has the whole matrix.",
+    )
+
+
 def data_html(table: DataTable) -> str:
     """The table in a closed <details> "Show data", scrollable sideways on its own."""
     escape = html.escape
@@ -150,6 +183,41 @@ class PlotView(pn.viewable.Viewer):
     state = param.ClassSelector(class_=ExplorerState, doc="The shared explorer state.")
     spec = param.Parameter(doc="The view's row of the view table (pe_explorer.views.ViewSpec).")
 
+    @staticmethod
+    def text_pane(style: str, margin=(4, 8), css_class: str = "", **params) -> pn.pane.HTML:
+        """An empty full-width HTML pane for the text a view shows under its plot."""
+        if css_class:
+            params["css_classes"] = [css_class]
+        return pn.pane.HTML(
+            "", sizing_mode="stretch_width", stylesheets=[style], margin=margin, **params
+        )
+
+    @staticmethod
+    def step_buttons(prefix: str, labels: dict[str, str]) -> tuple[pn.widgets.Button, ...]:
+        """The buttons of a view that steps through stages (Prev, Next …): pe-{prefix}-{key}."""
+        return tuple(
+            pn.widgets.Button(
+                label=label, width=72, margin=(4, 4), css_classes=[f"pe-{prefix}-{key}"]
+            )
+            for key, label in labels.items()
+        )
+
+    @staticmethod
+    def step_indicator(text: str, css_class: str) -> pn.pane.HTML:
+        """The pane saying which stage a stepping view shows, beside its buttons."""
+        return pn.pane.HTML(text, css_classes=[css_class], margin=(10, 8, 4, 8))
+
+    @staticmethod
+    def step_bar(css_class: str, *objects) -> pn.FlexBox:
+        """A stepping view's buttons and indicator, in one row that wraps on a phone."""
+        return pn.FlexBox(
+            *objects,
+            flex_wrap="wrap",
+            align_items="center",
+            sizing_mode="stretch_width",
+            css_classes=[css_class],
+        )
+
     def __init__(self, **params):
         super().__init__(**params)
         self._plot = NamedPlotly(
@@ -162,22 +230,9 @@ class PlotView(pn.viewable.Viewer):
         )
         self._error = pn.pane.HTML("", visible=False, stylesheets=[ERROR_STYLE], margin=(4, 0))
         # Under a method the view means nothing for, this line replaces its content.
-        self._note = pn.pane.HTML(
-            "",
-            visible=False,
-            sizing_mode="stretch_width",
-            stylesheets=[NOTE_STYLE],
-            margin=(4, 8),
-            css_classes=["pe-method-note-pane"],
-        )
+        self._note = self.text_pane(NOTE_STYLE, css_class="pe-method-note-pane", visible=False)
         # The numbers the chart draws, as a table; kept open across updates (fixes/chart_names).
-        self._data = pn.pane.HTML(
-            "",
-            sizing_mode="stretch_width",
-            stylesheets=[DATA_STYLE],
-            margin=(0, 8, 4, 8),
-            css_classes=["pe-data-pane"],
-        )
+        self._data = self.text_pane(DATA_STYLE, (0, 8, 4, 8), "pe-data-pane")
         self._content: pn.Column | None = None
         self._extras = self.extra_panes()
         self._while_shown = WhileShown(self._redraw_unlocked)
@@ -188,9 +243,7 @@ class PlotView(pn.viewable.Viewer):
         """Panes shown under the plot: the readout, when the view has one."""
         if self.spec.readout is None:
             return []
-        self._readout = pn.pane.HTML(
-            "", sizing_mode="stretch_width", stylesheets=[self.spec.readout_style], margin=(4, 8)
-        )
+        self._readout = self.text_pane(self.spec.readout_style)
         return [self._readout]
 
     def update_extras(self) -> None:

@@ -96,19 +96,35 @@ SINUSOIDAL = ("sinusoidal",)
 # rotation of a pair are RoPE's too.
 SAME_FREQUENCIES = ("sinusoidal", "rope")
 
+
+def view_of(module, *, follows: str, controls: str, card_controls: str = "", **facts) -> ViewSpec:
+    """A row of the table: the figure, accessible name, data table and readout (with its
+    style) are the view module's own; the parameters and controls are names split at spaces."""
+    readout = getattr(module, "readout", None)
+    return ViewSpec(
+        figure=module.figure,
+        describe=module.describe,
+        data=module.data,
+        readout=readout,
+        readout_style=getattr(module, "READOUT_STYLE", "") if readout else "",
+        follows=tuple(follows.split()),
+        controls=tuple(controls.split()),
+        card_controls=tuple(card_controls.split()),
+        **facts,
+    )
+
+
 VIEWS: tuple[ViewSpec, ...] = (
-    ViewSpec(
+    view_of(
+        heatmap,
         name="heatmap",
         title="The encoding matrix",
         short="Matrix",
         explanation="Each row is the vector PE(pos) added to the token at position pos; each "
         "column is one dimension. Left columns oscillate fast, right ones slowly: together "
         "they give every position a distinct pattern.",
-        figure=heatmap.figure,
-        describe=heatmap.describe,
-        data=heatmap.data,
-        follows=("pos", "offset", "n_positions", "d_model", "base", "layout", "method", "theme"),
-        controls=("play", "pos", "offset", "d_model", "n_positions", "base", "layout"),
+        follows="pos offset n_positions d_model base layout method theme",
+        controls="play pos offset d_model n_positions base layout",
         plot_height=460,
         height=530,
         embed_height=790,
@@ -116,63 +132,55 @@ VIEWS: tuple[ViewSpec, ...] = (
         methods=SINUSOIDAL,
         missing="no encoding matrix",
     ),
-    ViewSpec(
+    view_of(
+        compare,
         name="compare",
         title="Two positions k apart",
         short="Two positions",
         explanation="The dot product, cosine similarity and distance of PE(pos) and PE(pos + k) "
         "depend only on the offset k, not on pos: compare the rows below.",
-        figure=compare.figure,
-        describe=compare.describe,
-        data=compare.data,
-        readout=compare.readout,
-        readout_style=compare.READOUT_STYLE,
-        follows=("pos", "offset", "d_model", "base", "layout", "method", "theme"),
-        controls=("play", "pos", "offset", "d_model", "base"),
+        follows="pos offset d_model base layout method theme",
+        controls="play pos offset d_model base",
         plot_height=420,
         height=630,
         embed_height=900,
         methods=SINUSOIDAL,
         missing="no PE(pos) to compare with PE(pos + k)",
     ),
-    ViewSpec(
+    view_of(
+        waves,
         name="waves",
         title="Sines and cosines",
         short="Waves",
         explanation="Each pair i is a sine and a cosine of the same frequency ω<sub>i</sub>; the "
         "encoding samples them at whole positions (dots). Pick the pairs to compare below; the "
         "frequency view marks them too.",
-        figure=waves.figure,
-        describe=waves.describe,
-        data=waves.data,
-        follows=("pos", "offset", "n_positions", "d_model", "base", "pairs", "method", "theme"),
-        controls=("play", "pos", "offset", "d_model", "n_positions", "base", "pairs"),
+        follows="pos offset n_positions d_model base pairs method theme",
+        controls="play pos offset d_model n_positions base pairs",
         plot_height=640,
         height=640,
         embed_height=960,
-        card_controls=("pairs",),
+        card_controls="pairs",
         methods=SAME_FREQUENCIES,
         missing="no sine or cosine of the position",
     ),
-    ViewSpec(
+    view_of(
+        frequency,
         name="frequency",
         title="Frequencies and wavelengths",
         short="Frequencies",
         explanation="Frequencies fall geometrically with i, so wavelengths grow from 2π to "
         "base·2π: short ones tell neighbours apart, long ones place a token in a long text.",
-        figure=frequency.figure,
-        describe=frequency.describe,
-        data=frequency.data,
-        readout=frequency.readout,
-        follows=("d_model", "base", "pairs", "method", "theme"),
-        controls=("d_model", "base", "pairs"),
+        follows="d_model base pairs method theme",
+        controls="d_model base pairs",
         plot_height=480,
         height=530,
         embed_height=740,
         methods=SAME_FREQUENCIES,
         missing="no frequency ω<sub>i</sub>",
     ),
-    ViewSpec(
+    view_of(
+        dotproduct,
         name="dotproduct",
         title="Dot products depend only on the offset",
         short="Dot products",
@@ -180,38 +188,16 @@ VIEWS: tuple[ViewSpec, ...] = (
         "frequencies: every diagonal is constant (a Toeplitz matrix), and the curve beside it "
         "gives D(k) for the dotted diagonal k. The concatenated layout only reorders the columns "
         "of PE, so the encoding matrix changes but these dot products and similarities do not.",
-        figure=dotproduct.figure,
-        describe=dotproduct.describe,
-        data=dotproduct.data,
-        readout=dotproduct.readout,
-        readout_style=dotproduct.READOUT_STYLE,
-        follows=(
-            "pos",
-            "offset",
-            "n_positions",
-            "d_model",
-            "base",
-            "similarity",
-            "method",
-            "theme",
-        ),
-        controls=(
-            "play",
-            "pos",
-            "offset",
-            "d_model",
-            "n_positions",
-            "base",
-            "layout",
-            "similarity",
-        ),
+        follows="pos offset n_positions d_model base similarity method theme",
+        controls="play pos offset d_model n_positions base layout similarity",
         plot_height=460,
         height=525,
         embed_height=830,
         methods=SINUSOIDAL,
         missing="no PE·PEᵀ",
     ),
-    ViewSpec(
+    view_of(
+        rotation,
         name="rotation",
         title="Moving by k is a rotation",
         short="Rotation",
@@ -219,20 +205,16 @@ VIEWS: tuple[ViewSpec, ...] = (
         "unit circle; moving k positions turns it by the angle k·ω<sub>i</sub>. The matrix "
         "R(k) that does this for every pair depends on k alone, which is why a model can learn "
         "to attend by relative position.",
-        figure=rotation.figure,
-        describe=rotation.describe,
-        data=rotation.data,
-        readout=rotation.readout,
-        readout_style=rotation.READOUT_STYLE,
-        follows=("pos", "offset", "d_model", "base", "layout", "rotation_pair", "method", "theme"),
-        controls=("play", "pos", "offset", "d_model", "base", "rotation_pair"),
+        follows="pos offset d_model base layout rotation_pair method theme",
+        controls="play pos offset d_model base rotation_pair",
         plot_height=460,
         height=650,
         embed_height=890,
         methods=SAME_FREQUENCIES,
         missing="no pair turned by pos·ω<sub>i</sub>",
     ),
-    ViewSpec(
+    view_of(
+        tokens,
         name="tokens",
         title="From words to model input",
         short="Words to input",
@@ -240,21 +222,8 @@ VIEWS: tuple[ViewSpec, ...] = (
         "embedding here is a fixed random vector per word (a learned one in a real model); "
         "PE(pos) is what tells the same word at two places apart. Step through the pipeline "
         "with Prev, Play and Next.",
-        figure=tokens.figure,
-        describe=tokens.describe,
-        data=tokens.data,
-        follows=(
-            "pos",
-            "offset",
-            "n_positions",
-            "d_model",
-            "base",
-            "layout",
-            "text",
-            "method",
-            "theme",
-        ),
-        controls=("text", "d_model", "base"),
+        follows="pos offset n_positions d_model base layout text method theme",
+        controls="text d_model base",
         plot_height=560,
         height=1160,
         embed_height=1460,
@@ -262,7 +231,8 @@ VIEWS: tuple[ViewSpec, ...] = (
         methods=SINUSOIDAL,
         missing="no PE(pos) to add to the words",
     ),
-    ViewSpec(
+    view_of(
+        properties,
         name="properties",
         title="Unique, bounded, smooth",
         short="Properties",
@@ -270,20 +240,16 @@ VIEWS: tuple[ViewSpec, ...] = (
         "and 1 however long the text, and neighbours are close. With few dimensions, far "
         "positions can come back close: the curve shows the distance from pos to each of "
         "10 000 positions.",
-        figure=properties.figure,
-        describe=properties.describe,
-        data=properties.data,
-        readout=properties.readout,
-        readout_style=properties.READOUT_STYLE,
-        follows=("pos", "n_positions", "d_model", "base", "method", "theme"),
-        controls=("pos", "d_model", "n_positions", "base"),
+        follows="pos n_positions d_model base method theme",
+        controls="pos d_model n_positions base",
         plot_height=420,
         height=570,
         embed_height=750,
         methods=SINUSOIDAL,
         missing="no PE(pos) vector",
     ),
-    ViewSpec(
+    view_of(
+        code,
         name="code",
         title="The code, walked through",
         short="Code",
@@ -291,11 +257,8 @@ VIEWS: tuple[ViewSpec, ...] = (
         "step at a time: each step highlights its lines and the cells of the matrix they fill. "
         "div_term = exp(2i·(−ln base/d_model)) is base<sup>−2i/d_model</sup> written with exp "
         "and log, and the last line adds the same rows to every sequence of a batch.",
-        figure=code.figure,
-        describe=code.describe,
-        data=code.data,
-        follows=("pos", "n_positions", "d_model", "base", "layout", "text", "method", "theme"),
-        controls=("pos", "d_model", "n_positions", "base", "layout", "text"),
+        follows="pos n_positions d_model base layout text method theme",
+        controls="pos d_model n_positions base layout text",
         plot_height=460,
         height=800,
         embed_height=980,
@@ -303,7 +266,8 @@ VIEWS: tuple[ViewSpec, ...] = (
         methods=SINUSOIDAL,
         missing="no encoding matrix to build",
     ),
-    ViewSpec(
+    view_of(
+        method_scores,
         name="methods",
         title="How each method scores offset k",
         short="Methods",
@@ -312,40 +276,15 @@ VIEWS: tuple[ViewSpec, ...] = (
         "RoPE, −m·k for ALiBi and 0 with no method. Offsets beyond the training length L "
         "(shaded) never occurred in training; the labels there say what each method does "
         "with them.",
-        figure=method_scores.figure,
-        describe=method_scores.describe,
-        data=method_scores.data,
-        readout=method_scores.readout,
-        readout_style=method_scores.READOUT_STYLE,
-        follows=(
-            "offset",
-            "n_positions",
-            "d_model",
-            "base",
-            "layout",
-            "seed",
-            "heads",
-            "train_length",
-            "method",
-            "theme",
-        ),
-        controls=(
-            "play",
-            "method",
-            "offset",
-            "d_model",
-            "n_positions",
-            "base",
-            "layout",
-            "heads",
-            "train_length",
-        ),
+        follows="offset n_positions d_model base layout seed heads train_length method theme",
+        controls="play method offset d_model n_positions base layout heads train_length",
         plot_height=480,
         height=730,
         embed_height=980,
-        card_controls=("train_length",),
+        card_controls="train_length",
     ),
-    ViewSpec(
+    view_of(
+        rope,
         name="rope",
         title="RoPE: rotating q and k",
         short="RoPE",
@@ -354,19 +293,15 @@ VIEWS: tuple[ViewSpec, ...] = (
         "θ<sub>i</sub> = ω<sub>i</sub>. Only the angle (n − m)·θ<sub>i</sub> between them is "
         "left, so every diagonal of the score matrix is constant and every pair k apart scores "
         "the same (Su et al., RoFormer).",
-        figure=rope.figure,
-        describe=rope.describe,
-        data=rope.data,
-        readout=rope.readout,
-        readout_style=rope.READOUT_STYLE,
-        follows=("pos", "offset", "n_positions", "d_model", "base", "layout", "seed", "theme"),
-        controls=("play", "pos", "offset", "d_model", "n_positions", "base", "layout", "seed"),
+        follows="pos offset n_positions d_model base layout seed theme",
+        controls="play pos offset d_model n_positions base layout seed",
         plot_height=480,
         height=900,
         embed_height=1170,
-        card_controls=("seed",),
+        card_controls="seed",
     ),
-    ViewSpec(
+    view_of(
+        alibi,
         name="alibi",
         title="ALiBi: a distance penalty per head",
         short="ALiBi",
@@ -374,48 +309,37 @@ VIEWS: tuple[ViewSpec, ...] = (
         "to the score of query i and key j, with slopes m<sub>h</sub> falling geometrically "
         "(1/2 … 1/256 for 8 heads). Steep heads look only nearby and gentle ones far away, and "
         "a decoder's causal mask hides every key after the query.",
-        figure=alibi.figure,
-        describe=alibi.describe,
-        data=alibi.data,
-        readout=alibi.readout,
-        readout_style=alibi.READOUT_STYLE,
-        follows=("pos", "offset", "n_positions", "heads", "theme"),
-        controls=("play", "pos", "offset", "n_positions", "heads"),
+        follows="pos offset n_positions heads theme",
+        controls="play pos offset n_positions heads",
         plot_height=640,
         height=990,
         embed_height=1150,
-        card_controls=("heads",),
+        card_controls="heads",
     ),
-    ViewSpec(
+    view_of(
+        nope,
         name="nope",
         title="No position information (NoPE)",
         short="NoPE",
         explanation="Without a position method, a token's score depends only on the words: "
         "reversing the sentence gives exactly the same numbers with rows and columns swapped "
         "(P·S·Pᵀ). Only a causal mask or a position encoding lets attention tell the order.",
-        figure=nope.figure,
-        describe=nope.describe,
-        data=nope.data,
-        readout=nope.readout,
-        readout_style=nope.READOUT_STYLE,
-        follows=("n_positions", "d_model", "text", "theme"),
-        controls=("text", "d_model", "n_positions"),
+        follows="n_positions d_model text theme",
+        controls="text d_model n_positions",
         plot_height=460,
         height=590,
         embed_height=750,
     ),
-    ViewSpec(
+    view_of(
+        checker,
         name="checker",
         title="Check your implementation",
         short="Check yours",
         explanation="Give the matrix your own code produced, as a .npy or .csv file or pasted "
         "numbers: it is compared with the reference at the chosen base and with the usual "
         "mistakes. The verdict names the one that fits, with the evidence.",
-        figure=checker.figure,
-        describe=checker.describe,
-        data=checker.data,
-        follows=("base", "theme"),
-        controls=("base",),
+        follows="base theme",
+        controls="base",
         plot_height=720,
         height=1100,
         embed_height=1200,

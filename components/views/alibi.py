@@ -12,6 +12,7 @@ from .. import derived, methods
 from ..state import ExplorerState
 from ..ui import theme
 from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
+from .layout import matrix_axis, panel_caption, titled_layout
 
 # With more heads than this the readout lists the first few, then "…", then the last.
 MAX_LISTED_HEADS = 8
@@ -129,61 +130,6 @@ def readout(state: ExplorerState) -> str:
     return "".join(lines)
 
 
-@derived.read_only_cache(maxsize=8)
-def causal_mask(n_positions: int) -> np.ndarray:
-    """methods.causal_mask of the shown positions: True where query i sees key j (j ≤ i)."""
-    return methods.causal_mask(n_positions)
-
-
-# The masked cells are NaN; NaN ≠ NaN, so figures compare equal (an unchanged figure is not
-# resent) only when they hold the same arrays: these caches return the same object each time.
-@derived.read_only_cache(maxsize=8)
-def head_bias_cells(n_positions: int, pos: int, n_heads: int) -> np.ndarray:
-    """Bias −m_h·|pos − j| of the query pos, heads h (rows) × keys j = 0 … n − 1 (columns),
-    NaN where the causal mask hides key j (j > pos); float32."""
-    keys = np.arange(n_positions)
-    cells = np.stack(
-        [methods.alibi_offset_bias(keys - pos, m) for m in derived.alibi_slopes(n_heads)]
-    )
-    cells[:, ~causal_mask(n_positions)[pos]] = np.nan
-    # Adding 0.0 turns the −0.0 at j = pos into 0.0, so hover never shows "−0".
-    return (cells + 0.0).astype(np.float32)
-
-
-@dataclass(frozen=True)
-class MaskedBiasCells:
-    """One head's bias over the shown queries i (rows) and keys j (columns), NaN for j > i."""
-
-    rows: np.ndarray  # the positions shown: every stride-th
-    bias: np.ndarray  # float32, rows × rows
-    stride: int
-
-
-@derived.read_only_cache(maxsize=8)
-def masked_bias_cells(n_positions: int, slope: float) -> MaskedBiasCells:
-    """−slope·|i − j| where j ≤ i and NaN above the diagonal, strided like the dot products."""
-    stride = derived.dot_product_stride(n_positions)
-    rows = np.arange(0, n_positions, stride)
-    bias = methods.alibi_offset_bias(rows[None, :] - rows[:, None], slope)
-    bias[~causal_mask(n_positions)[np.ix_(rows, rows)]] = np.nan
-    return MaskedBiasCells(rows, (bias + 0.0).astype(np.float32), stride)
-
-
-def _panel_title(text: str, domain: list[float], top: float) -> dict:
-    """A caption over a panel, in paper coordinates."""
-    return {
-        "text": text,
-        "xref": "paper",
-        "yref": "paper",
-        "x": domain[0],
-        "y": top,
-        "xanchor": "left",
-        "yanchor": "bottom",
-        "showarrow": False,
-        "font": {"size": 12},
-    }
-
-
 def _column_mark(x: float, width: float, axis: str, colour: str, dash: str, name: str) -> dict:
     """An outline around one column of a heatmap, full height."""
     return {
@@ -210,14 +156,14 @@ def figure(state: ExplorerState) -> dict:
     steepest_head = int(np.argmax(slopes)) + 1
     steepest = float(slopes[steepest_head - 1])
     heads = np.arange(1, n_heads + 1)
-    matrix = masked_bias_cells(n, steepest)
+    matrix = derived.masked_bias_cells(n, steepest)
     exponents = [slope_exponent(m) for m in slopes]
     traces = [
         {
             "type": "heatmap",
             "x": np.arange(n),
             "y": heads,
-            "z": head_bias_cells(n, pos, n_heads),
+            "z": derived.head_bias_cells(n, pos, n_heads),
             # At pos = 0 every visible bias is 0: keep a range so the scale stays readable.
             "zmin": -steepest * max(pos, 1),
             "zmax": 0.0,
@@ -287,46 +233,34 @@ def figure(state: ExplorerState) -> dict:
         else ""
     )
     annotations = [
-        _panel_title(
+        panel_caption(
             "<b>Bias of each head for the query pos</b> · keys j > pos masked (empty) · "
             "pos solid, pos + k dotted",
-            [0.0],
+            0.0,
             TOP_DOMAIN[1] + 0.01,
         ),
-        _panel_title("<b>Slopes m<sub>h</sub></b> (log scale)", SLOPES_DOMAIN, BOTTOM_DOMAIN[1]),
-        _panel_title(
+        panel_caption(
+            "<b>Slopes m<sub>h</sub></b> (log scale)", SLOPES_DOMAIN[0], BOTTOM_DOMAIN[1]
+        ),
+        panel_caption(
             f"<b>Head {steepest_head} (steepest, m = {_number(steepest)})</b> · causal mask: "
             f"empty above the diagonal{reduced}",
-            MATRIX_DOMAIN,
+            MATRIX_DOMAIN[0],
             BOTTOM_DOMAIN[1],
         ),
     ]
-    layout = theme.base_layout(state.theme, uirevision=f"alibi-{n}-{n_heads}")
+    title = (
+        f"ALiBi: {n_heads} head{'s add' if n_heads > 1 else ' adds'} "
+        "−m<sub>h</sub>·|i − j| to the scores of query i and key j"
+    )
+    layout = titled_layout(state, f"alibi-{n}-{n_heads}", title)
     layout.update(
-        title={
-            "text": f"ALiBi: {n_heads} head{'s add' if n_heads > 1 else ' adds'} "
-            "−m<sub>h</sub>·|i − j| to the scores of query i and key j",
-            "x": 0,
-            "font": {"size": 15},
-        },
         margin={"l": 64, "r": 24, "t": 76, "b": 48},
         showlegend=False,
-        xaxis=theme.axis(
-            state.theme,
-            domain=[0.0, 1.0],
-            anchor="y",
-            range=[-0.5, n - 0.5],
-            showgrid=False,
-            title={"text": "key position j"},
+        xaxis=matrix_axis(
+            state, "key position j", domain=[0.0, 1.0], anchor="y", range=[-0.5, n - 0.5]
         ),
-        yaxis=theme.axis(
-            state.theme,
-            domain=TOP_DOMAIN,
-            anchor="x",
-            autorange="reversed",
-            showgrid=False,
-            title={"text": "head h"},
-        ),
+        yaxis=matrix_axis(state, "head h", domain=TOP_DOMAIN, anchor="x", autorange="reversed"),
         xaxis2=theme.axis(
             state.theme,
             domain=SLOPES_DOMAIN,
@@ -345,22 +279,15 @@ def figure(state: ExplorerState) -> dict:
             ticktext=[power_of_two(Fraction(e)) for e in SLOPE_EXPONENTS],
             title={"text": "m<sub>h</sub>"},
         ),
-        xaxis3=theme.axis(
-            state.theme,
-            domain=MATRIX_DOMAIN,
-            anchor="y3",
-            showgrid=False,
-            title={"text": "key j"},
-        ),
-        yaxis3=theme.axis(
-            state.theme,
+        xaxis3=matrix_axis(state, "key j", domain=MATRIX_DOMAIN, anchor="y3"),
+        yaxis3=matrix_axis(
+            state,
+            "query i",
             domain=BOTTOM_DOMAIN,
             anchor="x3",
             autorange="reversed",
-            showgrid=False,
             scaleanchor="x3",
             constrain="domain",
-            title={"text": "query i"},
         ),
         shapes=shapes,
         annotations=annotations,

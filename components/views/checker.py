@@ -19,7 +19,8 @@ from .. import derived, encoding
 from .. import diagnosis as diagnose
 from ..state import ExplorerState
 from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text
+from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, pe_table, span_text
+from .layout import matrix_axis, panel_caption, titled_layout
 
 # Pasted text is for small matrices; larger ones come as a file (diagnose.SIZE_CAP).
 MAX_PASTE_CHARS = 1 << 20
@@ -70,18 +71,14 @@ def reference_figure(state: ExplorerState) -> dict:
     """The reference matrix at the state's base, before the visitor gives a matrix."""
     base = float(state.base)
     matrix = encoding.positional_encoding(EXAMPLE_POSITIONS, EXAMPLE_D_MODEL, base)
-    layout = theme.base_layout(state.theme, uirevision="checker-reference")
+    title = (
+        f"The reference: base {base:g}, {EXAMPLE_POSITIONS} positions × "
+        f"{EXAMPLE_D_MODEL} dimensions (interleaved). Give your matrix to compare."
+    )
+    layout = titled_layout(state, "checker-reference", title, 14)
     layout.update(
-        title={
-            "text": f"The reference: base {base:g}, {EXAMPLE_POSITIONS} positions × "
-            f"{EXAMPLE_D_MODEL} dimensions (interleaved). Give your matrix to compare.",
-            "x": 0,
-            "font": {"size": 14},
-        },
-        xaxis=theme.axis(state.theme, title={"text": "dimension"}, showgrid=False),
-        yaxis=theme.axis(
-            state.theme, title={"text": "position"}, autorange="reversed", showgrid=False
-        ),
+        xaxis=matrix_axis(state, "dimension"),
+        yaxis=matrix_axis(state, "position", autorange="reversed"),
         margin={"l": 64, "r": 24, "t": 56, "b": 56},
     )
     trace = _matrix_trace(
@@ -205,7 +202,7 @@ def evidence_figure(diagnosis: diagnose.Diagnosis, theme_name: str) -> dict:
             showgrid=index == 5,
             **({} if index == 5 else {"autorange": "reversed"}),
         )
-        layout.setdefault("annotations", []).append(_panel_title(title, x_domain, y_domain))
+        layout.setdefault("annotations", []).append(panel_caption(title, x_domain[0], y_domain[1]))
     for axis in ("xaxis2", "xaxis3"):
         layout[axis]["matches"] = "x"
     for axis in ("yaxis2", "yaxis3"):
@@ -312,20 +309,6 @@ def _spread_trace(offsets, spread, name: str, colour: str) -> dict:
     }
 
 
-def _panel_title(text: str, x_domain, y_domain) -> dict:
-    return {
-        "text": text,
-        "xref": "paper",
-        "yref": "paper",
-        "x": x_domain[0],
-        "y": y_domain[1],
-        "xanchor": "left",
-        "yanchor": "bottom",
-        "showarrow": False,
-        "font": {"size": 12},
-    }
-
-
 def verdict_html(result: diagnose.Diagnosis | diagnose.MatrixError | None, base: float) -> str:
     """The verdict and its numbers as HTML; every piece of text is escaped."""
     if result is None:
@@ -417,13 +400,7 @@ class CheckerView(PlotView):
 
     def extra_panes(self) -> list:
         """The verdict (drawn above the plot, see content) and the report (below it)."""
-        self._verdict = pn.pane.HTML(
-            "",
-            sizing_mode="stretch_width",
-            stylesheets=[STYLE],
-            css_classes=["pe-checker-verdict-pane"],
-            margin=(4, 8),
-        )
+        self._verdict = self.text_pane(STYLE, css_class="pe-checker-verdict-pane")
         self._download = pn.widgets.FileDownload(
             callback=self._report_file,
             filename="pe-check-report.txt",
@@ -434,9 +411,7 @@ class CheckerView(PlotView):
             css_classes=["pe-checker-download"],
             margin=(4, 8),
         )
-        self._report = pn.pane.HTML(
-            "", sizing_mode="stretch_width", stylesheets=[STYLE], margin=(0, 8)
-        )
+        self._report = self.text_pane(STYLE, (0, 8))
         return [self._verdict, self._report]
 
     def update_extras(self) -> None:
@@ -568,10 +543,5 @@ def data(state: ExplorerState, result=None) -> DataTable:
         )
     matrix = encoding.positional_encoding(EXAMPLE_POSITIONS, EXAMPLE_D_MODEL, state.base)
     rows, columns = range(DATA_ROWS), range(DATA_COLUMNS)
-    return DataTable(
-        caption=f"The reference PE(pos, dimension), base {state.base:g}",
-        columns=("pos", *(f"dim {c}" for c in columns)),
-        rows=tuple((r, *matrix[r, : len(columns)]) for r in rows),
-        note=f"Rows {span_text(rows)} of {EXAMPLE_POSITIONS} and dimensions {span_text(columns)} "
-        f"of {EXAMPLE_D_MODEL} shown.",
-    )
+    caption = f"The reference PE(pos, dimension), base {state.base:g}"
+    return pe_table(caption, matrix, rows, columns, ".")

@@ -20,6 +20,7 @@ from .. import derived, encoding
 from ..state import ExplorerState
 from ..ui import theme
 from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text, window
+from .layout import pe_matrix_layout, pe_matrix_trace
 
 # The batch the last step adds pe to: this many sequences of the sentence's length.
 BATCH = 2
@@ -65,9 +66,7 @@ STEP_COUNT = len(STEPS)
 
 def check_step(step: object) -> int:
     """Return step as an int, or raise ValueError unless it is one of 1 … STEP_COUNT."""
-    if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= STEP_COUNT:
-        raise ValueError(f"step must be an integer between 1 and {STEP_COUNT}, got {step!r}")
-    return step
+    return encoding.check_integer("step", step, 1, STEP_COUNT)
 
 
 def step_label(step: int) -> str:
@@ -268,12 +267,9 @@ def figure(state: ExplorerState, step: int = 1) -> dict:
     step = check_step(step)
     n, d = state.n_positions, state.d_model
     cells = derived.matrix_cells(n, d, float(state.base), state.layout)
-    title = f"{step_label(step)}: {STEPS[step - 1].title}" + cells.title_note(n, d)
-    layout = theme.base_layout(state.theme, uirevision=f"code-{n}-{d}")
+    title = f"{step_label(step)}: {STEPS[step - 1].title}"
+    layout = pe_matrix_layout(state, cells, cells.labels, title, f"code-{n}-{d}")
     layout.update(
-        title={"text": title, "x": 0, "font": {"size": 15}},
-        margin={"l": 64, "r": 24, "t": 72 if cells.reduced else 48, "b": 56},
-        **theme.matrix_axes(state.theme, cells.labels, cells.columns),
         # One image covers the matrix: a new step replaces its source, not the heatmap.
         images=[
             {
@@ -292,18 +288,11 @@ def figure(state: ExplorerState, step: int = 1) -> dict:
             }
         ],
     )
-    trace = {
-        "type": "heatmap",
-        "x": cells.labels,
-        "y": cells.rows,
-        "z": cells.z,
-        "zmin": -1.0,
-        "zmid": 0.0,
-        "zmax": 1.0,
-        "colorscale": theme.DIVERGING_SCALE,
-        "colorbar": theme.colorbar(title={"text": "PE"}, thickness=12),
-        "hovertemplate": "pos %{y}<br>%{x}<br>value %{z:.6f}<extra></extra>",
-    }
+    trace = pe_matrix_trace(
+        cells,
+        cells.labels,
+        hovertemplate="pos %{y}<br>%{x}<br>value %{z:.6f}<extra></extra>",
+    )
     return {"data": [trace], "layout": layout}
 
 
@@ -379,38 +368,16 @@ class CodeView(PlotView):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._prev, self._next = (
-            pn.widgets.Button(
-                label=label,
-                width=72,
-                margin=(4, 4),
-                css_classes=[f"pe-code-{key}"],
-            )
-            for key, label in (("prev", "Prev"), ("next", "Next"))
-        )
+        self._prev, self._next = self.step_buttons("code", {"prev": "Prev", "next": "Next"})
         self._prev.on_click(lambda event: self.step_by(-1))
         self._next.on_click(lambda event: self.step_by(1))
         self.param.watch(self._step_changed, "step")
 
     def extra_panes(self) -> list:
         """The code and the step's numbers (above the plot, see content)."""
-        self._indicator = pn.pane.HTML(
-            self._indicator_html(), css_classes=["pe-code-step"], margin=(10, 8, 4, 8)
-        )
-        self._code = pn.pane.HTML(
-            "",
-            sizing_mode="stretch_width",
-            stylesheets=[STYLE],
-            css_classes=["pe-code-lines"],
-            margin=(0, 8),
-        )
-        self._readout = pn.pane.HTML(
-            "",
-            sizing_mode="stretch_width",
-            stylesheets=[STYLE],
-            css_classes=["pe-code-readout"],
-            margin=(0, 8),
-        )
+        self._indicator = self.step_indicator(self._indicator_html(), "pe-code-step")
+        self._code = self.text_pane(STYLE, (0, 8), "pe-code-lines")
+        self._readout = self.text_pane(STYLE, (0, 8), "pe-code-readout")
         return [self._code, self._readout]
 
     def update_extras(self) -> None:
@@ -440,15 +407,7 @@ class CodeView(PlotView):
         self._refresh()
 
     def content(self) -> pn.Column:
-        stepper = pn.FlexBox(
-            self._prev,
-            self._next,
-            self._indicator,
-            flex_wrap="wrap",
-            align_items="center",
-            sizing_mode="stretch_width",
-            css_classes=["pe-code-controls"],
-        )
+        stepper = self.step_bar("pe-code-controls", self._prev, self._next, self._indicator)
         return pn.Column(
             stepper,
             self._code,
@@ -466,7 +425,7 @@ def describe(state: ExplorerState, step: int = 1) -> str:
     n, d, pos = state.n_positions, state.d_model, state.pos
     pair = example_pair(state)
     column = encoding.pair_columns(d, state.layout, pair)[0]
-    value = derived.pe_matrix(n, d, float(state.base), state.layout)[pos, column]
+    value = derived.shown_pe_matrix(state)[pos, column]
     filled = step_cells(n, d, state.layout, seq_len(state), step).filled.size
     return (
         f"{step_label(step)}, {STEPS[step - 1].title}: PE matrix, {n} positions by {d} "
@@ -481,7 +440,7 @@ def data(state: ExplorerState, step: int = 1) -> DataTable:
     n, d, pos = state.n_positions, state.d_model, state.pos
     rows = window(pos, n, DATA_ROWS)
     columns = range(min(d, DATA_COLUMNS))
-    matrix = derived.pe_matrix(n, d, float(state.base), state.layout)
+    matrix = derived.shown_pe_matrix(state)
     filled = set(step_cells(n, d, state.layout, seq_len(state), step).filled.tolist())
     return DataTable(
         caption=f"pe[pos, dimension] near pos = {pos}, after {step_label(step).lower()}",

@@ -10,6 +10,7 @@ from .. import encoding
 from ..state import ExplorerState
 from ..ui import theme
 from ..ui.view import DATA_COLUMNS, DataTable, number, span_text
+from .layout import titled_layout
 
 # Starting positions of the other pairs at the same offset (the text's 7 → 8 and 22 → 23).
 OTHER_STARTS = (0, 22, 100, 1000)
@@ -126,15 +127,11 @@ def figure(state: ExplorerState) -> dict:
                 fillcolor=colour,
             )
         traces.append(trace)
-    layout = theme.base_layout(state.theme, uirevision=f"compare-{state.d_model}")
+    # Which positions stays in the legend and the readout, so that a step of pos or k
+    # changes only the traces (one restyle, one redraw).
+    title = f"PE(pos) and PE(pos + k) over the {state.d_model} dimensions"
+    layout = titled_layout(state, f"compare-{state.d_model}", title)
     layout.update(
-        title={
-            # Which positions stays in the legend and the readout, so that a step of pos or k
-            # changes only the traces (one restyle, one redraw).
-            "text": f"PE(pos) and PE(pos + k) over the {state.d_model} dimensions",
-            "x": 0,
-            "font": {"size": 15},
-        },
         bargap=0.05,
         xaxis=theme.axis(state.theme, title={"text": "dimension"}, anchor="y2"),
         yaxis=theme.axis(

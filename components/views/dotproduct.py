@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
 from .. import derived, encoding
 from ..state import ExplorerState
 from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
+from ..ui.view import DataTable, number, offset_window, positions_table
+from .layout import curve_trace, point_trace, reduced_note, toeplitz_layout, toeplitz_trace
 
 SIMILARITY_TITLES = {"dot": "dot products PE(i)·PE(j)", "cosine": "cosine similarities"}
 
@@ -79,97 +78,29 @@ def figure(state: ExplorerState) -> dict:
     curve = 2.0 * dots / d if cosine else dots
     current = exact.cosine if cosine else exact.dot
     measure = "cos" if cosine else "D"
-    shapes = [theme.diagonal_line(k, n, 0.5 * shown.stride, palette["second"])]
-    if state.second_pos < n:
-        shapes.append(
-            theme.cell_outline(state.pos, state.second_pos, 0.5 * shown.stride, palette["pos"])
-        )
     title = f"PE·PEᵀ: {SIMILARITY_TITLES[state.similarity]} of {n} position{'' if n == 1 else 's'}"
     notes = []
     if shown.stride > 1:
-        notes.append(
-            f"Reduced for display: every {shown.stride}th position "
-            f"({shown.rows.size} × {shown.rows.size} of {n} × {n} cells)"
-        )
+        notes.append(reduced_note(shown.stride, shown.rows.size, n))
     if not shown.direct:
         notes.append("filled from D(i − j), equal to the product")
     if notes:
         title += "<br><sub>" + "; ".join(notes) + "</sub>"
+    curve_name = "D(k) = Σ cos(k·ω_i)" if not cosine else "2D(k)/d_model"
     traces = [
-        {
-            "type": "heatmap",
-            "x": shown.rows,
-            "y": shown.rows,
-            "z": z,
-            "zmin": -scale,
-            "zmid": 0.0,
-            "zmax": scale,
-            "colorscale": theme.DIVERGING_SCALE,
-            "colorbar": theme.colorbar(x=0.45, thickness=10, len=0.9, title={"text": measure}),
-            "hovertemplate": f"i = %{{y}}, j = %{{x}}<br>{measure} = %{{z:.6f}}<extra></extra>",
-            "name": "PE·PEᵀ",
-        },
-        {
-            "type": "scatter",
-            "mode": "lines",
-            "x": offsets,
-            "y": curve,
-            "xaxis": "x2",
-            "yaxis": "y2",
-            "line": {"color": theme.PAIR_COLOURS[0], "width": 1.5},
-            "name": "D(k) = Σ cos(k·ω_i)" if not cosine else "2D(k)/d_model",
-            "hovertemplate": f"k = %{{x}}<br>{measure} = %{{y:.6f}}<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "x": np.array([k]),
-            "y": np.array([current]),
-            "xaxis": "x2",
-            "yaxis": "y2",
-            "marker": {"color": palette["second"], "size": 10, "symbol": "diamond"},
-            "name": f"k = {k}",
-            "hovertemplate": f"k = {k}<br>{measure} = %{{y:.9f}}<extra></extra>",
-        },
+        toeplitz_trace(shown.rows, z, scale, measure, ("i", "j", measure), "PE·PEᵀ"),
+        curve_trace(offsets, curve, "2", theme.PAIR_COLOURS[0], curve_name, ("k", measure)),
+        point_trace(k, current, "2", (palette["second"], 10), ("k", measure), 9),
     ]
-    layout = theme.base_layout(state.theme, uirevision=f"dotproduct-{n}-{d}")
-    layout.update(
-        title={"text": title, "x": 0, "font": {"size": 15}},
-        margin={"l": 56, "r": 16, "t": 80 if notes else 56, "b": 56},
-        xaxis=theme.axis(
-            state.theme, domain=[0.0, 0.4], title={"text": "position j"}, showgrid=False
-        ),
-        yaxis=theme.axis(
-            state.theme,
-            title={"text": "position i"},
-            autorange="reversed",
-            showgrid=False,
-            scaleanchor="x",
-            constrain="domain",
-        ),
-        xaxis2=theme.axis(
-            state.theme, domain=[0.66, 1.0], anchor="y2", title={"text": "offset k = j − i"}
-        ),
-        yaxis2=theme.axis(
-            state.theme,
-            anchor="x2",
-            range=[-1.05 * scale, 1.05 * scale],
-            title={"text": "2D(k) / d_model" if cosine else "D(k)"},
-        ),
-        shapes=shapes,
-        showlegend=False,
-        annotations=[
-            {
-                "text": f"k = {k}: {measure} = {current + 0.0:.4f}",
-                "xref": "x2",
-                "yref": "paper",
-                "x": k,
-                "y": 1.0,
-                "yanchor": "bottom",
-                "showarrow": False,
-                "font": {"size": 12, "color": palette["second"]},
-            }
-        ],
+    titles = (
+        "position j",
+        "position i",
+        "offset k = j − i",
+        "2D(k) / d_model" if cosine else "D(k)",
+    )
+    label = f"k = {k}: {measure} = {current + 0.0:.4f}"
+    layout = toeplitz_layout(
+        state, f"dotproduct-{n}-{d}", title, titles, 0.66, scale, shown.stride, label
     )
     return {"data": traces, "layout": layout}
 
@@ -190,20 +121,15 @@ def describe(state: ExplorerState) -> str:
 def data(state: ExplorerState) -> DataTable:
     """Entries (i, j) of PE·PEᵀ (or the cosines) for i near pos and j near pos + k."""
     n, d, base = state.n_positions, state.d_model, float(state.base)
-    rows = window(state.pos, n, DATA_ROWS)
-    columns = window(state.second_pos, n, DATA_COLUMNS)
+    rows, columns, offsets = offset_window(state)
     # Entry (i, j) is D(j − i): the same numbers as the product, read off the curve.
     _, curve = derived.offset_dot_curve(n, d, base)
-    offsets = np.subtract.outer(np.asarray(columns), np.asarray(rows)).T
     if state.similarity == "cosine":
         values = encoding.offset_cosine(offsets, d, base)
     else:
         values = curve[offsets + n - 1]
-    return DataTable(
-        caption=f"PE·PEᵀ: {SIMILARITY_TITLES[state.similarity]}, rows i near pos = {state.pos}, "
-        f"columns j near pos + k = {state.second_pos}",
-        columns=("i \\ j", *(str(j) for j in columns)),
-        rows=tuple((i, *row) for i, row in zip(rows, values, strict=True)),
-        note=f"Rows {span_text(rows)} and columns {span_text(columns)} of {n} shown; "
-        "Export has the whole matrix.",
+    caption = (
+        f"PE·PEᵀ: {SIMILARITY_TITLES[state.similarity]}, rows i near pos = {state.pos}, "
+        f"columns j near pos + k = {state.second_pos}"
     )
+    return positions_table(caption, "i \\ j", rows, columns, values, n)

@@ -10,6 +10,7 @@ from .. import encoding
 from ..state import ExplorerState
 from ..ui import theme
 from ..ui.view import DATA_COLUMNS, DataTable, number
+from .layout import titled_layout
 
 
 @dataclass(frozen=True)
@@ -27,37 +28,31 @@ def summary(state: ExplorerState) -> WavelengthSummary:
     return WavelengthSummary(float(lengths[0]), float(lengths[-1]), int(lengths.size))
 
 
+def _pair_curve(values: np.ndarray, axis: str, name: str, colour: int, value_hover: str) -> dict:
+    """values against the pair index i on the y axis named axis (dots while they stay apart)."""
+    return {
+        "type": "scatter",
+        "mode": "lines+markers" if values.size <= 128 else "lines",
+        "x": np.arange(values.size),
+        "y": values,
+        "yaxis": axis,
+        "name": name,
+        "line": {"color": theme.PAIR_COLOURS[colour]},
+        "marker": {"size": 4},
+        "hovertemplate": f"i = %{{x}}<br>{value_hover}<extra></extra>",
+    }
+
+
 def figure(state: ExplorerState) -> dict:
     """ω_i (top) and λ_i (bottom) against i, chosen pairs highlighted."""
     omega = encoding.angular_frequencies(state.d_model, state.base)
     wavelength = 2.0 * np.pi / omega
-    pair = np.arange(omega.size)
     chosen = np.asarray(state.chosen_pairs)
     palette = theme.colours(state.theme)
     base = f"{state.base:g}"
     traces = [
-        {
-            "type": "scatter",
-            "mode": "lines+markers" if omega.size <= 128 else "lines",
-            "x": pair,
-            "y": omega,
-            "yaxis": "y",
-            "name": "angular frequency ω_i",
-            "line": {"color": theme.PAIR_COLOURS[0]},
-            "marker": {"size": 4},
-            "hovertemplate": "i = %{x}<br>ω_i = %{y:.6g} rad/position<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "mode": "lines+markers" if omega.size <= 128 else "lines",
-            "x": pair,
-            "y": wavelength,
-            "yaxis": "y2",
-            "name": "wavelength λ_i",
-            "line": {"color": theme.PAIR_COLOURS[1]},
-            "marker": {"size": 4},
-            "hovertemplate": "i = %{x}<br>λ_i = %{y:.6g} positions<extra></extra>",
-        },
+        _pair_curve(omega, "y", "angular frequency ω_i", 0, "ω_i = %{y:.6g} rad/position"),
+        _pair_curve(wavelength, "y2", "wavelength λ_i", 1, "λ_i = %{y:.6g} positions"),
         {
             "type": "scatter",
             "mode": "markers",
@@ -88,14 +83,11 @@ def figure(state: ExplorerState) -> dict:
             "hovertemplate": "chosen pair i = %{x}<br>ω_i = %{y:.6g}<extra></extra>",
         },
     ]
-    layout = theme.base_layout(state.theme, uirevision=f"frequency-{state.d_model}")
+    title = (
+        f"ω_i = {base}^(−2i/d_model) and λ_i = 2π·{base}^(2i/d_model), d_model = {state.d_model}"
+    )
+    layout = titled_layout(state, f"frequency-{state.d_model}", title)
     layout.update(
-        title={
-            "text": f"ω_i = {base}^(−2i/d_model) and λ_i = 2π·{base}^(2i/d_model), "
-            f"d_model = {state.d_model}",
-            "x": 0,
-            "font": {"size": 15},
-        },
         xaxis=theme.axis(state.theme, title={"text": "pair index i"}, anchor="y2"),
         yaxis=theme.axis(
             state.theme, type="log", domain=[0.56, 1.0], title={"text": "ω_i (rad / position)"}

@@ -6,15 +6,11 @@ under the plot (HeatmapView).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-import numpy as np
-import panel as pn
-
-from .. import derived, encoding, formula
+from .. import derived, formula
 from ..state import ExplorerState
 from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text, window
+from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, pe_table, window
+from .layout import pe_matrix_layout, pe_matrix_trace
 
 # Decimals of the angle and value in the hover label and the formula under the plot.
 DIGITS = 4
@@ -36,50 +32,6 @@ p.pe-cell-hint { margin: 0.3em 0 0; line-height: 1.45; }
 p.pe-cell-formula-text { margin: 0.3em 0; line-height: 1.45; font-variant-numeric: tabular-nums; }
 .pe-cell-equation { font-weight: 600; }
 """
-
-
-def column_label(dimension: int, pair: int, is_sine: bool, wavelength: float, base, d_model):
-    """A column's x category: what its hover label says about every cell of the column."""
-    name = "sin" if is_sine else "cos"
-    scale = formula.power(base, pair, d_model)
-    shown_wavelength = formula.fixed(wavelength, formula.WAVELENGTH_DIGITS)
-    return (
-        f"dim {dimension} · pair i = {pair} · wavelength {shown_wavelength}<br>"
-        f"PE(pos, {dimension}) = {name}(pos / {scale}) = {name}"
-    )
-
-
-@dataclass(frozen=True)
-class HoverCells:
-    """What the hover label of each shown cell says besides its colour."""
-
-    labels: list[str]  # the x category of each shown column (column_label)
-    dimensions: dict[str, int]  # the dimension of each label: a click reports the label
-    # float64, rows × columns × 2: the angle pos·ω_i and the value PE(pos, dimension), as the
-    # formula under the plot has them. In float32, 6 angles and 2 values of the default 8192
-    # cells would print another 4th decimal than their formula (beyond pos 1024, 1 angle in 200).
-    customdata: np.ndarray
-
-
-@derived.read_only_cache()
-def hover_cells(n_positions: int, d_model: int, base: float, layout: str) -> HoverCells:
-    """The hover labels of the cells derived.matrix_cells shows (cached: pos and k never
-    recompute or resend them)."""
-    cells = derived.matrix_cells(n_positions, d_model, base, layout)
-    pair_of, is_sine = encoding.column_roles(d_model, layout)
-    pairs = pair_of[cells.columns]
-    wavelengths = encoding.wavelengths(d_model, base)
-    labels = [
-        column_label(int(c), int(i), bool(is_sine[c]), wavelengths[i], base, d_model)
-        for c, i in zip(cells.columns, pairs, strict=True)
-    ]
-    # The products encode_positions takes the sine and cosine of, and the matrix's own values.
-    angles = cells.rows[:, None] * encoding.angular_frequencies(d_model, base)[pairs]
-    values = derived.pe_matrix(n_positions, d_model, base, layout)[
-        np.ix_(cells.rows, cells.columns)
-    ]
-    customdata = np.stack([angles, values], axis=-1)
-    return HoverCells(labels, dict(zip(labels, cells.columns.tolist(), strict=True)), customdata)
 
 
 def row_marker(position: float, half_height: float, colour: str, dash: str) -> dict:
@@ -109,7 +61,7 @@ def figure(state: ExplorerState) -> dict:
     """The heatmap figure for the state."""
     n, d = state.n_positions, state.d_model
     cells = derived.matrix_cells(n, d, float(state.base), state.layout)
-    hover = hover_cells(n, d, float(state.base), state.layout)
+    hover = derived.hover_cells(n, d, float(state.base), state.layout)
     palette = theme.colours(state.theme)
     half = 0.5 * cells.row_stride
     markers = [row_marker(state.pos, half, palette["pos"], "solid")]
@@ -131,28 +83,11 @@ def figure(state: ExplorerState) -> dict:
             }
         )
     title = f"PE matrix: {n} positions × {d} dimensions ({state.layout})"
-    title += cells.title_note(n, d)
-    layout = theme.base_layout(state.theme, uirevision=f"heatmap-{n}-{d}")
-    layout.update(
-        title={"text": title, "x": 0, "font": {"size": 15}},
-        margin={"l": 64, "r": 24, "t": 72 if cells.reduced else 48, "b": 56},
-        **theme.matrix_axes(state.theme, hover.labels, cells.columns),
-        images=markers,
-        annotations=annotations,
+    layout = pe_matrix_layout(state, cells, hover.labels, title, f"heatmap-{n}-{d}")
+    layout.update(images=markers, annotations=annotations)
+    trace = pe_matrix_trace(
+        cells, hover.labels, customdata=hover.customdata, hovertemplate=HOVERTEMPLATE
     )
-    trace = {
-        "type": "heatmap",
-        "x": hover.labels,
-        "y": cells.rows,
-        "z": cells.z,
-        "zmin": -1.0,
-        "zmid": 0.0,
-        "zmax": 1.0,
-        "colorscale": theme.DIVERGING_SCALE,
-        "colorbar": theme.colorbar(title={"text": "PE"}, thickness=12),
-        "customdata": hover.customdata,
-        "hovertemplate": HOVERTEMPLATE,
-    }
     return {"data": [trace], "layout": layout}
 
 
@@ -178,13 +113,7 @@ class HeatmapView(PlotView):
 
     def extra_panes(self) -> list:
         """The formula of a cell, under the plot."""
-        self._formula = pn.pane.HTML(
-            "",
-            sizing_mode="stretch_width",
-            stylesheets=[FORMULA_STYLE],
-            margin=(4, 8),
-            css_classes=["pe-cell-formula"],
-        )
+        self._formula = self.text_pane(FORMULA_STYLE, css_class="pe-cell-formula")
         return [self._formula]
 
     def update_extras(self) -> None:
@@ -214,7 +143,9 @@ class HeatmapView(PlotView):
         point = points[0] if isinstance(points[0], dict) else {}
         label, pos = point.get("x"), point.get("y")
         state = self.state
-        hover = hover_cells(state.n_positions, state.d_model, float(state.base), state.layout)
+        hover = derived.hover_cells(
+            state.n_positions, state.d_model, float(state.base), state.layout
+        )
         dimension = hover.dimensions.get(label) if isinstance(label, str) else None
         if (
             dimension is None
@@ -251,11 +182,8 @@ def data(state: ExplorerState) -> DataTable:
     n, d, pos = state.n_positions, state.d_model, state.pos
     rows = window(pos, n, DATA_ROWS)
     columns = range(min(d, DATA_COLUMNS))
-    matrix = derived.pe_matrix(n, d, float(state.base), state.layout)
-    return DataTable(
-        caption=f"PE(pos, dimension) near pos = {pos} ({state.layout})",
-        columns=("pos", *(f"dim {c}" for c in columns)),
-        rows=tuple((r, *matrix[r, : len(columns)]) for r in rows),
-        note=f"Rows {span_text(rows)} of {n} and dimensions {span_text(columns)} of {d} shown, "
-        f"near pos = {pos}; Export has the whole matrix.",
+    matrix = derived.shown_pe_matrix(state)
+    caption = f"PE(pos, dimension) near pos = {pos} ({state.layout})"
+    return pe_table(
+        caption, matrix, rows, columns, f", near pos = {pos}; Export has the whole matrix."
     )

@@ -12,6 +12,7 @@ from ..state import ExplorerState
 from ..ui import theme
 from ..ui.view import DATA_ROWS, DataTable, span_text, window
 from ..ui.view import number as four_decimals
+from .layout import titled_layout
 
 NAMES = {"sinusoidal": "sinusoidal", "rope": "RoPE", "alibi": "ALiBi", "none": "none"}
 COLOURS = {
@@ -315,14 +316,9 @@ def figure(state: ExplorerState) -> dict:
             "font": {"size": 11, "color": palette["second"]},
         },
     ]
-    layout = theme.base_layout(state.theme, uirevision=f"methods-{last}-{state.d_model}")
+    title = f"Position part of the score against k: <b>{NAMES[state.method]}</b> (the others faded)"
+    layout = titled_layout(state, f"methods-{last}-{state.d_model}", title)
     layout.update(
-        title={
-            "text": f"Position part of the score against k: <b>{NAMES[state.method]}</b> "
-            "(the others faded)",
-            "x": 0,
-            "font": {"size": 15},
-        },
         margin={"l": 64, "r": 24, "t": 72, "b": 80},
         xaxis=theme.axis(state.theme, title={"text": "offset k"}, range=[0, last]),
         yaxis=theme.axis(state.theme, title={"text": "position part of the score"}),

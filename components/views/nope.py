@@ -3,23 +3,19 @@
 from __future__ import annotations
 
 import html
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from .. import derived, encoding
+from .. import derived
 from ..state import ExplorerState
 from ..ui import theme
 from ..ui.view import DATA_COLUMNS, DataTable, number, span_text
+from .layout import matrix_axis, titled_layout
 
 # Longer words are cut in tick labels and hover text, so one long word cannot squash the plot.
 MAX_LABEL_CHARS = 12
 MAX_HOVER_CHARS = 40
-# The contrast adds the paper's encoding (base 10 000, interleaved) whatever the state's base and
-# layout: the view follows only the sentence, d_model and the length.
-CONTRAST_BASE = encoding.DEFAULT_BASE
-CONTRAST_LAYOUT = "interleaved"
 # The gap between the two panels holds the second panel's word labels.
 DOMAINS = ([0.0, 0.42], [0.58, 1.0])
 # With more words than this the labels get smaller and the key labels stand upright.
@@ -29,16 +25,6 @@ READOUT_STYLE = """
 :host { overflow-x: auto; max-width: 100%; }
 p.pe-nope-readout { margin: 0.3em 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
 """
-
-
-@derived.read_only_cache()
-def encoded_scores(words: tuple[str, ...], d_model: int) -> np.ndarray:
-    """(E + PE)(E + PE)ᵀ/√d_model: the scores once PE(0 … n − 1) is added to the embeddings."""
-    embeddings = np.stack([encoding.token_embedding(word, d_model) for word in words])
-    # Not derived.pe_matrix: its few cache slots hold the page's own matrices.
-    pe = encoding.positional_encoding(len(words), d_model, CONTRAST_BASE, layout=CONTRAST_LAYOUT)
-    inputs = embeddings + pe
-    return inputs @ inputs.T / math.sqrt(d_model)
 
 
 def reversal_difference(forward: np.ndarray, backward: np.ndarray) -> float:
@@ -65,7 +51,9 @@ def numbers(state: ExplorerState) -> NopeReadout:
     return NopeReadout(
         words,
         reversal_difference(derived.nope_scores(words, d), derived.nope_scores(backward, d)),
-        reversal_difference(encoded_scores(words, d), encoded_scores(backward, d)),
+        reversal_difference(
+            derived.encoded_nope_scores(words, d), derived.encoded_nope_scores(backward, d)
+        ),
     )
 
 
@@ -95,7 +83,7 @@ def readout(state: ExplorerState) -> str:
         "order). The scores of the reversed sentence are the same numbers with rows and columns "
         "reordered: without a causal mask or a position encoding, attention cannot tell the "
         "order.<br>"
-        f"With the sinusoidal encoding added (E + PE(0 … n − 1), base {CONTRAST_BASE:g}): "
+        f"With the sinusoidal encoding added (E + PE(0 … n − 1), base {derived.CONTRAST_BASE:g}): "
         "max |…| = "
         f'<span class="pe-nope-encoded-difference">{shown.encoded_difference:.6g}</span>: '
         "now the order changes the scores.</p>"
@@ -111,9 +99,8 @@ def plotly_label(word: str, limit: int) -> str:
 
 def _message_figure(state: ExplorerState, message: str) -> dict:
     """A figure with no traces that says why in its middle."""
-    layout = theme.base_layout(state.theme, uirevision="nope-message")
+    layout = titled_layout(state, "nope-message", "No position information")
     layout.update(
-        title={"text": "No position information", "x": 0, "font": {"size": 15}},
         xaxis=theme.axis(state.theme, visible=False),
         yaxis=theme.axis(state.theme, visible=False),
         annotations=[
@@ -178,23 +165,21 @@ def figure(state: ExplorerState) -> dict:
             "ticktext": labels,
             "tickfont": {"size": 10 if len(words) > MANY_WORDS else 12},
         }
-        layout[f"xaxis{suffix}"] = theme.axis(
-            state.theme,
+        layout[f"xaxis{suffix}"] = matrix_axis(
+            state,
+            "key",
             domain=DOMAINS[panel],
             anchor=f"y{suffix}",
-            showgrid=False,
             tickangle=-90 if len(words) > MANY_WORDS else -45,
-            title={"text": "key"},
             **ticks,
         )
-        layout[f"yaxis{suffix}"] = theme.axis(
-            state.theme,
+        layout[f"yaxis{suffix}"] = matrix_axis(
+            state,
+            "query" if panel == 0 else "",
             anchor=f"x{suffix}",
             autorange="reversed",
-            showgrid=False,
             scaleanchor=f"x{suffix}",
             constrain="domain",
-            title={"text": "query" if panel == 0 else ""},
             **ticks,
         )
         annotations.append(

@@ -11,6 +11,7 @@ from .. import derived, encoding
 from ..state import ExplorerState
 from ..ui import theme
 from ..ui.view import DATA_ROWS, DataTable, number, span_text, window
+from .layout import titled_layout
 
 HORIZON = encoding.NEAREST_HORIZON
 # The last position searched, with a thin space between thousands: "9 999".
@@ -124,13 +125,9 @@ def figure(state: ExplorerState) -> dict:
             "hovertemplate": f"pos = {pos}<extra></extra>",
         },
     ]
-    layout = theme.base_layout(state.theme, uirevision=f"properties-{d}-{base}")
+    title = f"‖PE(q) − PE({pos})‖ for q < {HORIZON}: nearest is PE({q}), {nearest:.4f}"
+    layout = titled_layout(state, f"properties-{d}-{base}", title, 14)
     layout.update(
-        title={
-            "text": f"‖PE(q) − PE({pos})‖ for q < {HORIZON}: nearest is PE({q}), {nearest:.4f}",
-            "x": 0,
-            "font": {"size": 14},
-        },
         xaxis=theme.axis(state.theme, title={"text": "position q"}),
         yaxis=theme.axis(
             state.theme, title={"text": "distance"}, range=[0.0, 1.05 * top], rangemode="tozero"

@@ -9,7 +9,8 @@ import numpy as np
 from .. import derived, encoding, methods
 from ..state import ExplorerState
 from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
+from ..ui.view import DataTable, number, offset_window, positions_table
+from .layout import curve_trace, point_trace, reduced_note, toeplitz_layout, toeplitz_trace
 
 # Where the other pairs at the same offset start, as in the compare view.
 OTHER_STARTS = (0, 22, 100, 1000)
@@ -179,100 +180,32 @@ def figure(state: ExplorerState) -> dict:
     current = float(curve[k + n - 1])
     # One colour scale for every seed: symmetric about 0, out to the largest score drawn.
     scale = float(np.abs(curve).max()) or 1.0
-    half = 0.5 * shown.stride
-    shapes = [theme.diagonal_line(k, n, half, palette["second"])]
-    if state.second_pos < n:
-        shapes.append(theme.cell_outline(state.pos, state.second_pos, half, palette["pos"]))
     title = f"RoPE scores q<sub>m</sub>·k<sub>n</sub> of {n} position{'' if n == 1 else 's'}"
     if shown.stride > 1:
-        title += (
-            f"<br><sub>Reduced for display: every {shown.stride}th position "
-            f"({shown.rows.size} × {shown.rows.size} of {n} × {n} cells)</sub>"
-        )
+        title += f"<br><sub>{reduced_note(shown.stride, shown.rows.size, n)}</sub>"
     traces = [
-        {
-            "type": "heatmap",
-            "x": shown.rows,
-            "y": shown.rows,
-            "z": shown.scores,
-            "zmin": -scale,
-            "zmid": 0.0,
-            "zmax": scale,
-            "colorscale": theme.DIVERGING_SCALE,
-            "colorbar": theme.colorbar(x=0.45, thickness=10, len=0.9, title={"text": "score"}),
-            "hovertemplate": "m = %{y}, n = %{x}<br>q_m·k_n = %{z:.6f}<extra></extra>",
-            "name": "q_m·k_n",
-        },
-        {
-            "type": "scatter",
-            "mode": "lines",
-            "x": offsets,
-            "y": curve,
-            "xaxis": "x2",
-            "yaxis": "y2",
-            "line": {"color": theme.PAIR_COLOURS[0], "width": 1.5},
-            "name": "score at offset k",
-            "hovertemplate": "k = %{x}<br>q_m·k_(m+k) = %{y:.6f}<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "x": np.array([k]),
-            "y": np.array([current]),
-            "xaxis": "x2",
-            "yaxis": "y2",
-            "marker": {"color": palette["second"], "size": 10, "symbol": "diamond"},
-            "name": f"k = {k}",
-            "hovertemplate": f"k = {k}<br>score = %{{y:.9f}}<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "mode": "lines",
-            "x": decay_offsets,
-            "y": decay,
-            "xaxis": "x3",
-            "yaxis": "y3",
-            "line": {"color": theme.PAIR_COLOURS[2], "width": 1.5},
-            "name": "long-term-decay bound",
-            "hovertemplate": "|k| = %{x}<br>bound = %{y:.6f}<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "x": np.array([abs(k)]),
-            "y": np.array([decay[abs(k)]]),
-            "xaxis": "x3",
-            "yaxis": "y3",
-            "marker": {"color": palette["second"], "size": 9, "symbol": "diamond"},
-            "name": f"|k| = {abs(k)}",
-            "hovertemplate": f"|k| = {abs(k)}<br>bound = %{{y:.6f}}<extra></extra>",
-        },
+        toeplitz_trace(shown.rows, shown.scores, scale, "score", ("m", "n", "q_m·k_n"), "q_m·k_n"),
+        curve_trace(
+            offsets, curve, "2", theme.PAIR_COLOURS[0], "score at offset k", ("k", "q_m·k_(m+k)")
+        ),
+        point_trace(k, current, "2", (palette["second"], 10), ("k", "score"), 9),
+        curve_trace(
+            decay_offsets,
+            decay,
+            "3",
+            theme.PAIR_COLOURS[2],
+            "long-term-decay bound",
+            ("|k|", "bound"),
+        ),
+        point_trace(abs(k), decay[abs(k)], "3", (palette["second"], 9), ("|k|", "bound"), 6),
     ]
-    layout = theme.base_layout(state.theme, uirevision=f"rope-{n}-{d}")
+    titles = ("key position n", "query position m", "offset k = n − m", "score")
+    label = f"k = {k}: score = {current + 0.0:.4f}"
+    layout = toeplitz_layout(
+        state, f"rope-{n}-{d}", title, titles, 0.62, scale, shown.stride, label
+    )
+    layout["yaxis2"]["domain"] = [0.6, 1.0]
     layout.update(
-        title={"text": title, "x": 0, "font": {"size": 15}},
-        margin={"l": 56, "r": 16, "t": 80 if shown.stride > 1 else 56, "b": 56},
-        xaxis=theme.axis(
-            state.theme, domain=[0.0, 0.4], title={"text": "key position n"}, showgrid=False
-        ),
-        yaxis=theme.axis(
-            state.theme,
-            title={"text": "query position m"},
-            autorange="reversed",
-            showgrid=False,
-            scaleanchor="x",
-            constrain="domain",
-        ),
-        xaxis2=theme.axis(
-            state.theme, domain=[0.62, 1.0], anchor="y2", title={"text": "offset k = n − m"}
-        ),
-        yaxis2=theme.axis(
-            state.theme,
-            domain=[0.6, 1.0],
-            anchor="x2",
-            range=[-1.05 * scale, 1.05 * scale],
-            title={"text": "score"},
-        ),
         xaxis3=theme.axis(
             state.theme, domain=[0.62, 1.0], anchor="y3", title={"text": "relative distance |k|"}
         ),
@@ -284,20 +217,6 @@ def figure(state: ExplorerState) -> dict:
             range=[0.0, 1.05 * float(decay[0])],
             title={"text": "decay bound"},
         ),
-        shapes=shapes,
-        showlegend=False,
-        annotations=[
-            {
-                "text": f"k = {k}: score = {current + 0.0:.4f}",
-                "xref": "x2",
-                "yref": "paper",
-                "x": k,
-                "y": 1.0,
-                "yanchor": "bottom",
-                "showarrow": False,
-                "font": {"size": 12, "color": palette["second"]},
-            }
-        ],
     )
     return {"data": traces, "layout": layout}
 
@@ -316,16 +235,11 @@ def describe(state: ExplorerState) -> str:
 def data(state: ExplorerState) -> DataTable:
     """Scores q_m·k_n for queries m near pos and keys n near pos + k."""
     n, d, base = state.n_positions, state.d_model, float(state.base)
-    rows = window(state.pos, n, DATA_ROWS)
-    columns = window(state.second_pos, n, DATA_COLUMNS)
+    rows, columns, offsets = offset_window(state)
     # Entry (m, n) is the score at offset n − m, read off the curve the chart draws.
     _, curve = derived.rope_offset_curve(n, d, base, state.layout, state.seed)
-    offsets = np.subtract.outer(np.asarray(columns), np.asarray(rows)).T
-    return DataTable(
-        caption=f"RoPE scores q_m·k_n, queries m near pos = {state.pos}, keys n near "
-        f"pos + k = {state.second_pos} (seed {state.seed})",
-        columns=("m \\ n", *(str(j) for j in columns)),
-        rows=tuple((m, *row) for m, row in zip(rows, curve[offsets + n - 1], strict=True)),
-        note=f"Rows {span_text(rows)} and columns {span_text(columns)} of {n} shown; "
-        "Export has the whole matrix.",
+    caption = (
+        f"RoPE scores q_m·k_n, queries m near pos = {state.pos}, keys n near "
+        f"pos + k = {state.second_pos} (seed {state.seed})"
     )
+    return positions_table(caption, "m \\ n", rows, columns, curve[offsets + n - 1], n)

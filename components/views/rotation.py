@@ -11,6 +11,7 @@ from .. import encoding
 from ..state import ExplorerState
 from ..ui import theme
 from ..ui.view import DataTable, number
+from .layout import titled_layout
 
 # R_i(k) is also read off at this position + pos, to show it does not depend on pos.
 FAR_START = 1000
@@ -100,6 +101,18 @@ def arc(start: float, turn: float, radius: float) -> tuple[np.ndarray, np.ndarra
     return radius * np.sin(theta), radius * np.cos(theta)
 
 
+def _circle_axis(state: ExplorerState, text: str, **extra) -> dict:
+    """An axis of the unit circle's plot: −1.3 … 1.3, with its zero line."""
+    return theme.axis(
+        state.theme,
+        range=[-1.3, 1.3],
+        title={"text": text},
+        zeroline=True,
+        constrain="domain",
+        **extra,
+    )
+
+
 def figure(state: ExplorerState) -> dict:
     """The unit circle, pair i of PE(pos) and PE(pos + k) on it, and the angle k·ω_i between."""
     d, i, k = state.d_model, state.rotation_pair, state.offset
@@ -152,29 +165,14 @@ def figure(state: ExplorerState) -> dict:
                 f"PE({position}, {cos_dim}) = cos = %{{y:.6f}}<extra></extra>",
             }
         )
-    layout = theme.base_layout(state.theme, uirevision="rotation")
+    title = (
+        f"Pair i = {i} (dimensions {sin_dim}, {cos_dim}), ω<sub>{i}</sub> = "
+        f"{omega:.6g}: turned by {k * omega:.4f} rad, PE({pos}) is PE({second})"
+    )
+    layout = titled_layout(state, "rotation", title, 14)
     layout.update(
-        title={
-            "text": f"Pair i = {i} (dimensions {sin_dim}, {cos_dim}), ω<sub>{i}</sub> = "
-            f"{omega:.6g}: turned by {k * omega:.4f} rad, PE({pos}) is PE({second})",
-            "x": 0,
-            "font": {"size": 14},
-        },
-        xaxis=theme.axis(
-            state.theme,
-            range=[-1.3, 1.3],
-            title={"text": f"sin(pos·ω<sub>{i}</sub>)"},
-            zeroline=True,
-            constrain="domain",
-        ),
-        yaxis=theme.axis(
-            state.theme,
-            range=[-1.3, 1.3],
-            title={"text": f"cos(pos·ω<sub>{i}</sub>)"},
-            zeroline=True,
-            scaleanchor="x",
-            constrain="domain",
-        ),
+        xaxis=_circle_axis(state, f"sin(pos·ω<sub>{i}</sub>)"),
+        yaxis=_circle_axis(state, f"cos(pos·ω<sub>{i}</sub>)", scaleanchor="x"),
         margin={"l": 64, "r": 24, "t": 56, "b": 48},
         legend={"orientation": "v", "x": 1.0, "xanchor": "right", "y": 0.0, "yanchor": "bottom"},
     )

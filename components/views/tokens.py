@@ -14,6 +14,7 @@ from .. import encoding
 from ..state import ExplorerState
 from ..ui import theme
 from ..ui.view import DATA_COLUMNS, DataTable, PlotView, number, span_text
+from .layout import panel_caption
 
 # Dark text on the amber chip of pos + k: Bootstrap's white on #f0ad4e is 1.9:1 (WCAG asks 4.5).
 CHIP_STYLE = ".bk-btn-warning { color: #1f2328; }"
@@ -164,15 +165,17 @@ def table_html(state: ExplorerState, stage: int | None = None) -> str:
     return "".join(lines)
 
 
+def _no_word(state: ExplorerState) -> str:
+    """Why pos has no word: the sentence is shorter."""
+    count = len(state.words)
+    return f"No word at pos = {state.pos}: the sentence has {count} word{'s' if count != 1 else ''}"
+
+
 def step_html(state: ExplorerState, stage: int | None = None) -> str:
     """The equation for the word at pos, with the word escaped; with a stage, its part marked."""
     current = step(state, state.pos)
     if current.token is None:
-        count = len(state.words)
-        return (
-            f'<p class="pe-tokens-step">No word at pos = {state.pos}: the sentence has {count} '
-            f"word{'s' if count != 1 else ''}. Click a word to move pos there.</p>"
-        )
+        return f'<p class="pe-tokens-step">{_no_word(state)}. Click a word to move pos there.</p>'
     word = html.escape(current.token)
     if stage is None:
         return (
@@ -193,9 +196,7 @@ def step_html(state: ExplorerState, stage: int | None = None) -> str:
 
 def check_stage(stage: object) -> int:
     """Return stage as an int, or raise ValueError unless it is one of 0 … LAST_STAGE."""
-    if isinstance(stage, bool) or not isinstance(stage, int) or not 0 <= stage <= LAST_STAGE:
-        raise ValueError(f"stage must be an integer between 0 and {LAST_STAGE}, got {stage!r}")
-    return stage
+    return encoding.check_integer("stage", stage, 0, LAST_STAGE)
 
 
 def stage_label(stage: int) -> str:
@@ -235,12 +236,7 @@ def _stage_note(state: ExplorerState, stage: int) -> str:
     """What the word at pos looks like at this stage, in one sentence with its numbers."""
     current = step(state, state.pos)
     if current.token is None:
-        count = len(state.words)
-        return (
-            f"No word at pos = {state.pos}: the sentence has {count} "
-            f"word{'s' if count != 1 else ''}, so there is only PE({state.pos}) = "
-            f"[{_numbers(current.pe)}]."
-        )
+        return f"{_no_word(state)}, so there is only PE({state.pos}) = [{_numbers(current.pe)}]."
     word = f"“{html.escape(current.token)}”"
     notes = (
         f"The word at pos = {state.pos} is {word}: the model starts from the token, not yet "
@@ -330,17 +326,9 @@ def _panel_axes(layout: dict, panel: int, column: int, top: bool, state: Explore
 
 def _panel_note(text: str, column: int, top: bool) -> dict:
     """A small caption over a panel (paper coordinates: an empty panel draws no axes)."""
-    return {
-        "text": text,
-        "xref": "paper",
-        "yref": "paper",
-        "x": COLUMN_DOMAINS[column][0],
-        "y": TOP_DOMAIN[1] if top else BOTTOM_DOMAIN[1],
-        "xanchor": "left",
-        "yanchor": "bottom",
-        "showarrow": False,
-        "font": {"size": 12},
-    }
+    return panel_caption(
+        text, COLUMN_DOMAINS[column][0], TOP_DOMAIN[1] if top else BOTTOM_DOMAIN[1]
+    )
 
 
 def _outline(name: str, colour: str, dash: str, shown: bool, **place) -> dict:
@@ -559,15 +547,7 @@ class TokensView(PlotView):
         self._show_chips()
         self.state.param.watch(self._show_chips, ["text", "n_positions", "pos", "offset"])
         buttons = {"prev": "Prev", "play": "Play", "next": "Next"}
-        self._prev, self._play, self._next = (
-            pn.widgets.Button(
-                label=label,
-                width=72,
-                margin=(4, 4),
-                css_classes=[f"pe-pipeline-{key}"],
-            )
-            for key, label in buttons.items()
-        )
+        self._prev, self._play, self._next = self.step_buttons("pipeline", buttons)
         self._prev.on_click(lambda event: self.step_by(-1))
         self._next.on_click(lambda event: self.step_by(1))
         self._play.on_click(lambda event: self.toggle_play())
@@ -577,22 +557,10 @@ class TokensView(PlotView):
     def extra_panes(self):
         # The equation line and the pipeline readout go above the plot, the table below it
         # (see content).
-        self._step = pn.pane.HTML(
-            "", sizing_mode="stretch_width", stylesheets=[READOUT_STYLE], margin=(4, 8)
-        )
-        self._stage_indicator = pn.pane.HTML(
-            self._indicator_html(), css_classes=["pe-pipeline-stage"], margin=(10, 8, 4, 8)
-        )
-        self._pipeline = pn.pane.HTML(
-            "",
-            sizing_mode="stretch_width",
-            stylesheets=[READOUT_STYLE],
-            css_classes=["pe-pipeline-readout"],
-            margin=(0, 8),
-        )
-        self._table = pn.pane.HTML(
-            "", sizing_mode="stretch_width", stylesheets=[READOUT_STYLE], margin=(4, 8)
-        )
+        self._step = self.text_pane(READOUT_STYLE)
+        self._stage_indicator = self.step_indicator(self._indicator_html(), "pe-pipeline-stage")
+        self._pipeline = self.text_pane(READOUT_STYLE, (0, 8), "pe-pipeline-readout")
+        self._table = self.text_pane(READOUT_STYLE)
         return [self._pipeline, self._table]
 
     def update_extras(self):
@@ -697,15 +665,8 @@ class TokensView(PlotView):
 
     def content(self) -> pn.Column:
         label = pn.pane.HTML("<span>A click on a word sets</span>", margin=(10, 0, 0, 8))
-        stepper = pn.FlexBox(
-            self._prev,
-            self._play,
-            self._next,
-            self._stage_indicator,
-            flex_wrap="wrap",
-            align_items="center",
-            sizing_mode="stretch_width",
-            css_classes=["pe-pipeline-controls"],
+        stepper = self.step_bar(
+            "pe-pipeline-controls", self._prev, self._play, self._next, self._stage_indicator
         )
         return pn.Column(
             pn.FlexBox(label, self._mode, flex_wrap="wrap", sizing_mode="stretch_width"),

@@ -24,6 +24,24 @@ def curve_points(span: float, wavelength: float) -> int:
     return int(min(max(wanted, MIN_CURVE_POINTS), MAX_CURVE_POINTS))
 
 
+FUNCTIONS = {"sin": np.sin, "cos": np.cos}
+
+
+def _wave_trace(mode: str, points: tuple, axis_name: str, name: str, hover: str, **style) -> dict:
+    """One function of a pair: its points (x, y) on the row's y axis, styled by style."""
+    x, y = points
+    return {
+        "type": "scatter",
+        "mode": mode,
+        "x": x,
+        "y": y,
+        "yaxis": axis_name,
+        "name": name,
+        "hovertemplate": hover,
+        **style,
+    }
+
+
 def figure(state: ExplorerState) -> dict:
     """One row per chosen pair: continuous sin and cos, samples at integer positions, pos lines."""
     pairs = state.chosen_pairs
@@ -56,43 +74,31 @@ def figure(state: ExplorerState) -> dict:
         x = np.linspace(0.0, span, curve_points(span, wavelength[i]))
         group = f"pair {i}"
         label = f"i = {i}, λ = {wavelength[i]:.4g}"
-        for function, values, dash in (
-            ("sin", np.sin(x * omega[i]), "solid"),
-            ("cos", np.cos(x * omega[i]), "dash"),
-        ):
+        for function, dash in (("sin", "solid"), ("cos", "dash")):
             traces.append(
-                {
-                    "type": "scatter",
-                    "mode": "lines",
-                    "x": x,
-                    "y": values,
-                    "yaxis": axis_name,
-                    "line": {"color": colour, "dash": dash, "width": 1.6},
-                    "name": f"{function} · {label}",
-                    "legendgroup": group,
-                    "hovertemplate": f"{function}(pos·ω_{i})<br>pos %{{x:.2f}}<br>"
-                    "%{y:.6f}<extra></extra>",
-                }
+                _wave_trace(
+                    "lines",
+                    (x, FUNCTIONS[function](x * omega[i])),
+                    axis_name,
+                    f"{function} · {label}",
+                    f"{function}(pos·ω_{i})<br>pos %{{x:.2f}}<br>%{{y:.6f}}<extra></extra>",
+                    line={"color": colour, "dash": dash, "width": 1.6},
+                    legendgroup=group,
+                )
             )
         if show_dots:
-            for function, values, symbol in (
-                ("sin", np.sin(integer_positions * omega[i]), "circle"),
-                ("cos", np.cos(integer_positions * omega[i]), "circle-open"),
-            ):
+            for function, symbol in (("sin", "circle"), ("cos", "circle-open")):
                 traces.append(
-                    {
-                        "type": "scatter",
-                        "mode": "markers",
-                        "x": integer_positions,
-                        "y": values,
-                        "yaxis": axis_name,
-                        "marker": {"color": colour, "size": 5, "symbol": symbol},
-                        "name": f"{function} at integer pos · i = {i}",
-                        "legendgroup": group,
-                        "showlegend": False,
-                        "hovertemplate": f"{function}(pos·ω_{i}) at pos %{{x}}<br>"
-                        "%{y:.6f}<extra></extra>",
-                    }
+                    _wave_trace(
+                        "markers",
+                        (integer_positions, FUNCTIONS[function](integer_positions * omega[i])),
+                        axis_name,
+                        f"{function} at integer pos · i = {i}",
+                        f"{function}(pos·ω_{i}) at pos %{{x}}<br>%{{y:.6f}}<extra></extra>",
+                        marker={"color": colour, "size": 5, "symbol": symbol},
+                        legendgroup=group,
+                        showlegend=False,
+                    )
                 )
     layout["xaxis"] = theme.axis(
         state.theme,

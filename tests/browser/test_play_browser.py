@@ -14,6 +14,15 @@ def playing(page) -> bool:
     return "Pause" in text(page, ".pe-play button")
 
 
+def held_pos(page, landed_ms: int = 700, held_ms: int = 700) -> int:
+    """pos as shown landed_ms after Play paused, once it held still for held_ms more."""
+    page.wait_for_timeout(landed_ms)
+    pos = shown_pos(page)
+    page.wait_for_timeout(held_ms)
+    assert shown_pos(page) == pos, "pos still moved after Play paused"
+    return pos
+
+
 def test_play_by_keyboard_advances_pos_and_pause_leaves_the_views_agreeing(open_app):
     page, log = open_app("?n_positions=20&pos=0&offset=0")
     tab_to(page, "pe-play")
@@ -24,10 +33,7 @@ def test_play_by_keyboard_advances_pos_and_pause_leaves_the_views_agreeing(open_
     # Space on the focused Play button presses it, as on any button: Pause.
     page.keyboard.press("Space")
     wait_until(page, lambda: not playing(page), what="Play to pause")
-    page.wait_for_timeout(700)
-    stopped = shown_pos(page)
-    page.wait_for_timeout(700)
-    assert shown_pos(page) == stopped
+    stopped = held_pos(page)
     views = page.evaluate(SHOWN_POS_JS)
     assert views["slider"] == views["readout"] == views["heatmap"] == views["bars"] == stopped
     assert log.relevant_errors() == []
@@ -44,10 +50,7 @@ def test_space_outside_a_text_field_toggles_play_and_a_manual_step_pauses_it(ope
     page.keyboard.press("ArrowRight")
     wait_until(page, lambda: not playing(page), what="the manual step to pause Play")
     # The pause is shown before the step's own answer may be: read pos once it has landed.
-    page.wait_for_timeout(400)
-    after = shown_pos(page)
-    page.wait_for_timeout(800)
-    assert shown_pos(page) == after
+    held_pos(page, landed_ms=400, held_ms=800)
     # Space in the sentence box types a space; it does not start Play.
     page.locator(".pe-control-text input").focus()
     page.keyboard.press("Space")

@@ -36,6 +36,15 @@ def press(page, selector: str, key: str, times: int = 1) -> None:
         page.keyboard.press(key)
 
 
+def type_a_sentence(page, sentence: str, chips: int) -> None:
+    """Type a sentence into the text box, press Enter, and wait for its chips in the tokens view."""
+    field = page.locator(".pe-control-text input")
+    field.fill(sentence)
+    field.press("Enter")
+    look_at(page, "tokens")
+    wait_until(page, lambda: count(page, ".pe-token-chip") == chips, what=f"{chips} chips")
+
+
 def test_offset_keys_move_the_dotproduct_diagonal_and_its_numbers(open_app):
     page, log = open_app()
     look_at(page, "dotproduct")
@@ -104,11 +113,7 @@ def test_rotation_pair_keys_turn_by_k_omega_and_r_does_not_follow_pos(open_app):
 
 def test_typing_a_sentence_makes_chips_and_a_click_sets_pos(open_app):
     page, log = open_app()
-    field = page.locator(".pe-control-text input")
-    field.fill("dog bites man")
-    field.press("Enter")
-    look_at(page, "tokens")
-    wait_until(page, lambda: count(page, ".pe-token-chip") == 3, what="3 chips")
+    type_a_sentence(page, "dog bites man", chips=3)
     page.locator(".pe-token-chip-2 button").click()
     wait_for_text(page, ".pe-tokens-step", lambda t: "“man”" in t and "PE(2)" in t)
     assert text(page, ".pe-control-pos .bk-slider-value") == "2"
@@ -124,11 +129,7 @@ def test_typing_a_sentence_makes_chips_and_a_click_sets_pos(open_app):
 
 def test_hostile_sentence_is_shown_as_text_and_never_runs(open_app):
     page, log = open_app()
-    field = page.locator(".pe-control-text input")
-    field.fill("<img src=x onerror=alert(1)> <b>bold</b>")
-    field.press("Enter")
-    look_at(page, "tokens")
-    wait_until(page, lambda: count(page, ".pe-token-chip") == 4, what="4 chips")
+    type_a_sentence(page, "<img src=x onerror=alert(1)> <b>bold</b>", chips=4)
     page.locator(".pe-token-chip-3 button").click()
     wait_for_text(page, ".pe-tokens-step", lambda t: "“<b>bold</b>”" in t)
     assert text(page, ".pe-token-chip-0 button") == "<img"

@@ -4,7 +4,7 @@ it ended, and a visitor's sentence is read as text, never made into HTML."""
 from __future__ import annotations
 
 import pytest
-from pyodide_support import offline_site, visit_offline, wait_for
+from pyodide_support import test_console_has_no_errors, wait_for  # noqa: F401 (collected here)
 
 pytestmark = pytest.mark.pyodide
 
@@ -22,45 +22,35 @@ REGION_JS = """() => {
 }"""
 
 
-def drive(site_dir) -> dict:
+def steps(site) -> dict:
+    """Watch the live region while keys step pos, then while a typed sentence is shown."""
     record = {}
-    with offline_site.open_offline_site(site_dir, "index.html") as site:
-        assert site.interactive, site.load["error"]
-        site.settle(settle_ms=1500)
-        record["region"] = site.page.evaluate(WATCH_JS)
-        site.press(".pe-control-pos .noUi-handle", "ArrowRight", 3)
-        site.settle(settle_ms=2500)
-        record["announced"] = site.page.evaluate("() => window.__peAnnounced")
-        site.goto("?view=tokens&text=%3Cb%3Ebold%3C%2Fb%3E%20words&pos=0")
-        site.settle(settle_ms=1500)
-        site.page.evaluate(WATCH_JS)
-        site.press(".pe-control-d-model .noUi-handle", "ArrowLeft", 1)
-        assert wait_for(site, "() => window.__peAnnounced.length > 0", timeout_s=30)
-        record["sentence"] = site.page.evaluate(REGION_JS)
-        record["errors"] = site.console_errors()
+    site.settle(settle_ms=1500)
+    record["region"] = site.page.evaluate(WATCH_JS)
+    site.press(".pe-control-pos .noUi-handle", "ArrowRight", 3)
+    site.settle(settle_ms=2500)
+    record["announced"] = site.page.evaluate("() => window.__peAnnounced")
+    site.goto("?view=tokens&text=%3Cb%3Ebold%3C%2Fb%3E%20words&pos=0")
+    site.settle(settle_ms=1500)
+    site.page.evaluate(WATCH_JS)
+    site.press(".pe-control-d-model .noUi-handle", "ArrowLeft", 1)
+    assert wait_for(site, "() => window.__peAnnounced.length > 0", timeout_s=30)
+    record["sentence"] = site.page.evaluate(REGION_JS)
     return record
 
 
-@pytest.fixture(scope="module")
-def record(request):
-    return visit_offline(request, drive)
+def test_the_region_is_polite_status(visit):
+    assert visit["load"]["interactive"], visit["load"]["error"]
+    assert visit["region"] == "polite status"
 
 
-def test_the_region_is_polite_status(record):
-    assert record["region"] == "polite status"
-
-
-def test_three_steps_are_read_once_where_they_ended(record):
-    announced = record["announced"]
+def test_three_steps_are_read_once_where_they_ended(visit):
+    announced = visit["announced"]
     assert len(announced) == 1, announced
     assert "row 10 highlighted" in announced[0]  # pos 7 + 3
 
 
-def test_a_typed_sentence_is_read_as_text(record):
-    sentence = record["sentence"]
+def test_a_typed_sentence_is_read_as_text(visit):
+    sentence = visit["sentence"]
     assert "<b>bold</b>" in sentence["text"]
     assert sentence["elements"] == 0
-
-
-def test_console_has_no_errors(record):
-    assert record["errors"] == []

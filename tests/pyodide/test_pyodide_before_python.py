@@ -11,25 +11,21 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_support import ConsoleLog, wait_until
+from browser_support import EVERY_ELEMENT_JS, ConsoleLog, wait_until
 from pe_explorer.ui.page import before_python_facts
 from pe_explorer.views import VIEWS
 
 pytestmark = pytest.mark.pyodide
 
-WORKER_SCRIPT = re.compile(r".*/app(-relay)?\.js$")
+WORKER_SCRIPT = re.compile(r".*/app\.js$")
 EMBED = "?view=heatmap&embed=1&d_model=16&pos=5&offset=3"
 SHARED = "?d_model=16&pos=5&offset=3&theme=dark"
 
 # What is on the page, through Panel's shadow roots.
-PAGE_JS = """() => {
-  const found = [];
-  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
-    found.push(e);
-    if (e.shadowRoot) walk(e.shadowRoot);
-  });
-  walk(document);
-  const having = (name) => found.filter((e) => e.classList && e.classList.contains(name));
+PAGE_JS = (
+    "() => {"
+    + EVERY_ELEMENT_JS
+    + """  const having = (name) => found.filter((e) => e.classList && e.classList.contains(name));
   const frames = document.querySelector('.pe-before-python');
   return {
     frames: frames ? [...frames.querySelectorAll('section')].map((s) => ({
@@ -47,6 +43,7 @@ PAGE_JS = """() => {
     embedded_roots: window.Bokeh && window.Bokeh.index ? Object.keys(window.Bokeh.index).length : 0,
   };
 }"""
+)
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +62,7 @@ def open_held(browser, site_url):
         )
         contexts.append(context)
         held = []
-        # The page's Web Worker: Panel's (app.js), or the relay to the shared runtime.
+        # The site's worker script (app.js): the page's Web Worker, and the shared worker.
         context.route(hold, lambda route: held.append(route))
         page = context.new_page()
         log = ConsoleLog(page)
@@ -74,7 +71,7 @@ def open_held(browser, site_url):
         if hold is WORKER_SCRIPT:
             page.wait_for_load_state("load")
         page.wait_for_timeout(500)  # for anything the page would draw meanwhile
-        return page, log, lambda: held[0].continue_()
+        return page, log, lambda: [route.continue_() for route in held]
 
     yield open_page
     for context in contexts:

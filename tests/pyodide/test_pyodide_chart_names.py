@@ -8,7 +8,7 @@ import math
 
 import pytest
 from pe_explorer.views import VIEWS as SPECS
-from pyodide_support import offline_site, visit_offline, wait_for
+from pyodide_support import test_console_has_no_errors, wait_for  # noqa: F401 (collected here)
 
 pytestmark = pytest.mark.pyodide
 
@@ -42,34 +42,24 @@ def label_changed_js(before: str) -> str:
     )
 
 
-def visit_views(site_dir) -> dict:
+def steps(site) -> dict:
     """Open each view alone at pos = 7, read its chart's name, open Show data, step pos."""
     record = {}
-    with offline_site.open_offline_site(site_dir, "index.html") as site:
-        site.url = "https://app.local/index.html?view=heatmap&pos=7"
-        record["first_load"] = site._load(300)
-        for name in VIEWS:
-            seen = record[name] = {}
-            seen["load"] = site.goto(f"?view={name}&pos=7&offset=1")
-            seen["named"] = wait_for(site, LABELLED_JS)
-            seen["charts"] = site.page.evaluate(CHARTS_JS)
-            site.page.locator("details.pe-data summary").first.click()
-            before = seen["charts"][0]["label"] if seen["charts"] else ""
-            slider = DRIVEN[name].replace("_", "-")
-            key = "ArrowRight" if DRIVEN[name] == "pos" else "ArrowLeft"
-            site.press(f".pe-control-{slider} .noUi-handle", key, 1)
-            site.settle()
-            seen["renamed"] = wait_for(site, label_changed_js(before or ""), timeout_s=60)
-            seen["charts_after"] = site.page.evaluate(CHARTS_JS)
-            seen["data_after"] = site.page.evaluate(DATA_JS)
-        record["console_errors"] = site.console_errors()
+    for name in VIEWS:
+        seen = record[name] = {}
+        seen["load"] = site.goto(f"?view={name}&pos=7&offset=1")
+        seen["named"] = wait_for(site, LABELLED_JS)
+        seen["charts"] = site.page.evaluate(CHARTS_JS)
+        site.page.locator("details.pe-data summary").first.click()
+        before = seen["charts"][0]["label"] if seen["charts"] else ""
+        slider = DRIVEN[name].replace("_", "-")
+        key = "ArrowRight" if DRIVEN[name] == "pos" else "ArrowLeft"
+        site.press(f".pe-control-{slider} .noUi-handle", key, 1)
+        site.settle()
+        seen["renamed"] = wait_for(site, label_changed_js(before or ""), timeout_s=60)
+        seen["charts_after"] = site.page.evaluate(CHARTS_JS)
+        seen["data_after"] = site.page.evaluate(DATA_JS)
     return record
-
-
-@pytest.fixture(scope="module")
-def visit(request) -> dict:
-    """What happened on one offline visit of the built site."""
-    return visit_offline(request, visit_views)
 
 
 def shown(value: float) -> str:
@@ -118,7 +108,3 @@ def test_show_data_stays_open_and_lists_the_rows_near_the_new_pos(visit, name):
         [f"key {p}" for p in range(5, 12)] if name == "alibi" else list(map(str, range(5, 12)))
     )
     assert shown_now == expected
-
-
-def test_no_console_errors(visit):
-    assert visit["console_errors"] == []

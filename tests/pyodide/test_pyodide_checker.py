@@ -5,39 +5,33 @@ from __future__ import annotations
 
 import pytest
 from checker_support import check_verdicts, upload_each
-from pyodide_support import offline_site, visit_offline
+from pyodide_support import offline_site, test_console_has_no_errors  # noqa: F401 (collected here)
 
 from benchmarks.pyodide_site import wait_for_service_worker_cache
 
 pytestmark = pytest.mark.pyodide
 
 
-def upload(site_dir) -> dict:
-    with offline_site.open_offline_site(site_dir, "index.html") as site:
-        site.url = "https://app.local/index.html?view=checker"
-        load = site._load(300)
-        # Python's first render is the default page; the link's one replaces the page before
-        # Python (static/startup.js) once it is drawn.
-        site.page.wait_for_function(
-            "() => document.querySelector('.pe-before-python') === null", timeout=60_000
-        )
-        # The service worker keeps the site's files once the page is interactive (scripts/sw.js),
-        # app.js among them, which this page (on the shared runtime) never loads itself.
-        wait_for_service_worker_cache(site.page)
-        before = len(site.server.log.snapshot())
-        shown = upload_each(site.page) if load["interactive"] else {}
-        # Chromium's own background requests (e.g. autofill) go to other hosts.
-        sent = [
-            e["path"]
-            for e in site.server.log.snapshot()[before:]
-            if e["host"] == offline_site.offline_server.SITE_HOST
-        ]
-        return {"load": load, "shown": shown, "requests": sent, "errors": site.console_errors()}
-
-
-@pytest.fixture(scope="module")
-def visit(request) -> dict:
-    return visit_offline(request, upload)
+def steps(site) -> dict:
+    """Open the checker alone and choose each test file in its file chooser."""
+    load = site.goto("?view=checker")
+    # Python's first render is the default page; the link's one replaces the page before
+    # Python (static/startup.js) once it is drawn.
+    site.page.wait_for_function(
+        "() => document.querySelector('.pe-before-python') === null", timeout=60_000
+    )
+    # The service worker keeps the site's files once the page is interactive (scripts/sw.js),
+    # app.js among them, which this page (on the shared runtime) never loads itself.
+    wait_for_service_worker_cache(site.page)
+    before = len(site.server.log.snapshot())
+    shown = upload_each(site.page) if load["interactive"] else {}
+    # Chromium's own background requests (e.g. autofill) go to other hosts.
+    sent = [
+        e["path"]
+        for e in site.server.log.snapshot()[before:]
+        if e["host"] == offline_site.offline_server.SITE_HOST
+    ]
+    return {"load": load, "shown": shown, "requests": sent}
 
 
 def test_each_uploaded_file_gets_its_verdict_or_its_message(visit):
@@ -47,8 +41,3 @@ def test_each_uploaded_file_gets_its_verdict_or_its_message(visit):
 
 def test_checking_files_asks_the_site_for_nothing(visit):
     assert visit["requests"] == []
-
-
-def test_console_has_no_errors(visit):
-    errors = [e for e in visit["errors"] if "favicon.ico" not in e["url"] + e["text"]]
-    assert errors == []

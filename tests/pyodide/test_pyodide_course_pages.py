@@ -26,7 +26,7 @@ from browser_support import (
     ConsoleLog,
     host_messages,
 )
-from conftest import QuietHandler
+from pyodide_support import QuietHandler
 
 pytestmark = pytest.mark.pyodide
 

@@ -4,11 +4,9 @@ reader scrolled down stays where they are, and a card that comes into view draws
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from pe_explorer.views import VIEW_NAMES
-from pyodide_support import offline_site, visit_offline, wait_for
+from pyodide_support import test_console_has_no_errors, wait_for  # noqa: F401 (collected here)
 
 pytestmark = pytest.mark.pyodide
 
@@ -20,27 +18,20 @@ WAVES_DRAWN_JS = """() => window.__offline.deep('.js-plotly-plot').some((plot) =
   ((plot.layout && plot.layout.title && plot.layout.title.text) || '').startsWith('Waves'))"""
 
 
-def scroll_down_as_the_cards_arrive(site_dir: Path) -> dict:
-    with offline_site.open_offline_site(site_dir, "index.html") as site:
-        record = {"load": site.load}
-        if site.interactive:
-            # The reader has scrolled to the second row as soon as the page answers.
-            site.page.evaluate(f"window.scrollTo(0, {SCROLLED_PX})")
-            record["all_cards"] = wait_for(
-                site, f"() => ({CARDS_JS})().length === {len(VIEW_NAMES)}", timeout_s=60
-            )
-            record["waves_drawn"] = wait_for(site, WAVES_DRAWN_JS, timeout_s=60)
-            site.page.wait_for_timeout(500)
-            record["cards"] = site.page.evaluate(CARDS_JS)
-            record["scroll_y"] = site.page.evaluate("window.scrollY")
-            record["min_height"] = site.page.evaluate("document.documentElement.style.minHeight")
-        record["console_errors"] = site.console_errors()
-        return record
-
-
-@pytest.fixture(scope="module")
-def visit(request) -> dict:
-    return visit_offline(request, scroll_down_as_the_cards_arrive)
+def steps(site) -> dict:
+    """Scroll down as soon as the page answers, while the cards arrive."""
+    site.page.evaluate(f"window.scrollTo(0, {SCROLLED_PX})")
+    record = {
+        "all_cards": wait_for(
+            site, f"() => ({CARDS_JS})().length === {len(VIEW_NAMES)}", timeout_s=60
+        ),
+        "waves_drawn": wait_for(site, WAVES_DRAWN_JS, timeout_s=60),
+    }
+    site.page.wait_for_timeout(500)
+    record["cards"] = site.page.evaluate(CARDS_JS)
+    record["scroll_y"] = site.page.evaluate("window.scrollY")
+    record["min_height"] = site.page.evaluate("document.documentElement.style.minHeight")
+    return record
 
 
 def test_every_card_arrives_and_the_reader_stays_where_they_scrolled(visit):
@@ -52,8 +43,3 @@ def test_every_card_arrives_and_the_reader_stays_where_they_scrolled(visit):
 
 def test_a_card_on_screen_draws_its_view(visit):
     assert visit["waves_drawn"]  # the first card of the second row, on screen at 1000 px
-
-
-def test_console_has_no_errors(visit):
-    errors = [e for e in visit["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
-    assert errors == []

@@ -1,5 +1,5 @@
 """Three embeds on one course page, in the real Pyodide build offline (issue 21): they share one
-Python runtime (the shared worker app-shared.js, scripts/shared-worker.js), each becomes
+Python runtime (the shared worker app.js, static/worker.js), each becomes
 interactive showing its own view, a key in one frame changes that frame alone, and the runtime's
 files are fetched from the site once. Without shared workers a page starts Panel's own worker.
 """
@@ -10,7 +10,12 @@ import collections
 import time
 
 import pytest
-from pyodide_support import offline_site, visit_offline
+from pyodide_support import (  # noqa: F401 (test_console_has_no_errors: collected here)
+    console_errors,
+    offline_site,
+    test_console_has_no_errors,
+    visit_offline,
+)
 
 from benchmarks.embeds import EMBEDS, FRAMES_JS, host_site
 from benchmarks.pyodide_site import leave, worker_targets
@@ -69,38 +74,49 @@ def press_right_in_the_first_frame(page) -> tuple[list[str], list[str]]:
     return before, page.evaluate(QUERIES_JS)
 
 
-def three_embeds(site_dir, tmp) -> dict:
-    hosted = host_site(site_dir, tmp)
-    with offline_site.open_offline_site(hosted, "embeds-3.html", timeout_s=1) as site:
-        times = interactive_frames(site.page)
-        # Python's first render is the default page (kept hidden until the link's state is
-        # applied, static/startup.js); wait for the views the links ask for.
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            titles = site.page.evaluate(TITLES_JS)
-            if titles == EXPECTED_TITLES:
-                break
-            time.sleep(0.25)
-        site_requests = collections.Counter(
-            entry["path"]
-            for entry in site.server.log.snapshot()
-            if entry["host"] == offline_site.offline_server.SITE_HOST
-        )
-        queries = press_right_in_the_first_frame(site.page)
-        return {
-            "interactive_ms": times,
-            "titles": titles,
-            "workers": worker_targets(site.page),
-            "queries": queries,
-            "site_requests": site_requests,
-            "console_errors": site.console_errors(),
-        }
+def on_a_course_page(page: str, steps):
+    """A module's fixture: the site copied beside course pages (benchmarks.embeds.host_site), the
+    course page `page` opened offline (its frames are the apps) and steps(site) run there."""
+
+    @pytest.fixture(scope="module")
+    def visit(request, tmp_path_factory) -> dict:
+        def run(site_dir) -> dict:
+            hosted = host_site(site_dir, tmp_path_factory.mktemp("course"))
+            with offline_site.open_offline_site(hosted, page, timeout_s=1) as site:
+                return {**steps(site), "console_errors": console_errors(site)}
+
+        return visit_offline(request, run)
+
+    return visit
 
 
-@pytest.fixture(scope="module")
-def visit(request, tmp_path_factory) -> dict:
-    tmp = tmp_path_factory.mktemp("embeds")
-    return visit_offline(request, lambda site_dir: three_embeds(site_dir, tmp))
+def three_embeds(site) -> dict:
+    """Wait for the three frames, read their views, press a key in the first."""
+    times = interactive_frames(site.page)
+    # Python's first render is the default page (kept hidden until the link's state is
+    # applied, static/startup.js); wait for the views the links ask for.
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        titles = site.page.evaluate(TITLES_JS)
+        if titles == EXPECTED_TITLES:
+            break
+        time.sleep(0.25)
+    site_requests = collections.Counter(
+        entry["path"]
+        for entry in site.server.log.snapshot()
+        if entry["host"] == offline_site.offline_server.SITE_HOST
+    )
+    queries = press_right_in_the_first_frame(site.page)
+    return {
+        "interactive_ms": times,
+        "titles": titles,
+        "workers": worker_targets(site.page),
+        "queries": queries,
+        "site_requests": site_requests,
+    }
+
+
+visit = on_a_course_page("embeds-3.html", three_embeds)
 
 
 def test_every_embed_becomes_interactive_with_its_own_view(visit):
@@ -114,8 +130,8 @@ def test_the_frames_share_one_python_runtime(visit):
     # One shared worker runs Python; each frame's own Web Worker only relays to it.
     assert visit["workers"] == [
         ("service_worker", "sw.js"),
-        ("shared_worker", "app-shared.js"),
-        *[("worker", "app-relay.js")] * 3,
+        ("shared_worker", "app.js"),
+        *[("worker", "app.js")] * 3,
     ]
 
 
@@ -140,34 +156,23 @@ def test_what_the_workers_load_is_fetched_once_for_all_frames(visit):
     assert {path: n for path, n in worker.items() if n > 1} == {}
 
 
-def test_console_has_no_errors(visit):
-    errors = [e for e in visit["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
-    assert errors == []
-
-
-def without_shared_workers(site_dir, tmp) -> dict:
+def without_shared_workers(site) -> dict:
     """A browser without shared workers (Chrome for Android has none): the page starts Panel's
     own worker, app.js, and works the same."""
-    hosted = host_site(site_dir, tmp)
-    with offline_site.open_offline_site(hosted, "embeds-1.html", timeout_s=1) as site:
-        site.page.context.add_init_script("delete window.SharedWorker")
-        leave(site)
-        site.revisit(timeout_s=1)  # the course page; its frame is the app
-        times = interactive_frames(site.page)
-        before, after = press_right_in_the_first_frame(site.page)
-        return {
-            "interactive": times[0],
-            # The page's Web Workers (its frame's included).
-            "workers": sorted(w.url.rsplit("/", 1)[-1] for w in site.page.workers),
-            "queries": (before[0], after[0]),
-            "console_errors": site.console_errors(),
-        }
+    site.page.context.add_init_script("delete window.SharedWorker")
+    leave(site)
+    site.revisit(timeout_s=1)  # the course page; its frame is the app
+    times = interactive_frames(site.page)
+    before, after = press_right_in_the_first_frame(site.page)
+    return {
+        "interactive": times[0],
+        # The page's Web Workers (its frame's included).
+        "workers": sorted(w.url.rsplit("/", 1)[-1] for w in site.page.workers),
+        "queries": (before[0], after[0]),
+    }
 
 
-@pytest.fixture(scope="module")
-def fallback(request, tmp_path_factory) -> dict:
-    tmp = tmp_path_factory.mktemp("fallback")
-    return visit_offline(request, lambda site_dir: without_shared_workers(site_dir, tmp))
+fallback = on_a_course_page("embeds-1.html", without_shared_workers)
 
 
 def test_without_shared_workers_the_page_runs_its_own_python(fallback):
@@ -175,5 +180,4 @@ def test_without_shared_workers_the_page_runs_its_own_python(fallback):
     assert fallback["workers"] == ["app.js"]
     before, after = fallback["queries"]
     assert "pos=5" in before and "pos=6" in after, fallback["queries"]
-    errors = [e for e in fallback["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
-    assert errors == []
+    assert fallback["console_errors"] == []

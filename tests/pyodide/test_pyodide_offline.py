@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from pyodide_support import offline_site, visit_offline
+from pyodide_support import on_the_site, test_console_has_no_errors, visit_offline  # noqa: F401
 from test_pyodide_site import DEEP_TEXT_JS
 
 from benchmarks.pyodide_site import leave
@@ -81,31 +81,24 @@ def press_while_starting(site) -> dict:
     }
 
 
-def visit_twice(site_dir) -> dict:
-    record = {}
-    with offline_site.open_offline_site(site_dir, "index.html") as site:
-        record["first"] = site.load
-        record["cached_files"] = wait_until_cached(site.page)
-        leave(site)  # the first visit's Python ends, as when its tab is closed
-        record["return"] = site.revisit(server_gone=True)
-        if site.interactive:
-            site.press(POS_HANDLE, "ArrowRight", 2)
-            record["interaction"] = site.settle(settle_ms=3000)
-            record["readout"] = site.page.evaluate(DEEP_TEXT_JS, ".pe-pos-readout")
-        leave(site)  # so that the next page starts Python, not joins this one's
-        record["starting"] = press_while_starting(site)
-        record["console_errors"] = site.console_errors()
+def steps(site) -> dict:
+    """Let the service worker keep the site, come back with the server gone, then open the page
+    again and press keys before Python is ready."""
+    record = {"cached_files": wait_until_cached(site.page)}
+    leave(site)  # the first visit's Python ends, as when its tab is closed
+    record["return"] = site.revisit(server_gone=True)
+    if site.interactive:
+        site.press(POS_HANDLE, "ArrowRight", 2)
+        record["interaction"] = site.settle(settle_ms=3000)
+        record["readout"] = site.page.evaluate(DEEP_TEXT_JS, ".pe-pos-readout")
+    leave(site)  # so that the next page starts Python, not joins this one's
+    record["starting"] = press_while_starting(site)
     return record
 
 
-@pytest.fixture(scope="module")
-def visit(request) -> dict:
-    return visit_offline(request, visit_twice)
-
-
 def test_every_request_of_the_first_visit_goes_to_the_sites_own_origin(visit):
-    assert visit["first"]["interactive"], visit["first"]["error"]
-    hosts = set(visit["first"]["hosts"]) - BROWSER_HOSTS
+    assert visit["load"]["interactive"], visit["load"]["error"]
+    hosts = set(visit["load"]["hosts"]) - BROWSER_HOSTS
     assert hosts == {SITE_HOST}
 
 
@@ -139,8 +132,7 @@ def test_a_key_pressed_while_python_starts_is_applied_once_it_is_ready(visit):
     assert starting["slider"] == "10"
 
 
-def test_console_has_no_errors(visit):
-    assert visit["console_errors"] == []
+def test_the_page_opened_while_python_starts_logs_no_errors(visit):
     assert visit["starting"]["errors"] == []
 
 
@@ -149,15 +141,13 @@ def visit_under_a_sub_path(site_dir) -> dict:
     with tempfile.TemporaryDirectory() as host_root:
         # A copy: the harness serves no file through a link that leaves its folder.
         shutil.copytree(site_dir, Path(host_root) / "courses" / "pe")
-        with offline_site.open_offline_site(
-            host_root, "courses/pe/index.html", timeout_s=180
-        ) as site:
-            paths = [entry["path"] for entry in site.server.log.snapshot()]
-            return {
-                "load": site.load,
-                "outside": [p for p in paths if not p.startswith("/courses/pe/")],
-                "console_errors": site.console_errors(),
-            }
+        return on_the_site(host_root, requests_outside, "courses/pe/index.html", timeout_s=180)
+
+
+def requests_outside(site) -> dict:
+    """Every request of the site's load that left its folder /courses/pe/."""
+    paths = [entry["path"] for entry in site.server.log.snapshot()]
+    return {"outside": [p for p in paths if not p.startswith("/courses/pe/")]}
 
 
 @pytest.fixture(scope="module")

@@ -9,12 +9,13 @@ import time
 import pytest
 from a11y_support import scroll_through, touch_drag
 from browser_support import SHOWN_POS_JS, look_at
-from pyodide_support import offline_site, visit_offline
+from pyodide_support import test_console_has_no_errors  # noqa: F401 (collected here)
 
 pytestmark = pytest.mark.pyodide
 
 WIDTH, HEIGHT = 390, 844
 PHONE = {"is_mobile": True, "has_touch": True, "device_scale_factor": 3}
+SITE_OPTIONS = {"viewport": (WIDTH, HEIGHT), "context_options": PHONE}
 PAGES = ["", "?view=heatmap&embed=1"]
 MIN_TARGET_PX = 24  # WCAG 2.2's 2.5.8 Target Size (Minimum)
 POS_HANDLE = ".pe-control-pos .noUi-handle"
@@ -57,57 +58,46 @@ def open_controls(page) -> bool:
     return True
 
 
-def on_a_phone(site_dir) -> dict:
+def steps(site) -> dict:
+    """Read the layout of the page and of an embed, then drag the pos handle with a finger."""
     record = {"layouts": {}, "errors": {}}
-    with offline_site.open_offline_site(
-        site_dir, "index.html", viewport=(WIDTH, HEIGHT), context_options=PHONE
-    ) as site:
-        record["load"] = site.load
-        if not site.interactive:
-            return record
-        page = site.page
+    page = site.page
 
-        def layout(query):
-            if query:
-                site.goto(query)
-            scroll_through(page)  # every card drawn: their sliders and widths count too
-            folded = page.evaluate(LAYOUT_JS)
-            opened = open_controls(page)
-            unfolded = page.evaluate(LAYOUT_JS)
-            return {
-                "client_width": unfolded["client_width"],
-                # Sideways, with the controls folded and open.
-                "scroll_width": max(folded["scroll_width"], unfolded["scroll_width"]),
-                "handles": unfolded["handles"],
-                "controls_folded": opened,
-            }
+    def layout(query):
+        if query:
+            site.goto(query)
+        scroll_through(page)  # every card drawn: their sliders and widths count too
+        folded = page.evaluate(LAYOUT_JS)
+        opened = open_controls(page)
+        unfolded = page.evaluate(LAYOUT_JS)
+        return {
+            "client_width": unfolded["client_width"],
+            # Sideways, with the controls folded and open.
+            "scroll_width": max(folded["scroll_width"], unfolded["scroll_width"]),
+            "handles": unfolded["handles"],
+            "controls_folded": opened,
+        }
 
-        def drag():
-            site.goto("")
-            record["before_drag"] = page.evaluate(SHOWN_POS_JS)
-            open_controls(page)
-            touch_drag(page, POS_HANDLE, to=0.6)
-            record["drag"] = site.settle(settle_ms=2000)
-            slider = page.evaluate(SHOWN_POS_JS)["slider"]
-            record["after_drag"] = caught_up(page, slider)
+    def drag():
+        site.goto("")
+        record["before_drag"] = page.evaluate(SHOWN_POS_JS)
+        open_controls(page)
+        touch_drag(page, POS_HANDLE, to=0.6)
+        record["drag"] = site.settle(settle_ms=2000)
+        slider = page.evaluate(SHOWN_POS_JS)["slider"]
+        record["after_drag"] = caught_up(page, slider)
 
-        def attempt(name, steps):
-            """Run steps, keeping the error that stopped them: one must not hide the others'."""
-            try:
-                return steps()
-            except Exception as error:
-                record["errors"][name] = f"{type(error).__name__}: {error}"
+    def attempt(name, part):
+        """Run part, keeping the error that stopped it: one must not hide the others'."""
+        try:
+            return part()
+        except Exception as error:
+            record["errors"][name] = f"{type(error).__name__}: {error}"
 
-        for query in PAGES:
-            record["layouts"][query] = attempt(query, lambda query=query: layout(query))
-        attempt("drag", drag)
-        record["console_errors"] = site.console_errors()
+    for query in PAGES:
+        record["layouts"][query] = attempt(query, lambda query=query: layout(query))
+    attempt("drag", drag)
     return record
-
-
-@pytest.fixture(scope="module")
-def phone(request) -> dict:
-    return visit_offline(request, on_a_phone)
 
 
 def page_id(query: str) -> str:
@@ -115,40 +105,35 @@ def page_id(query: str) -> str:
 
 
 @pytest.mark.parametrize("query", PAGES, ids=page_id)
-def test_the_layout_is_as_wide_as_the_phone(phone, query):
+def test_the_layout_is_as_wide_as_the_phone(visit, query):
     # Without <meta name="viewport" content="width=device-width"> a phone lays the page out
     # 980 px wide and shrinks it to fit.
-    assert phone["load"]["interactive"], phone["load"]["error"]
-    assert query not in phone["errors"], phone["errors"][query]
-    assert phone["layouts"][query]["client_width"] == WIDTH
+    assert visit["load"]["interactive"], visit["load"]["error"]
+    assert query not in visit["errors"], visit["errors"][query]
+    assert visit["layouts"][query]["client_width"] == WIDTH
 
 
 @pytest.mark.parametrize("query", PAGES, ids=page_id)
-def test_nothing_scrolls_sideways(phone, query):
-    assert query not in phone["errors"], phone["errors"][query]
-    layout = phone["layouts"][query]
+def test_nothing_scrolls_sideways(visit, query):
+    assert query not in visit["errors"], visit["errors"][query]
+    layout = visit["layouts"][query]
     assert layout["scroll_width"] <= layout["client_width"], layout
 
 
 @pytest.mark.parametrize("query", PAGES, ids=page_id)
-def test_every_slider_handle_is_at_least_24_px(phone, query):
-    assert query not in phone["errors"], phone["errors"][query]
-    handles = [h for h in phone["layouts"][query]["handles"] if h["width"] or h["height"]]
+def test_every_slider_handle_is_at_least_24_px(visit, query):
+    assert query not in visit["errors"], visit["errors"][query]
+    handles = [h for h in visit["layouts"][query]["handles"] if h["width"] or h["height"]]
     assert handles, "no slider handle on the page"
     small = [h for h in handles if min(h["width"], h["height"]) < MIN_TARGET_PX]
     assert small == [], f"{len(small)} of {len(handles)} handles under 24 × 24 px: {small[:3]}"
 
 
-def test_a_touch_drag_on_the_pos_handle_moves_the_readout_and_the_views(phone):
-    assert phone["load"]["interactive"], phone["load"]["error"]
-    assert "drag" not in phone["errors"], phone["errors"]["drag"]
-    before, after = phone["before_drag"], phone["after_drag"]
+def test_a_touch_drag_on_the_pos_handle_moves_the_readout_and_the_views(visit):
+    assert visit["load"]["interactive"], visit["load"]["error"]
+    assert "drag" not in visit["errors"], visit["errors"]["drag"]
+    before, after = visit["before_drag"], visit["after_drag"]
     assert (before["slider"], before["readout"]) == (7, 7), before
-    assert phone["drag"]["settled"], phone["drag"]["error"]
+    assert visit["drag"]["settled"], visit["drag"]["error"]
     assert after["slider"] not in (None, 7), after
     assert set(after.values()) == {after["slider"]}, after
-
-
-def test_console_has_no_errors(phone):
-    errors = [e for e in phone["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
-    assert errors == []

@@ -8,7 +8,7 @@ import time
 import pytest
 from browser_support import SHOWN_POS_JS
 from pe_explorer.ui.questions import QUESTIONS
-from pyodide_support import offline_site, visit_offline, wait_for
+from pyodide_support import test_console_has_no_errors, wait_for  # noqa: F401 (collected here)
 
 pytestmark = pytest.mark.pyodide
 
@@ -17,43 +17,33 @@ PLAYING_JS = """() => __offline.deep('.pe-play').some((host) =>
   ((host.shadowRoot || host).querySelector('button') || {}).textContent.includes('Pause'))"""
 
 
-def visit_play(site_dir) -> dict:
+def steps(site) -> dict:
     """Press Play, watch pos move, press Pause, then read every view's pos."""
-    record = {}
-    with offline_site.open_offline_site(site_dir, "index.html") as site:
-        site.url = f"https://app.local/index.html?{QUERY}"
-        record["load"] = site._load(300)
-        site.page.locator(".pe-play button").first.focus()
-        site.page.keyboard.press("Enter")
-        record["started"] = wait_for(site, PLAYING_JS)
-        seen, deadline = set(), time.monotonic() + 30
-        while len(seen) < 5 and time.monotonic() < deadline:
-            seen.add(site.page.evaluate(SHOWN_POS_JS)["readout"])
-            time.sleep(0.05)
-        record["seen"] = sorted(p for p in seen if p is not None)
-        site.page.locator(".pe-play button").first.click()
-        record["paused"] = wait_for(site, f"() => !({PLAYING_JS})()")
-        time.sleep(1.5)
-        record["after_pause"] = site.page.evaluate(SHOWN_POS_JS)
-        time.sleep(1.0)
-        record["later"] = site.page.evaluate(SHOWN_POS_JS)
-        record["search"] = site.page.evaluate("location.search")
-        site.page.locator(".pe-questions-toggle button").first.click()
-        site.page.locator(".pe-tour-start button").first.click()
-        record["card_state"] = wait_for(
-            site,
-            "() => location.search.includes('n_positions=1024') && "
-            "(__offline.text('.pe-tour-step') || '') === 'Question 1 of 8'",
-        )
-        record["card_search"] = site.page.evaluate("location.search")
-        record["console_errors"] = site.console_errors()
+    record = {"load": site.goto(f"?{QUERY}")}
+    site.page.locator(".pe-play button").first.focus()
+    site.page.keyboard.press("Enter")
+    record["started"] = wait_for(site, PLAYING_JS)
+    seen, deadline = set(), time.monotonic() + 30
+    while len(seen) < 5 and time.monotonic() < deadline:
+        seen.add(site.page.evaluate(SHOWN_POS_JS)["readout"])
+        time.sleep(0.05)
+    record["seen"] = sorted(p for p in seen if p is not None)
+    site.page.locator(".pe-play button").first.click()
+    record["paused"] = wait_for(site, f"() => !({PLAYING_JS})()")
+    time.sleep(1.5)
+    record["after_pause"] = site.page.evaluate(SHOWN_POS_JS)
+    time.sleep(1.0)
+    record["later"] = site.page.evaluate(SHOWN_POS_JS)
+    record["search"] = site.page.evaluate("location.search")
+    site.page.locator(".pe-questions-toggle button").first.click()
+    site.page.locator(".pe-tour-start button").first.click()
+    record["card_state"] = wait_for(
+        site,
+        "() => location.search.includes('n_positions=1024') && "
+        "(__offline.text('.pe-tour-step') || '') === 'Question 1 of 8'",
+    )
+    record["card_search"] = site.page.evaluate("location.search")
     return record
-
-
-@pytest.fixture(scope="module")
-def visit(request) -> dict:
-    """What happened on one offline visit of the built site."""
-    return visit_offline(request, visit_play)
 
 
 def test_play_advances_pos(visit):
@@ -74,8 +64,3 @@ def test_the_first_question_card_sets_its_state(visit):
     assert visit["card_state"], visit["card_search"]
     query = dict(part.split("=", 1) for part in QUESTIONS[0].query().split("&"))
     assert all(f"{key}={value}" in visit["card_search"] for key, value in query.items())
-
-
-def test_console_has_no_errors(visit):
-    errors = [e for e in visit["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
-    assert errors == []

@@ -4,10 +4,9 @@ worker, and the console stays clean. Uses the harness in ../shared/pyodide-offli
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
-from pyodide_support import offline_site, visit_offline
+from pyodide_support import test_console_has_no_errors  # noqa: F401 (collected here)
 
 pytestmark = pytest.mark.pyodide
 
@@ -31,24 +30,14 @@ DEEP_TEXT_JS = """(selector) => {
 }"""
 
 
-def press_right_on_pos(site_dir: Path) -> dict:
-    """Open the site offline, press ArrowRight on the pos slider, and record what happened."""
-    with offline_site.open_offline_site(site_dir, "index.html") as site:
-        record = {"load": site.load, "readout_before": None, "readout_after": None}
-        if site.interactive:
-            record["readout_before"] = site.page.evaluate(DEEP_TEXT_JS, POS_READOUT)
-            site.press(POS_HANDLE, "ArrowRight", PRESSES)
-            # Generous: the worker reports idle before Python has run the callbacks.
-            record["interaction"] = site.settle(settle_ms=3000)
-            record["readout_after"] = site.page.evaluate(DEEP_TEXT_JS, POS_READOUT)
-        record["console_errors"] = site.console_errors()
-        return record
-
-
-@pytest.fixture(scope="module")
-def visit(request) -> dict:
-    """What happened on one offline visit of the built site."""
-    return visit_offline(request, press_right_on_pos)
+def steps(site) -> dict:
+    """Press ArrowRight on the pos slider, and record what happened."""
+    record = {"readout_before": site.page.evaluate(DEEP_TEXT_JS, POS_READOUT)}
+    site.press(POS_HANDLE, "ArrowRight", PRESSES)
+    # Generous: the worker reports idle before Python has run the callbacks.
+    record["interaction"] = site.settle(settle_ms=3000)
+    record["readout_after"] = site.page.evaluate(DEEP_TEXT_JS, POS_READOUT)
+    return record
 
 
 def shown_pos(readout: str | None) -> int:
@@ -68,8 +57,3 @@ def test_arrow_keys_on_the_pos_slider_move_the_readout(visit):
     assert interaction["settled"], interaction["error"]
     assert interaction["patch_after_last_input"], "the worker did not answer the key presses"
     assert shown_pos(visit["readout_after"]) == shown_pos(visit["readout_before"]) + PRESSES
-
-
-def test_console_has_no_errors(visit):
-    errors = [e for e in visit["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
-    assert errors == []

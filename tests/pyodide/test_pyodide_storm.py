@@ -7,7 +7,7 @@ import time
 
 import pytest
 from browser_support import SHOWN_POS_JS, look_at
-from pyodide_support import offline_site, visit_offline
+from pyodide_support import offline_site, test_console_has_no_errors  # noqa: F401 (collected here)
 
 pytestmark = pytest.mark.pyodide
 
@@ -15,52 +15,42 @@ DRAG_TARGETS = (0.8, 0.15, 0.6, 0.95, 0.3, 0.7, 0.05, 0.5, 0.9)
 POS_HANDLE = ".pe-control-pos .noUi-handle"
 
 
-def storm(site_dir) -> dict:
+def steps(site) -> dict:
+    """Drag the pos handle to far apart places, then step it with storms of keys."""
     record = {"checks": []}
-    with offline_site.open_offline_site(site_dir, "index.html") as site:
-        record["load"] = site.load
-        if not site.interactive:
-            return record
 
-        def waves_after_scrolling_to_them(slider, timeout_s=30):
-            """The waves view is below the fold: it catches up once it is scrolled to (the
-            scroll is not an input the harness waits on, so poll for up to timeout_s)."""
-            look_at(site.page, "waves")
-            deadline = time.monotonic() + timeout_s
-            while (waves := site.page.evaluate(SHOWN_POS_JS)["waves"]) != slider:
-                if time.monotonic() > deadline:
-                    break
-                site.page.wait_for_timeout(100)
-            look_at(site.page, "heatmap")
-            return waves
+    def waves_after_scrolling_to_them(slider, timeout_s=30):
+        """The waves view is below the fold: it catches up once it is scrolled to (the
+        scroll is not an input the harness waits on, so poll for up to timeout_s)."""
+        look_at(site.page, "waves")
+        deadline = time.monotonic() + timeout_s
+        while (waves := site.page.evaluate(SHOWN_POS_JS)["waves"]) != slider:
+            if time.monotonic() > deadline:
+                break
+            site.page.wait_for_timeout(100)
+        look_at(site.page, "heatmap")
+        return waves
 
-        def check(label):
-            interaction = site.settle(settle_ms=3000)
-            shown = site.page.evaluate(SHOWN_POS_JS)
-            shown["waves"] = waves_after_scrolling_to_them(shown["slider"])
-            record["checks"].append({"label": label, "settled": interaction["settled"], **shown})
+    def check(label):
+        interaction = site.settle(settle_ms=3000)
+        shown = site.page.evaluate(SHOWN_POS_JS)
+        shown["waves"] = waves_after_scrolling_to_them(shown["slider"])
+        record["checks"].append({"label": label, "settled": interaction["settled"], **shown})
 
-        for n, to in enumerate(DRAG_TARGETS):
-            site.drag(POS_HANDLE, steps=30, to=to)
-            check(f"drag {n} to {to}")
-        before = len(site.server.log.snapshot())
-        site.press(POS_HANDLE, "ArrowLeft", 120)
-        check("120 × ArrowLeft")
-        site.press(POS_HANDLE, "ArrowRight", 40)
-        check("40 × ArrowRight")
-        record["site_requests_in_steps"] = [
-            entry["path"]
-            for entry in site.server.log.snapshot()[before:]
-            if entry["host"] == offline_site.offline_server.SITE_HOST
-        ]
-        record["console_errors"] = site.console_errors()
+    for n, to in enumerate(DRAG_TARGETS):
+        site.drag(POS_HANDLE, steps=30, to=to)
+        check(f"drag {n} to {to}")
+    before = len(site.server.log.snapshot())
+    site.press(POS_HANDLE, "ArrowLeft", 120)
+    check("120 × ArrowLeft")
+    site.press(POS_HANDLE, "ArrowRight", 40)
+    check("40 × ArrowRight")
+    record["site_requests_in_steps"] = [
+        entry["path"]
+        for entry in site.server.log.snapshot()[before:]
+        if entry["host"] == offline_site.offline_server.SITE_HOST
+    ]
     return record
-
-
-@pytest.fixture(scope="module")
-def visit(request) -> dict:
-    """What happened on one offline visit of the built site."""
-    return visit_offline(request, storm)
 
 
 def test_every_view_ends_on_the_final_value(visit):
@@ -78,8 +68,3 @@ def test_steps_fetch_nothing_from_the_site(visit):
     """The page rewrites its URL on each step; with a linked icon, Chromium fetched the icon
     again after every one (components/ui/icon.py)."""
     assert visit["site_requests_in_steps"] == []
-
-
-def test_console_has_no_errors(visit):
-    errors = [e for e in visit["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
-    assert errors == []

@@ -8,7 +8,12 @@ import re
 
 import pytest
 from pe_explorer.ui.theme import THEMES
-from pyodide_support import offline_site, visit_offline, wait_for
+from pyodide_support import (  # noqa: F401 (test_console_has_no_errors: collected here)
+    on_the_site,
+    test_console_has_no_errors,
+    visit_offline,
+    wait_for,
+)
 
 pytestmark = pytest.mark.pyodide
 
@@ -82,39 +87,49 @@ def click_theme(site, label: str) -> None:
     )
 
 
-def drive(site_dir) -> dict:
-    record = {}
-    # A visitor whose system prefers dark, with no theme in the link.
-    with offline_site.open_offline_site(site_dir, "index.html", context_options=DARK) as site:
-        assert site.interactive, site.load["error"]
-        record["system dark"] = look(site)
-        click_theme(site, "light")
-        record["toggled light"] = look(site)
-        site.revisit()
-        record["next visit"] = look(site)
-        record["errors"] = site.console_errors()
-    # A light system, and a link that asks for dark.
-    with offline_site.open_offline_site(site_dir, "index.html") as site:
-        assert site.goto("?theme=dark")["interactive"], site.load["error"]
-        record["link dark"] = look(site)
-        click_theme(site, "light")
-        record["link toggled light"] = look(site)
-        site.press(".pe-control-pos .noUi-handle", "ArrowRight", 2)
-        site.settle(settle_ms=1500)
-        record["names"] = site.page.evaluate(
-            """() => __offline.deep('.noUi-handle').map((handle) => [
-                 handle.getAttribute('aria-label'), handle.getAttribute('aria-valuetext')])"""
-        )
-        record["spin buttons"] = site.page.evaluate(
-            "() => __offline.deep('.bk-spin-btn').map((b) => b.getAttribute('aria-label'))"
-        )
-        record["errors"] += site.console_errors()
+def on_a_dark_system(site) -> dict:
+    """A visitor whose system prefers dark, with no theme in the link: toggle, come back."""
+    record = {"system dark": look(site)}
+    click_theme(site, "light")
+    record["toggled light"] = look(site)
+    site.revisit()
+    record["next visit"] = look(site)
     return record
 
 
+def with_a_dark_link(site) -> dict:
+    """A light system, and a link that asks for dark: toggle, step pos, read the names."""
+    record = {"link load": site.goto("?theme=dark")}
+    record["link dark"] = look(site)
+    click_theme(site, "light")
+    record["link toggled light"] = look(site)
+    site.press(".pe-control-pos .noUi-handle", "ArrowRight", 2)
+    site.settle(settle_ms=1500)
+    record["names"] = site.page.evaluate(
+        """() => __offline.deep('.noUi-handle').map((handle) => [
+             handle.getAttribute('aria-label'), handle.getAttribute('aria-valuetext')])"""
+    )
+    record["spin buttons"] = site.page.evaluate(
+        "() => __offline.deep('.bk-spin-btn').map((b) => b.getAttribute('aria-label'))"
+    )
+    return record
+
+
+def two_visitors(site_dir) -> dict:
+    dark = on_the_site(site_dir, on_a_dark_system, context_options=DARK)
+    light = on_the_site(site_dir, with_a_dark_link)
+    return {
+        **dark,
+        **light,
+        "loads": [dark["load"], light.get("link load", light["load"])],
+        "console_errors": dark["console_errors"] + light["console_errors"],
+    }
+
+
 @pytest.fixture(scope="module")
-def record(request):
-    return visit_offline(request, drive)
+def visit(request) -> dict:
+    """Two visitors: one on a dark system, one on a light system with a dark link."""
+    return visit_offline(request, two_visitors)
 
 
 def assert_readable(look: dict, theme: str) -> None:
@@ -130,46 +145,46 @@ def css_rgb(hex_colour: str) -> str:
     return f"rgb({red}, {green}, {blue})"
 
 
-def test_a_dark_system_gets_the_dark_theme_without_a_theme_in_the_link(record):
-    seen = record["system dark"]
+def test_every_visit_becomes_interactive(visit):
+    assert all(load["interactive"] for load in visit["loads"]), visit["loads"]
+
+
+def test_a_dark_system_gets_the_dark_theme_without_a_theme_in_the_link(visit):
+    seen = visit["system dark"]
     assert seen["theme"] == "dark"
     assert "theme=dark" in seen["search"]  # so that Python drew it, and a shared link keeps it
     assert_readable(seen, "dark")
 
 
-def test_the_toggle_switches_every_part_of_the_page_to_light(record):
-    seen = record["toggled light"]
+def test_the_toggle_switches_every_part_of_the_page_to_light(visit):
+    seen = visit["toggled light"]
     assert seen["theme"] == "light"
     assert "theme" not in seen["search"]
     assert_readable(seen, "light")
 
 
-def test_the_toggle_is_remembered_for_the_next_visit(record):
-    assert record["toggled light"]["stored"] == "light"
-    seen = record["next visit"]
+def test_the_toggle_is_remembered_for_the_next_visit(visit):
+    assert visit["toggled light"]["stored"] == "light"
+    seen = visit["next visit"]
     assert seen["theme"] == "light"  # though the system still prefers dark
     assert_readable(seen, "light")
 
 
-def test_a_dark_link_is_dark_and_readable(record):
-    assert_readable(record["link dark"], "dark")
+def test_a_dark_link_is_dark_and_readable(visit):
+    assert_readable(visit["link dark"], "dark")
 
 
-def test_a_dark_link_toggled_to_light_is_readable(record):
-    assert_readable(record["link toggled light"], "light")
+def test_a_dark_link_toggled_to_light_is_readable(visit):
+    assert_readable(visit["link toggled light"], "light")
 
 
-def test_every_slider_handle_is_named_and_reads_its_value_in_words(record):
-    names = record["names"]
+def test_every_slider_handle_is_named_and_reads_its_value_in_words(visit):
+    names = visit["names"]
     assert names and all(label for label, _ in names), names
     assert ["Position pos", "position pos 9"] in names  # 7, then two steps right
     assert any(label.startswith("Base") and text == "base 10000" for label, text in names), names
 
 
-def test_spin_buttons_say_what_they_do(record):
-    assert "Increase Seed of q and k" in record["spin buttons"]
-    assert "Decrease Seed of q and k" in record["spin buttons"]
-
-
-def test_console_has_no_errors(record):
-    assert record["errors"] == []
+def test_spin_buttons_say_what_they_do(visit):
+    assert "Increase Seed of q and k" in visit["spin buttons"]
+    assert "Decrease Seed of q and k" in visit["spin buttons"]

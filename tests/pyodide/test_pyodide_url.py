@@ -7,7 +7,7 @@ these check that the state still lands on what the URL asks for, in one update.
 from __future__ import annotations
 
 import pytest
-from pyodide_support import offline_site, visit_offline, wait_for
+from pyodide_support import test_console_has_no_errors, wait_for  # noqa: F401 (collected here)
 from test_pyodide_site import DEEP_TEXT_JS
 
 pytestmark = pytest.mark.pyodide
@@ -17,57 +17,45 @@ EMBED_QUERY = "view=compare&embed=1&pos=22&offset=3"
 ODD_QUERY = "text=why?&pos=3?d_model=64"
 
 
-def visit_with_queries(site_dir) -> dict:
-    """Open the site offline with a shared link, press keys, then open an embed link."""
-    record = {}
-    with offline_site.open_offline_site(site_dir, "index.html") as site:
-        site.url = f"https://app.local/index.html?{SHARED_QUERY}"
-        record["load"] = site._load(300)
-        text = lambda selector: site.page.evaluate(DEEP_TEXT_JS, selector)  # noqa: E731
-        # The state and the notice about the hostile key arrive in one update, but may be
-        # drawn a moment apart.
-        record["restored"] = wait_for(
-            site,
-            "() => __offline.text('.pe-pos-readout').startsWith('pos = 20 ') && "
-            "(__offline.text('.pe-notices') || '').includes('unknown parameter')",
-        )
-        record["readout"] = text(".pe-pos-readout")
-        record["notice"] = text(".pe-notices")
-        record["injected"] = site.page.evaluate("() => __offline.deep('.pe-notices b').length")
-        history = site.page.evaluate("history.length")
-        site.press(".pe-control-pos .noUi-handle", "ArrowRight", 3)
-        record["interaction"] = site.settle(settle_ms=3000)
-        # The compare card (and its readout) may sit below the fold, paused until it is seen.
-        site.page.locator(".pe-view-compare").first.scroll_into_view_if_needed()
-        wait_for(site, "() => __offline.text('.pe-pos-readout').startsWith('pos = 23 ')", 30)
-        record["readout_after_keys"] = text(".pe-pos-readout")
-        record["search_after_keys"] = site.page.evaluate("location.search")
-        record["history_grew"] = site.page.evaluate("history.length") != history
+def steps(site) -> dict:
+    """Open a shared link, press keys, then open an embed link and one with a '?' in a value."""
+    record = {"load": site.goto(f"?{SHARED_QUERY}")}
+    text = lambda selector: site.page.evaluate(DEEP_TEXT_JS, selector)  # noqa: E731
+    # The state and the notice about the hostile key arrive in one update, but may be
+    # drawn a moment apart.
+    record["restored"] = wait_for(
+        site,
+        "() => __offline.text('.pe-pos-readout').startsWith('pos = 20 ') && "
+        "(__offline.text('.pe-notices') || '').includes('unknown parameter')",
+    )
+    record["readout"] = text(".pe-pos-readout")
+    record["notice"] = text(".pe-notices")
+    record["injected"] = site.page.evaluate("() => __offline.deep('.pe-notices b').length")
+    history = site.page.evaluate("history.length")
+    site.press(".pe-control-pos .noUi-handle", "ArrowRight", 3)
+    record["interaction"] = site.settle(settle_ms=3000)
+    # The compare card (and its readout) may sit below the fold, paused until it is seen.
+    site.page.locator(".pe-view-compare").first.scroll_into_view_if_needed()
+    wait_for(site, "() => __offline.text('.pe-pos-readout').startsWith('pos = 23 ')", 30)
+    record["readout_after_keys"] = text(".pe-pos-readout")
+    record["search_after_keys"] = site.page.evaluate("location.search")
+    record["history_grew"] = site.page.evaluate("history.length") != history
 
-        site.url = f"https://app.local/index.html?{EMBED_QUERY}"
-        record["embed_load"] = site._load(300)
-        # The layout and the state arrive in one update, but may be drawn a moment apart.
-        record["embed_restored"] = wait_for(
-            site,
-            "() => __offline.text('.pe-pos-readout').startsWith('pos = 22 ') && "
-            "__offline.deep('.pe-header').length === 0",
-        )
-        record["embed_headers"] = site.page.evaluate("() => __offline.deep('.pe-header').length")
-        record["embed_plots"] = site.page.evaluate("() => __offline.deep('.js-plotly-plot').length")
-        # A question mark inside a value (a learner's sentence, a pasted link).
-        site.url = f"https://app.local/index.html?{ODD_QUERY}"
-        record["odd_load"] = site._load(300)
-        record["odd_notice"] = wait_for(
-            site, "() => (__offline.text('.pe-notices') || '').includes(\"'3?d_model=64'\")"
-        )
-        record["console_errors"] = site.console_errors()
+    record["embed_load"] = site.goto(f"?{EMBED_QUERY}")
+    # The layout and the state arrive in one update, but may be drawn a moment apart.
+    record["embed_restored"] = wait_for(
+        site,
+        "() => __offline.text('.pe-pos-readout').startsWith('pos = 22 ') && "
+        "__offline.deep('.pe-header').length === 0",
+    )
+    record["embed_headers"] = site.page.evaluate("() => __offline.deep('.pe-header').length")
+    record["embed_plots"] = site.page.evaluate("() => __offline.deep('.js-plotly-plot').length")
+    # A question mark inside a value (a learner's sentence, a pasted link).
+    record["odd_load"] = site.goto(f"?{ODD_QUERY}")
+    record["odd_notice"] = wait_for(
+        site, "() => (__offline.text('.pe-notices') || '').includes(\"'3?d_model=64'\")"
+    )
     return record
-
-
-@pytest.fixture(scope="module")
-def visit(request) -> dict:
-    """What happened on one offline visit of the built site."""
-    return visit_offline(request, visit_with_queries)
 
 
 def test_a_shared_link_restores_its_state(visit):
@@ -91,11 +79,6 @@ def test_an_embed_link_shows_one_view_without_header(visit):
     assert visit["embed_restored"]
     assert visit["embed_headers"] == 0
     assert visit["embed_plots"] == 1
-
-
-def test_console_has_no_errors(visit):
-    errors = [e for e in visit["console_errors"] if "favicon.ico" not in e["url"] + e["text"]]
-    assert errors == []
 
 
 def test_a_question_mark_inside_a_value_opens_the_page_with_a_notice(visit):

@@ -25,14 +25,22 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 
-# Every Plotly plot on the page, through Panel's shadow roots, as {type, shapes, width}.
-PLOTS_JS = """() => {
-  const plots = [];
-  const walk = (root) => root.querySelectorAll('*').forEach((element) => {
-    if (element.classList && element.classList.contains('js-plotly-plot')) plots.push(element);
-    if (element.shadowRoot) walk(element.shadowRoot);
+# The start of a page function's body: every element of the page, through Panel's shadow roots
+# (where document.querySelectorAll does not look), in `found`.
+EVERY_ELEMENT_JS = """
+  const found = [];
+  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+    found.push(e);
+    if (e.shadowRoot) walk(e.shadowRoot);
   });
   walk(document);
+"""
+
+# Every Plotly plot on the page, through Panel's shadow roots, as {type, shapes, width}.
+PLOTS_JS = (
+    "() => {"
+    + EVERY_ELEMENT_JS
+    + """  const plots = found.filter((e) => e.classList && e.classList.contains('js-plotly-plot'));
   return plots.map((plot) => ({
     type: plot.data && plot.data[0] ? plot.data[0].type : null,
     // Shapes, and the heatmap's row markers (layout images) given the same edges.
@@ -45,6 +53,7 @@ PLOTS_JS = """() => {
     names: (plot.data || []).map((trace) => trace.name || ''),
   }));
 }"""
+)
 
 
 def free_port() -> int:
@@ -220,14 +229,10 @@ def wait_until(page, condition, timeout_s: float = 10.0, what: str = "condition"
 
 # What each view shows for pos, read from the page: the slider's own text, the compare
 # readout, the heatmap's highlighted row, the waves' pos line and the compare plot's title.
-SHOWN_POS_JS = """() => {
-  const found = [];
-  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
-    found.push(e);
-    if (e.shadowRoot) walk(e.shadowRoot);
-  });
-  walk(document);
-  const first = (test) => found.find(test);
+SHOWN_POS_JS = (
+    "() => {"
+    + EVERY_ELEMENT_JS
+    + """  const first = (test) => found.find(test);
   const slider = first((e) => e.classList && e.classList.contains('pe-control-pos'));
   const sliderValue = slider && (slider.shadowRoot || slider).querySelector('.bk-slider-value');
   const caption = first((e) => e.classList && e.classList.contains('pe-pos-readout'));
@@ -250,6 +255,7 @@ SHOWN_POS_JS = """() => {
     bars: bars ? Number(/PE\\((\\d+)\\)/.exec(bars.data[0].name)[1]) : null,
   };
 }"""
+)
 
 
 # An init script for a host page: keep every message its frames post, in window.peMessages.

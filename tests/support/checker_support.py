@@ -7,6 +7,7 @@ import io
 import time
 
 import numpy as np
+from browser_support import EVERY_ELEMENT_JS
 from pe_explorer import diagnosis as diagnose
 
 
@@ -50,15 +51,13 @@ UPLOADS = {
     "not-a-matrix.npy": b"\x93NUMPY junk that is not an array",
 }
 
-VERDICT_JS = """() => {
-  const found = [];
-  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
-    if (e.classList && e.classList.contains('pe-checker-verdict')) found.push(e);
-    if (e.shadowRoot) walk(e.shadowRoot);
-  });
-  walk(document);
-  return found.length ? found[0].textContent.replace(/\\s+/g, ' ').trim() : null;
+VERDICT_JS = (
+    "() => {"
+    + EVERY_ELEMENT_JS
+    + """  const verdict = found.find((e) => e.classList?.contains('pe-checker-verdict'));
+  return verdict ? verdict.textContent.replace(/\\s+/g, ' ').trim() : null;
 }"""
+)
 
 
 def expected_error(name: str) -> str | None:

@@ -13,6 +13,7 @@ import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
 import pytest
@@ -62,6 +63,28 @@ def visit_offline(request: pytest.FixtureRequest, visit: Callable[[Path], dict])
         return pool.submit(visit, site_dir).result()
 
 
+def console_errors(site) -> list[dict]:
+    """The visit's console errors, but for Chromium's request of a favicon.ico the site lacks."""
+    return [e for e in site.console_errors() if "favicon.ico" not in e["url"] + e["text"]]
+
+
+def on_the_site(site_dir: Path, steps: Callable, page: str = "index.html", **options) -> dict:
+    """Open the site offline (options go to open_offline_site), run steps(site) once it is
+    interactive, and record the load, what the steps returned and the console's errors."""
+    with offline_site.open_offline_site(site_dir, page, **options) as site:
+        record = {"load": site.load}
+        if site.interactive:
+            record.update(steps(site))
+        record["console_errors"] = console_errors(site)
+    return record
+
+
+def test_console_has_no_errors(visit):
+    """The visit's console stayed clean: every module with a `visit` imports this test, so pytest
+    collects it there, against that module's visit."""
+    assert visit["console_errors"] == []
+
+
 def wait_for(site, expression: str, timeout_s: float = 90, poll_s: float = 0.1) -> bool:
     """Poll a JS expression in the offline site's page until it holds (True) or time runs out."""
     deadline = time.monotonic() + timeout_s
@@ -70,3 +93,10 @@ def wait_for(site, expression: str, timeout_s: float = 90, poll_s: float = 0.1) 
             return True
         time.sleep(poll_s)
     return False
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    """A static file server that does not log each request."""
+
+    def log_message(self, *args):
+        pass

@@ -34,15 +34,15 @@ def worker_script(site: Path) -> Path:
 
 
 def site_lock(site: Path) -> dict:
-    """The Pyodide lock file the worker loads its packages with (scripts/runtime.py)."""
+    """The Pyodide lock file the worker loads its packages with (scripts/site_lock.py)."""
     return json.loads((site / "runtime" / "pe-lock.json").read_text(encoding="utf-8"))
 
 
-def loaded_packages(worker: Path) -> list[str]:
-    """The packages the worker asks loadPyodide for."""
-    found = re.findall(r"^\s*packages: (\[.*\]),$", worker.read_text(encoding="utf-8"), re.M)
-    assert len(found) == 1, f"expected one packages list in {worker.name}, found {found}"
-    return json.loads(found[0])
+def worker_config(site: Path) -> dict:
+    """What the build tells the site's worker (worker-config.js, scripts/build_site.py)."""
+    text = (site / "worker-config.js").read_text(encoding="utf-8")
+    (config,) = re.findall(r"^self\.PE_WORKER_CONFIG = (\{.*\});$", text, re.M)
+    return json.loads(config)
 
 
 def text_files(site: Path) -> dict[str, str]:
@@ -71,7 +71,7 @@ def test_index_page_is_the_app_with_its_title(site_dir):
 def test_worker_loads_numpy_and_not_what_the_app_never_imports(site_dir):
     # plotly.js draws; plotly.py (a 9.7 MB wheel) is never imported, so never downloaded, and
     # nor are pandas, pillow and the rest of Panel's and Bokeh's metadata the app never uses.
-    packages = loaded_packages(worker_script(site_dir))
+    packages = worker_config(site_dir)["packages"]
     assert {"numpy", "bokeh", "panel", "pe-explorer"} <= set(packages)
     assert not {"plotly", "pandas", "pillow", "micropip"} & set(packages)
     assert sorted(packages) == sorted(site_lock(site_dir)["packages"])
@@ -127,15 +127,15 @@ def test_every_package_file_is_in_the_site_with_the_hash_the_lock_names(site_dir
 def test_the_page_and_the_worker_load_nothing_from_another_host(site_dir):
     page = (site_dir / "index.html").read_text(encoding="utf-8")
     worker = worker_script(site_dir).read_text(encoding="utf-8")
-    shared = (site_dir / "app-shared.js").read_text(encoding="utf-8")
+    config = (site_dir / "worker-config.js").read_text(encoding="utf-8")
     assert (
         re.findall(
-            r"https?://[^\s\"'<>]*(?:cdn|pypi|pythonhosted)[^\s\"'<>]*", page + worker + shared
+            r"https?://[^\s\"'<>]*(?:cdn|pypi|pythonhosted)[^\s\"'<>]*", page + worker + config
         )
         == []
     )
-    (pyodide,) = re.findall(r'importScripts\("([^"]+)"\)', worker)
-    assert (site_dir / pyodide).is_file()
+    for name in ("pyodide", "lockFile"):
+        assert (site_dir / worker_config(site_dir)[name]).is_file(), name
     for url in re.findall(r'(?:src|href)="(runtime/[^"]+)"', page):
         assert (site_dir / url).is_file(), url
 
@@ -150,28 +150,22 @@ def test_the_service_worker_is_named_after_the_build_and_caches_what_the_worker_
         for e in site_lock(site_dir)["packages"].values()
     }
     assert lock_files <= set(files)
-    assert {"app.js", "app-shared.js", "app-relay.js"} <= set(files)
+    assert {"app.js", "worker-config.js", "static/protocol.js"} <= set(files)
     # The build's name also names the shared runtime (a page never joins another build's).
     meta = f'<meta name="pe-service-worker" content="sw.js" data-build="{build}">'
     assert meta in (site_dir / "index.html").read_text()
 
 
-def test_the_shared_runtime_loads_as_the_worker_does_and_runs_the_same_app(site_dir):
-    worker = worker_script(site_dir).read_text(encoding="utf-8")
-    shared = (site_dir / "app-shared.js").read_text(encoding="utf-8")
+def test_the_sites_worker_is_ours_whole_and_serves_as_the_shared_worker_too(site_dir):
+    """Panel's worker is replaced, never edited: the page's Web Worker and the shared worker
+    (static/startup.js starts it from the same URL) run static/worker.js as it is."""
     page = (site_dir / "index.html").read_text(encoding="utf-8")
-    assert (
-        '<meta name="pe-shared-runtime" content="app-shared.js" data-relay="app-relay.js">' in page
-    )
-    # The same Pyodide, the same lock file and packages, and Panel's code of the app.
-    same = (r'importScripts\("[^"]+"\)', r"packages: \[[^\]]+\]", r"const \[docs_json.*?`\)")
-    for pattern in same:
-        found = re.search(pattern, worker, re.S)[0]
-        if found.startswith("const"):
-            found = found.split("runPythonAsync(", 1)[1][:-1]
-        assert found in shared, pattern
-    assert "sendPatch" not in shared.split("async function loadRuntime", 1)[1].split("}\n", 1)[0]
-    assert (site_dir / "app-relay.js").read_text() == (REPO_ROOT / "scripts/relay.js").read_text()
+    assert worker_script(site_dir).read_bytes() == (REPO_ROOT / "static/worker.js").read_bytes()
+    assert "pe-shared-runtime" not in page and not list(site_dir.glob("app-*.js"))
+    assert worker_config(site_dir)["env"] == {
+        "PANEL_CDN_ROOT": "cdn.holoviz.org/panel/",
+        "PANEL_NPM_CDN": "cdn.jsdelivr.net/npm",
+    }
 
 
 def mirror_with_one_file_changed(mirror: Path, folder: Path, changed: str) -> Path:
@@ -197,8 +191,7 @@ def test_the_build_refuses_a_runtime_file_whose_hash_does_not_match(site_dir, tm
     site = tmp_path / "site"
     shutil.copytree(site_dir, site, ignore=shutil.ignore_patterns("runtime", "sw.js"))
     result = subprocess.run(
-        [sys.executable, "scripts/runtime.py", "vendor", str(site), "--wheel", "wheels/x.whl",
-         "--runtime", str(runtime)],
+        [sys.executable, "scripts/vendor_runtime.py", str(site), "--runtime", str(runtime)],
         cwd=REPO_ROOT, capture_output=True, text=True,
     )  # fmt: skip
     assert result.returncode == 2
@@ -206,17 +199,36 @@ def test_the_build_refuses_a_runtime_file_whose_hash_does_not_match(site_dir, tm
     assert not (site / "runtime").exists()
 
 
-def test_without_runtime_files_the_build_keeps_the_cdn_site(site_dir, tmp_path):
+def test_without_runtime_files_the_build_stops_and_says_how_to_get_them(tmp_path, monkeypatch):
+    """No $PE_RUNTIME_DIR, no mirror beside the checkout, no download: no site (never one that
+    loads its runtime from the CDNs)."""
+    monkeypatch.syspath_prepend(str(REPO_ROOT / "scripts"))
+    import build_site
+    import vendor_runtime
+
+    def offline(*args, **kwargs):
+        raise OSError("no network")
+
+    monkeypatch.delenv("PE_RUNTIME_DIR", raising=False)
+    monkeypatch.setattr(build_site, "SHARED_MIRROR", tmp_path / "no-mirror")
+    monkeypatch.setattr(vendor_runtime, "CACHE", tmp_path / "cache")
+    monkeypatch.setattr(vendor_runtime.urllib.request, "urlopen", offline)
     site = tmp_path / "site"
-    shutil.copytree(site_dir, site, ignore=shutil.ignore_patterns("runtime", "sw.js"))
-    result = subprocess.run(
-        [sys.executable, "scripts/runtime.py", "vendor", str(site), "--wheel", "wheels/x.whl",
-         "--runtime", str(tmp_path / "nothing-here")],
-        cwd=REPO_ROOT, capture_output=True, text=True,
-    )  # fmt: skip
-    assert result.returncode == 3, result.stderr
-    assert "is missing from the runtime folder" in result.stderr
+    site.mkdir()
+    with pytest.raises(build_site.BuildFailed, match="Set PE_RUNTIME_DIR") as failed:
+        build_site.vendor(site)
+    assert "cannot download" in str(failed.value)
     assert not (site / "runtime").exists()
+
+
+def test_the_build_stops_on_a_panel_it_was_not_written_for(monkeypatch):
+    """scripts/panel_output.py rewrites Panel 1.9.4's page; another Panel must be checked first."""
+    monkeypatch.syspath_prepend(str(REPO_ROOT / "scripts"))
+    monkeypatch.delitem(sys.modules, "panel_output", raising=False)
+    monkeypatch.setattr("importlib.metadata.version", lambda name: "1.10.0")
+    with pytest.raises(SystemExit, match="not of Panel 1.10.0"):
+        import panel_output  # noqa: F401
+    monkeypatch.delitem(sys.modules, "panel_output", raising=False)
 
 
 def test_no_text_file_names_a_path_of_the_build_machine(site_dir):
@@ -248,24 +260,6 @@ def test_index_page_holds_the_icon_inline(site_dir):
     assert re.findall(r'<link rel="icon" href="([^"]+)"', page) == [icon_data_uri()]
 
 
-def first_paint_picture(site: Path):
-    """The page's first paint (pe_explorer.ui.page.first_paint_html), and its matrix's pixels."""
-    import base64
-    import io
-
-    import numpy as np
-    from PIL import Image
-
-    page = (site / "index.html").read_text(encoding="utf-8")
-    paint = re.search(
-        r'data-root-id="[^"]+"[^>]*><div class="pe-first-paint".*?</section>', page, re.S
-    )
-    assert paint, "the first Bokeh root holds no first paint"
-    data = re.search(r'<img src="data:image/png;base64,([^"]+)"', paint[0])
-    pixels = np.asarray(Image.open(io.BytesIO(base64.b64decode(data[1]))).convert("RGB"))
-    return paint[0], pixels
-
-
 def test_panels_scripts_are_deferred_so_the_page_paints_first(site_dir):
     page = (site_dir / "index.html").read_text(encoding="utf-8")
     head = page.split("</head>")[0]
@@ -275,32 +269,26 @@ def test_panels_scripts_are_deferred_so_the_page_paints_first(site_dir):
     assert sorted(set(scripts) - set(deferred)) == [
         "static/file-protocol.js",
         "static/frame-size.js",
+        "static/protocol.js",
         "static/startup.js",
     ]
     assert {Path(url).name for url in deferred} >= {"bokeh-3.9.2.min.js", "panel.min.js"}
     assert "Bokeh.set_log_level" not in re.sub(r"addEventListener\('DOMContentLoaded'.*", "", head)
 
 
-def test_the_first_paint_is_the_header_and_the_default_matrix_by_the_formula(site_dir):
-    import numpy as np
-    from pe_explorer.ui import theme
+def test_the_first_root_holds_the_first_paint(site_dir, monkeypatch):
+    """Shown before any script runs (tests/unit/test_first_paint.py checks what it draws)."""
+    monkeypatch.syspath_prepend(str(REPO_ROOT / "scripts"))
+    from first_paint import first_paint_html
 
-    paint, pixels = first_paint_picture(site_dir)
-    assert f"<h1>{TITLE}</h1>" in paint and "<math" in paint
-    assert pixels.shape == (64, 128, 3)  # the default 64 positions × d_model 128, one pixel each
-    # Closed form, PE(pos, 2i) = sin(pos / 10000^(2i/128)), PE(pos, 2i+1) = cos(same).
-    pos = np.arange(64)[:, None]
-    angles = pos / 10000.0 ** (np.arange(0, 128, 2)[None, :] / 128)
-    expected = np.empty((64, 128))
-    expected[:, 0::2], expected[:, 1::2] = np.sin(angles), np.cos(angles)
-    assert np.abs(pixels.astype(int) - theme.diverging_rgb(expected)).max() <= 1
-    # The scale's ends and middle: cos 0 = 1 is its darkest red, sin 0 = 0 its white.
-    assert tuple(pixels[0, 1]) == (103, 0, 31) and tuple(pixels[0, 0]) == (247, 247, 247)
+    page = (site_dir / "index.html").read_text(encoding="utf-8")
+    first_root = re.search(r'<div id="[^"]+" data-root-id="[^"]+" style="[^"]*">', page)
+    assert page[first_root.end() :].startswith(first_paint_html())
 
 
 def test_every_script_the_build_writes_parses(site_dir):
-    """The workers are assembled from Panel's template and ours: a stray newline in a string
-    would stop the site before Python starts."""
+    """A stray newline in a string of what the build writes would stop the site before Python
+    starts."""
     node = shutil.which("node")
     assert node, "node is needed by the build (scripts/compile_wheels.py)"
     for script in sorted(site_dir.glob("*.js")):

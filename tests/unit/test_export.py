@@ -5,7 +5,7 @@ import io
 
 import numpy as np
 import pytest
-from pe_explorer import encoding, methods
+from pe_explorer import derived, encoding, methods
 from pe_explorer.state import ExplorerState
 from pe_explorer.ui import export
 from pe_explorer.views import compare
@@ -53,14 +53,16 @@ def test_torch_snippet_recreates_the_matrix(state):
 def test_csv_holds_every_digit(state):
     table = np.loadtxt(io.StringIO(export.matrix_csv(state)), delimiter=",", skiprows=1)
     np.testing.assert_array_equal(table[:, 0], np.arange(state.n_positions))
-    np.testing.assert_array_equal(table[:, 1:], state.matrix)
+    np.testing.assert_array_equal(table[:, 1:], derived.shown_pe_matrix(state))
     header = export.matrix_csv(state).splitlines()[0]
     assert header.startswith("pos,dim0,dim1,") and header.count(",") == state.d_model
 
 
 def test_npy_loads_back_to_the_matrix():
     state = STATES[1]
-    np.testing.assert_array_equal(np.load(io.BytesIO(export.matrix_npy(state))), state.matrix)
+    np.testing.assert_array_equal(
+        np.load(io.BytesIO(export.matrix_npy(state))), derived.shown_pe_matrix(state)
+    )
 
 
 def test_file_names_describe_the_matrix():
@@ -76,7 +78,7 @@ def test_method_arrays_hold_each_methods_numbers(state):
     n, d, base = state.n_positions, state.d_model, state.base
     offsets = np.arange(n)
     np.testing.assert_array_equal(arrays["offsets"], offsets)
-    np.testing.assert_array_equal(arrays["sinusoidal_pe"], state.matrix)
+    np.testing.assert_array_equal(arrays["sinusoidal_pe"], derived.shown_pe_matrix(state))
     omega = base ** (-np.arange(0, d, 2) / d)
     np.testing.assert_allclose(
         arrays["sinusoidal_offset_dots"], np.cos(offsets[:, None] * omega).sum(axis=1), atol=1e-9

@@ -164,6 +164,25 @@ def test_a_write_to_a_departed_page_is_not_reported_as_an_error():
         loop.close()
 
 
+def test_the_keep_alive_leaves_a_closing_socket_to_its_own_close(monkeypatch):
+    """A failed keep-alive ping lets go of the socket's session; a closing socket may still be
+    handling what its page sent, so it is not pinged (its close lets go of the session)."""
+    from bokeh.server.views.ws import WSHandler
+
+    monkeypatch.setattr(WSHandler, "ping", WSHandler.ping)  # put back after the test
+    serving.ping_open_sockets_only()
+    serving.ping_open_sockets_only()  # once per process: the ping does not wrap itself
+    written = []
+    socket = types.SimpleNamespace(is_closing=lambda: False, write_ping=written.append)
+    WSHandler.ping(types.SimpleNamespace(ws_connection=socket), b"7")
+    assert written == [b"7"]
+    socket.is_closing = lambda: True
+    WSHandler.ping(types.SimpleNamespace(ws_connection=socket), b"8")  # no WebSocketClosedError
+    assert written == [b"7"]
+    with pytest.raises(WebSocketClosedError):  # closed: the keep-alive still lets go of it
+        WSHandler.ping(types.SimpleNamespace(ws_connection=None))
+
+
 def test_the_icon_goes_inline_as_the_sites_own_file(tmp_path):
     uri = icon.icon_data_uri()
     assert uri.startswith("data:image/svg+xml;base64,")

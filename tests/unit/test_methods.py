@@ -11,24 +11,6 @@ from pe_explorer import encoding, methods
 LAYOUTS = list(encoding.LAYOUTS)
 
 
-def reference_get_slopes(n):
-    """get_slopes from ofirpress/attention_with_linear_biases, fairseq/models/transformer.py."""
-
-    def get_slopes_power_of_2(n):
-        start = 2 ** (-(2 ** -(math.log2(n) - 3)))
-        ratio = start
-        return [start * ratio**i for i in range(n)]
-
-    if math.log2(n).is_integer():
-        return get_slopes_power_of_2(n)
-    else:
-        closest_power_of_2 = 2 ** math.floor(math.log2(n))
-        return (
-            get_slopes_power_of_2(closest_power_of_2)
-            + reference_get_slopes(2 * closest_power_of_2)[0::2][: n - closest_power_of_2]
-        )
-
-
 def rotate_half(x):
     """GPT-NeoX / LLaMA's rotate_half: (x1, x2) -> (-x2, x1) on the two halves."""
     half = x.shape[-1] // 2
@@ -39,6 +21,13 @@ def run_snippet(method, **state):
     namespace = {}
     exec(compile(methods.method_snippet(method, **state), f"<{method}>", "exec"), namespace)
     return namespace
+
+
+def reference_get_slopes(n):
+    """get_slopes from ofirpress/attention_with_linear_biases (fairseq/models/transformer.py), as
+    the ALiBi snippet quotes it."""
+    snippet = run_snippet("alibi", d_model=2, n_positions=1, pos=0, offset=0, n_heads=1, seed=0)
+    return snippet["get_slopes"](n)
 
 
 # --- Validation ---------------------------------------------------------------------------

@@ -46,21 +46,25 @@ def test_offset_may_reach_beyond_the_shown_rows():
 
 def test_moving_pos_or_offset_does_not_recompute_the_matrix():
     state = ExplorerState(n_positions=100, d_model=64)
-    matrix = state.matrix
+    matrix = derived.shown_pe_matrix(state)
     misses = derived.pe_matrix.cache_info().misses
     for pos in range(0, 100, 7):
         state.pos = pos
         state.offset = 3
-        assert state.matrix is matrix
+        assert derived.shown_pe_matrix(state) is matrix
     assert derived.pe_matrix.cache_info().misses == misses
 
 
 def test_matrix_follows_size_and_base_changes():
     state = ExplorerState(n_positions=20, d_model=8)
-    np.testing.assert_array_equal(state.matrix, encoding.positional_encoding(20, 8))
+    np.testing.assert_array_equal(
+        derived.shown_pe_matrix(state), encoding.positional_encoding(20, 8)
+    )
     state.base = 100.0
-    np.testing.assert_array_equal(state.matrix, encoding.positional_encoding(20, 8, 100.0))
-    assert not state.matrix.flags.writeable
+    np.testing.assert_array_equal(
+        derived.shown_pe_matrix(state), encoding.positional_encoding(20, 8, 100.0)
+    )
+    assert not derived.shown_pe_matrix(state).flags.writeable
 
 
 def test_chosen_pairs_fall_back_to_a_spread_and_are_clamped():

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import io
 import json
 
 import numpy as np
@@ -12,6 +11,7 @@ import plotly.graph_objs as go
 import plotly.io
 import pytest
 from bokeh.document import Document
+from checker_support import npy, torch_style
 from pe_explorer import diagnosis as diagnose
 from pe_explorer import encoding
 from pe_explorer.state import ExplorerState
@@ -20,19 +20,9 @@ from pe_explorer.ui.page_options import PageOptions
 from pe_explorer.views import checker, view_spec
 
 
-def npy(array) -> bytes:
-    buffer = io.BytesIO()
-    np.save(buffer, array)
-    return buffer.getvalue()
-
-
 def base_1000(n: int, d_model: int) -> np.ndarray:
-    position = np.arange(0, n)[:, None]
-    div_term = np.exp(np.arange(0, d_model, 2) * -(np.log(1000.0) / d_model))
-    pe = np.zeros((n, d_model), dtype=np.float32)
-    pe[:, 0::2] = np.sin(position * div_term)
-    pe[:, 1::2] = np.cos(position * div_term)
-    return pe
+    """The PyTorch tutorial's code with base 1000: the mistake the checker names first."""
+    return torch_style(n, d_model, 1000.0)
 
 
 @pytest.fixture

@@ -225,16 +225,18 @@ def test_the_view_refuses_a_step_outside_the_code(bad):
         SPEC.make(ExplorerState()).step = bad
 
 
+def next_step(view) -> int:
+    """Press Next; the step shown after."""
+    view._next.clicks += 1
+    return view.step
+
+
 def test_prev_and_next_stay_within_the_steps():
     view = SPEC.make(ExplorerState())
     assert view.step == 1
     view._prev.clicks += 1
     assert view.step == 1
-    seen = []
-    for _ in range(6):
-        view._next.clicks += 1
-        seen.append(view.step)
-    assert seen == [2, 3, 4, 5, 5, 5]
+    assert [next_step(view) for _ in range(6)] == [2, 3, 4, 5, 5, 5]
     assert "Step 5 of 5" in view._indicator.object
     view._prev.clicks += 1
     assert view.step == 4 and "Step 4 of 5" in view._indicator.object

@@ -9,25 +9,14 @@ import math
 import pytest
 from pe_explorer import encoding, methods
 from pe_explorer.state import ExplorerState
-from pe_explorer.views import (
-    VIEWS,
-    alibi,
-    checker,
-    code,
-    compare,
-    dotproduct,
-    frequency,
-    heatmap,
-    nope,
-    properties,
-    rope,
-    rotation,
-    tokens,
-    waves,
-)
-from pe_explorer.views import method_scores as methods_view
+from pe_explorer.views import VIEWS, code, view_spec
 
 BASE = 10000.0
+
+
+def accessible_name(view: str, state: ExplorerState) -> str:
+    """The view's describe: its chart's accessible name for state."""
+    return view_spec(view).describe(state)
 
 
 def shown(value: float) -> str:
@@ -65,7 +54,7 @@ def test_every_view_shows_its_name_on_its_chart(spec):
 )
 def test_the_heatmap_names_its_size_its_row_and_the_example_cell(pos, d_model, n_positions):
     state = ExplorerState(pos=pos, d_model=d_model, n_positions=n_positions, offset=1)
-    name = heatmap.describe(state)
+    name = accessible_name("heatmap", state)
     assert f"PE matrix, {n_positions} positions by {d_model} dimensions" in name
     assert f"row {pos} highlighted" in name
     # Dimension 6 is the sine of pair 3 in the interleaved layout.
@@ -73,20 +62,32 @@ def test_the_heatmap_names_its_size_its_row_and_the_example_cell(pos, d_model, n
 
 
 def test_the_worked_example_reads_as_the_paper_prints_it():
-    assert heatmap.describe(ExplorerState(pos=7)).endswith("PE(7, 6) = \u22120.9861")
+    assert accessible_name("heatmap", ExplorerState(pos=7)).endswith("PE(7, 6) = \u22120.9861")
 
 
-def test_the_heatmap_name_follows_pos():
-    state = ExplorerState(pos=7)
-    before = heatmap.describe(state)
-    state.pos = 8
-    assert heatmap.describe(state) != before
-    assert shown(math.sin(8 * omega(3, 128))) in heatmap.describe(state)
+@pytest.mark.parametrize(
+    ("view", "values", "parameter", "value"),
+    [
+        ("heatmap", {"pos": 7}, "pos", 8),
+        ("compare", {"pos": 7, "offset": 1}, "offset", 5),
+        ("rotation", {"pos": 7, "offset": 1}, "pos", 9),
+        ("properties", {"pos": 7, "d_model": 4}, "pos", 30),
+    ],
+)
+def test_the_name_follows_what_moves(view, values, parameter, value):
+    state = ExplorerState(**values)
+    before = accessible_name(view, state)
+    setattr(state, parameter, value)
+    assert accessible_name(view, state) != before
 
 
-@pytest.mark.parametrize(("pos", "offset", "d_model"), [(7, 1, 128), (30, 12, 64)])
+def test_the_heatmap_name_gives_the_example_cell_at_pos():
+    assert shown(math.sin(8 * omega(3, 128))) in accessible_name("heatmap", ExplorerState(pos=8))
+
+
+@pytest.mark.parametrize(("pos", "offset", "d_model"), [(7, 1, 128), (7, 5, 128), (30, 12, 64)])
 def test_the_comparison_names_dot_product_cosine_and_distance(pos, offset, d_model):
-    name = compare.describe(ExplorerState(pos=pos, offset=offset, d_model=d_model))
+    name = accessible_name("compare", ExplorerState(pos=pos, offset=offset, d_model=d_model))
     d = dot(offset, d_model)
     assert f"PE({pos}) and PE({pos + offset})" in name
     assert f"dot product {shown(d)}" in name
@@ -94,18 +95,10 @@ def test_the_comparison_names_dot_product_cosine_and_distance(pos, offset, d_mod
     assert f"distance {shown(math.sqrt(d_model - 2 * d))}" in name
 
 
-def test_the_comparison_name_follows_the_offset():
-    state = ExplorerState(pos=7, offset=1)
-    before = compare.describe(state)
-    state.offset = 5
-    assert compare.describe(state) != before
-    assert f"dot product {shown(dot(5, 128))}" in compare.describe(state)
-
-
 @pytest.mark.parametrize("pos", [7, 33])
 def test_the_waves_name_the_sine_and_cosine_of_each_pair_at_pos(pos):
     state = ExplorerState(pos=pos, pairs=[0, 5])
-    name = waves.describe(state)
+    name = accessible_name("waves", state)
     assert f"lines at pos = {pos} and pos + k = {state.second_pos}" in name
     for i in (0, 5):
         angle = pos * omega(i, 128)
@@ -114,7 +107,7 @@ def test_the_waves_name_the_sine_and_cosine_of_each_pair_at_pos(pos):
 
 @pytest.mark.parametrize(("d_model", "base"), [(128, 10000.0), (16, 500.0)])
 def test_the_frequencies_name_the_shortest_and_longest_wavelength(d_model, base):
-    name = frequency.describe(ExplorerState(d_model=d_model, base=base))
+    name = accessible_name("frequency", ExplorerState(d_model=d_model, base=base))
     longest = 2 * math.pi * base ** ((d_model - 2) / d_model)
     assert f"wavelengths from {shown(2 * math.pi)} to {shown(longest)} positions" in name
 
@@ -122,7 +115,7 @@ def test_the_frequencies_name_the_shortest_and_longest_wavelength(d_model, base)
 @pytest.mark.parametrize(("offset", "similarity"), [(1, "dot"), (9, "dot"), (4, "cosine")])
 def test_the_dot_products_name_diagonal_k_and_its_value(offset, similarity):
     state = ExplorerState(pos=3, offset=offset, similarity=similarity)
-    name = dotproduct.describe(state)
+    name = accessible_name("dotproduct", state)
     d = dot(offset, 128)
     assert f"diagonal k = {offset} marked" in name
     assert f"all {64 - offset} entries" in name
@@ -135,7 +128,7 @@ def test_the_dot_products_name_diagonal_k_and_its_value(offset, similarity):
 @pytest.mark.parametrize(("pos", "offset", "pair"), [(7, 1, 0), (10, 25, 3)])
 def test_the_rotation_names_both_points_and_the_angle(pos, offset, pair):
     state = ExplorerState(pos=pos, offset=offset, rotation_pair=pair)
-    name = rotation.describe(state)
+    name = accessible_name("rotation", state)
     w = omega(pair, 128)
     assert f"turned by k·ω_{pair} = {shown(offset * w)} rad" in name
     first, second = (
@@ -145,16 +138,9 @@ def test_the_rotation_names_both_points_and_the_angle(pos, offset, pair):
     assert f"to PE({pos + offset}) at {second}" in name
 
 
-def test_the_rotation_name_follows_pos():
-    state = ExplorerState(pos=7, offset=1)
-    before = rotation.describe(state)
-    state.pos = 9
-    assert rotation.describe(state) != before
-
-
 def test_the_tokens_name_the_word_at_pos_as_typed_and_its_sum():
     state = ExplorerState(text="<b>x</b> & y", pos=0, d_model=8)
-    name = tokens.describe(state)
+    name = accessible_name("tokens", state)
     assert "“<b>x</b>”" in name and "&lt;" not in name
     embedding = encoding.token_embedding("<b>x</b>", 8)[0]  # a fixed random vector: data
     assert f"TokenEmbedding {shown(embedding)} + PE(0) 0.0000 = {shown(embedding)}" in name
@@ -162,29 +148,22 @@ def test_the_tokens_name_the_word_at_pos_as_typed_and_its_sum():
 
 def test_the_tokens_name_follows_pos():
     state = ExplorerState(text="a b c d", pos=1)
-    assert "“b”" in tokens.describe(state)
-    assert f"PE(1) {shown(math.sin(1.0))}" in tokens.describe(state)
+    assert "“b”" in accessible_name("tokens", state)
+    assert f"PE(1) {shown(math.sin(1.0))}" in accessible_name("tokens", state)
     state.pos = 2
-    assert "“c”" in tokens.describe(state)
+    assert "“c”" in accessible_name("tokens", state)
 
 
 def test_the_tokens_name_says_when_pos_has_no_word():
-    name = tokens.describe(ExplorerState(text="one two", pos=5))
+    name = accessible_name("tokens", ExplorerState(text="one two", pos=5))
     assert f"no word at pos = 5, PE(5) starts {shown(math.sin(5.0))}" in name
 
 
 @pytest.mark.parametrize("d_model", [128, 16])
 def test_the_properties_name_neighbour_distance_and_bounds(d_model):
-    name = properties.describe(ExplorerState(pos=7, d_model=d_model))
+    name = accessible_name("properties", ExplorerState(pos=7, d_model=d_model))
     assert f"neighbours are {shown(math.sqrt(d_model - 2 * dot(1, d_model)))} apart" in name
     assert "Distance from PE(7) to PE(q)" in name
-
-
-def test_the_properties_name_follows_pos():
-    state = ExplorerState(pos=7, d_model=4)
-    before = properties.describe(state)
-    state.pos = 30
-    assert properties.describe(state) != before
 
 
 @pytest.mark.parametrize(("step", "filled"), [(1, 0), (3, 64), (4, 128)])
@@ -205,7 +184,7 @@ def test_the_code_view_names_the_step_it_shows():
 
 @pytest.mark.parametrize("offset", [1, -6])
 def test_the_methods_name_each_score_at_k(offset):
-    name = methods_view.describe(ExplorerState(pos=10, offset=offset))
+    name = accessible_name("methods", ExplorerState(pos=10, offset=offset))
     k = abs(offset)
     assert f"at k = {k}:" in name
     assert f"D(k) = Σ cos(k·ω_i): {shown(dot(k, 128))}" in name
@@ -233,12 +212,12 @@ def test_the_rope_name_the_score_of_pos_and_pos_plus_k(pos, offset, seed):
     state = ExplorerState(pos=pos, offset=offset, seed=seed)
     q, key = methods.random_qk(128, seed)  # seeded random vectors: data
     score = rope_score(q, key, pos, pos + offset)
-    assert f"q_{pos}·k_{pos + offset} = {shown(score)}" in rope.describe(state)
+    assert f"q_{pos}·k_{pos + offset} = {shown(score)}" in accessible_name("rope", state)
 
 
 @pytest.mark.parametrize(("heads", "offset"), [(8, 1), (8, -3), (4, 2)])
 def test_the_alibi_name_the_slopes_and_the_biases_at_k(heads, offset):
-    name = alibi.describe(ExplorerState(pos=10, offset=offset, heads=heads))
+    name = accessible_name("alibi", ExplorerState(pos=10, offset=offset, heads=heads))
     first, last = 2.0 ** (-8 / heads), 2.0 ** (-8)
     assert f"slopes from {shown(first)} to {shown(last)}" in name
     assert f"head 1 adds {shown(-first * abs(offset))}" in name
@@ -247,13 +226,13 @@ def test_the_alibi_name_the_slopes_and_the_biases_at_k(heads, offset):
 
 
 def test_the_nope_name_the_sentence_as_typed_and_the_differences():
-    name = nope.describe(ExplorerState(text="dog <i>bites</i> man"))
+    name = accessible_name("nope", ExplorerState(text="dog <i>bites</i> man"))
     assert "“dog <i>bites</i> man”" in name
     assert "max |S_reversed − P·S·Pᵀ| = 0.0000" in name
 
 
 def test_the_checker_names_the_reference_before_any_matrix():
-    name = checker.describe(ExplorerState())
+    name = accessible_name("checker", ExplorerState())
     assert f"PE(1, 0) = {shown(math.sin(1.0))}" in name
 
 

@@ -172,10 +172,10 @@ def test_hover_numbers_are_the_matrix_and_its_angles_in_float64(n_positions, d_m
 def test_moving_pos_or_k_reuses_every_data_array_and_moves_only_the_markers(parameter, value):
     state = ExplorerState()
     before = heatmap.figure(state)
-    misses = heatmap.hover_cells.cache_info().misses
+    misses = derived.hover_cells.cache_info().misses
     setattr(state, parameter, value)
     after = heatmap.figure(state)
-    assert heatmap.hover_cells.cache_info().misses == misses
+    assert derived.hover_cells.cache_info().misses == misses
     for key in ("x", "y", "z", "customdata"):
         assert after["data"][0][key] is before["data"][0][key]
     patcher = FigurePatcher()

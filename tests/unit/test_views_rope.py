@@ -24,16 +24,10 @@ STATES = [
 ]
 
 
-def state_of(n_positions, d_model, base, pos, offset, seed, layout="interleaved"):
-    return ExplorerState(
-        n_positions=n_positions,
-        d_model=d_model,
-        base=base,
-        pos=pos,
-        offset=offset,
-        seed=seed,
-        layout=layout,
-    )
+def state_of(values: tuple, layout: str) -> ExplorerState:
+    """The state of one of STATES, in layout."""
+    keys = ("n_positions", "d_model", "base", "pos", "offset", "seed")
+    return ExplorerState(**dict(zip(keys, values, strict=True)), layout=layout)
 
 
 def closed_form_score(q, k, m, n, d_model, base, layout):
@@ -54,7 +48,7 @@ def largest_score(state):
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("values", STATES)
 def test_scores_at_other_starts_with_the_same_offset_equal_the_current_one(values, layout):
-    state = state_of(*values, layout=layout)
+    state = state_of(values, layout)
     shown = rope.numbers(state)
     assert shown.current.n == state.pos + state.offset
     assert len({other.m for other in shown.others} | {state.pos}) == rope.OTHER_PAIRS + 1
@@ -70,7 +64,7 @@ def test_scores_at_other_starts_with_the_same_offset_equal_the_current_one(value
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("values", STATES)
 def test_live_score_is_the_dot_product_of_the_turned_query_and_key(values, layout):
-    state = state_of(*values, layout=layout)
+    state = state_of(values, layout)
     q, k = methods.random_qk(state.d_model, state.seed)
     expected = closed_form_score(
         q, k, state.pos, state.second_pos, state.d_model, state.base, layout

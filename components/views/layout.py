@@ -1,0 +1,203 @@
+"""Plotly pieces several views draw alike: the titled layout, the PE matrix, an offset curve.
+
+Each is the one place its look is set, so that, say, the dot-product and RoPE views mark the
+offset k the same way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..derived import MatrixCells
+from ..state import ExplorerState
+from ..ui import theme
+
+
+def titled_layout(state: ExplorerState, uirevision: str, title: str, size: int = 15) -> dict:
+    """theme.base_layout with the figure's title at the left."""
+    layout = theme.base_layout(state.theme, uirevision=uirevision)
+    layout["title"] = {"text": title, "x": 0, "font": {"size": size}}
+    return layout
+
+
+def matrix_axis(state: ExplorerState, text: str, **extra) -> dict:
+    """An axis of a heatmap, titled text: no grid lines over the cells."""
+    return theme.axis(state.theme, showgrid=False, title={"text": text}, **extra)
+
+
+def pe_matrix_layout(
+    state: ExplorerState, cells: MatrixCells, labels, title: str, uirevision: str
+) -> dict:
+    """The layout of a heatmap of the PE matrix: title (with the reduction note) and axes."""
+    n, d = state.n_positions, state.d_model
+    layout = titled_layout(state, uirevision, title + cells.title_note(n, d))
+    layout.update(
+        margin={"l": 64, "r": 24, "t": 72 if cells.reduced else 48, "b": 56},
+        **theme.matrix_axes(state.theme, labels, cells.columns),
+    )
+    return layout
+
+
+def pe_matrix_trace(cells: MatrixCells, labels, **extra) -> dict:
+    """The shown cells of the PE matrix as a heatmap, −1 … 1 on the diverging scale."""
+    return {
+        "type": "heatmap",
+        "x": labels,
+        "y": cells.rows,
+        "z": cells.z,
+        "zmin": -1.0,
+        "zmid": 0.0,
+        "zmax": 1.0,
+        "colorscale": theme.DIVERGING_SCALE,
+        "colorbar": theme.colorbar(title={"text": "PE"}, thickness=12),
+        **extra,
+    }
+
+
+def reduced_note(stride: int, shown: int, n_positions: int) -> str:
+    """What a strided matrix of positions says about its reduction."""
+    return (
+        f"Reduced for display: every {stride}th position "
+        f"({shown} × {shown} of {n_positions} × {n_positions} cells)"
+    )
+
+
+def offset_shapes(state: ExplorerState, stride: int) -> list[dict]:
+    """Diagonal k of a matrix of positions dotted, and the cell (pos, pos + k) outlined."""
+    palette = theme.colours(state.theme)
+    n, half = state.n_positions, 0.5 * stride
+    shapes = [theme.diagonal_line(state.offset, n, half, palette["second"])]
+    if state.second_pos < n:
+        shapes.append(theme.cell_outline(state.pos, state.second_pos, half, palette["pos"]))
+    return shapes
+
+
+def toeplitz_trace(
+    rows, z, scale: float, measure: str, names: tuple[str, str, str], name: str
+) -> dict:
+    """A matrix of positions (constant along each diagonal) symmetric about 0 out to scale.
+
+    names are the row's, the column's and the value's in the hover label.
+    """
+    row, column, value = names
+    return {
+        "type": "heatmap",
+        "x": rows,
+        "y": rows,
+        "z": z,
+        "zmin": -scale,
+        "zmid": 0.0,
+        "zmax": scale,
+        "colorscale": theme.DIVERGING_SCALE,
+        "colorbar": theme.colorbar(x=0.45, thickness=10, len=0.9, title={"text": measure}),
+        "hovertemplate": f"{row} = %{{y}}, {column} = %{{x}}<br>{value} = %{{z:.6f}}"
+        "<extra></extra>",
+        "name": name,
+    }
+
+
+def curve_trace(x, y, axis: str, colour: str, name: str, labels: tuple[str, str]) -> dict:
+    """A line against the offset on the axes x{axis}, y{axis}; labels name x and y in its hover."""
+    x_label, y_label = labels
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "x": x,
+        "y": y,
+        "xaxis": f"x{axis}",
+        "yaxis": f"y{axis}",
+        "line": {"color": colour, "width": 1.5},
+        "name": name,
+        "hovertemplate": f"{x_label} = %{{x}}<br>{y_label} = %{{y:.6f}}<extra></extra>",
+    }
+
+
+def point_trace(
+    x: float, y: float, axis: str, marker: tuple[str, int], labels: tuple[str, str], digits: int
+) -> dict:
+    """A curve's point at the current offset x: a diamond of marker's colour and size, its y
+    in the hover with digits decimals."""
+    colour, size = marker
+    x_label, y_label = labels
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "x": np.array([x]),
+        "y": np.array([y]),
+        "xaxis": f"x{axis}",
+        "yaxis": f"y{axis}",
+        "marker": {"color": colour, "size": size, "symbol": "diamond"},
+        "name": f"{x_label} = {x}",
+        "hovertemplate": f"{x_label} = {x}<br>{y_label} = %{{y:.{digits}f}}<extra></extra>",
+    }
+
+
+def toeplitz_layout(
+    state: ExplorerState,
+    uirevision: str,
+    title: str,
+    titles: tuple[str, str, str, str],
+    curve_start: float,
+    scale: float,
+    stride: int,
+    label: str,
+) -> dict:
+    """A matrix of positions on the left (diagonal k and the cell (pos, pos + k) marked), and
+    from x = curve_start on a curve against the offset k, from −1.05·scale to 1.05·scale,
+    labelled at k.
+
+    titles are those of the matrix's columns and rows, the offset axis and the curve's axis.
+    """
+    column_title, row_title, offset_title, curve_title = titles
+    layout = titled_layout(state, uirevision, title)
+    # A title with a note under it (a reduced matrix) needs more room above the plot.
+    layout.update(
+        margin={"l": 56, "r": 16, "t": 80 if "<br>" in title else 56, "b": 56},
+        xaxis=matrix_axis(state, column_title, domain=[0.0, 0.4]),
+        yaxis=matrix_axis(
+            state, row_title, autorange="reversed", scaleanchor="x", constrain="domain"
+        ),
+        xaxis2=theme.axis(
+            state.theme, domain=[curve_start, 1.0], anchor="y2", title={"text": offset_title}
+        ),
+        yaxis2=theme.axis(
+            state.theme,
+            anchor="x2",
+            range=[-1.05 * scale, 1.05 * scale],
+            title={"text": curve_title},
+        ),
+        shapes=offset_shapes(state, stride),
+        showlegend=False,
+        annotations=[offset_label(label, state.offset, theme.colours(state.theme)["second"])],
+    )
+    return layout
+
+
+def panel_caption(text: str, left: float, bottom: float) -> dict:
+    """A small caption whose lower left corner is at (left, bottom) in paper coordinates: over
+    a panel whose x domain starts at left and whose y domain ends at bottom."""
+    return {
+        "text": text,
+        "xref": "paper",
+        "yref": "paper",
+        "x": left,
+        "y": bottom,
+        "xanchor": "left",
+        "yanchor": "bottom",
+        "showarrow": False,
+        "font": {"size": 12},
+    }
+
+
+def offset_label(text: str, offset: int, colour: str) -> dict:
+    """A label over the offset curve (axis x2) at k = offset."""
+    return {
+        "text": text,
+        "xref": "x2",
+        "yref": "paper",
+        "x": offset,
+        "y": 1.0,
+        "yanchor": "bottom",
+        "showarrow": False,
+        "font": {"size": 12, "color": colour},
+    }
