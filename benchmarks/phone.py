@@ -82,7 +82,7 @@ class WorkerTargets:
         self.cdp = page.context.browser.new_browser_cdp_session()
         self.replies: dict[str, list[dict]] = {}
         self.cdp.on("Target.receivedMessageFromTarget", self._received)
-        self.sessions: dict[str, str] = {}  # "worker app-relay.js" -> CDP session id
+        self.sessions: dict[str, str] = {}  # "worker app.js" -> CDP session id
         self.next_id = 0
         for target in self.cdp.send("Target.getTargets")["targetInfos"]:
             if target["type"] in ("worker", "shared_worker"):

@@ -105,7 +105,7 @@ def status_time(load: dict, prefix: str) -> int | None:
     return None
 
 
-# The worker's status messages, in order. The explorer's (scripts/runtime.py): 'Loading Python
+# The worker's status messages, in order. The explorer's (static/protocol.js): 'Loading Python
 # and packages' (start), 'Importing Panel and the app' (loadPyodide has returned with every
 # package of the lock file), 'Executing code' (imports done; the page is being built). The
 # default Panel conversion (the baseline): 'Loading pyodide', 'Installing environment'
@@ -225,7 +225,7 @@ def wait_for_service_worker_cache(
 
 def worker_targets(page) -> list[tuple[str, str]]:
     """(type, file) of every worker the browser runs, from Chromium's DevTools targets:
-    ("shared_worker", "app-shared.js"), ("worker", "app-relay.js"), ("service_worker", …)."""
+    ("shared_worker", "app.js"), ("worker", "app.js"), ("service_worker", "sw.js")."""
     cdp = page.context.new_cdp_session(page)
     try:
         targets = cdp.send("Target.getTargets")["targetInfos"]
@@ -237,7 +237,7 @@ def worker_targets(page) -> list[tuple[str, str]]:
 
 
 def leave(site, timeout_s: float = 15) -> None:
-    """Leave the page, and wait until its shared Python runtime (app-shared.js) has ended: a
+    """Leave the page, and wait until its shared Python runtime (app.js as a shared worker) has ended: a
     return visit then starts Python again, as after closing the tab, instead of joining the
     runtime the first visit left running (which a second tab would do)."""
     site.page.goto("about:blank")
