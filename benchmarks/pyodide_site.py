@@ -237,9 +237,9 @@ def worker_targets(page) -> list[tuple[str, str]]:
 
 
 def leave(site, timeout_s: float = 15) -> None:
-    """Leave the page, and wait until its shared Python runtime (app.js as a shared worker) has ended: a
-    return visit then starts Python again, as after closing the tab, instead of joining the
-    runtime the first visit left running (which a second tab would do)."""
+    """Leave the page, and wait until its shared Python runtime (app.js, a shared worker) has
+    ended: a return visit then starts Python again, as after closing the tab, instead of joining
+    the runtime the first visit left running (which a second tab would do)."""
     site.page.goto("about:blank")
     deadline = time.monotonic() + timeout_s
     while any(kind == "shared_worker" for kind, _ in worker_targets(site.page)):
