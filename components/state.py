@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import param
 
-from . import encoding, methods
+from . import encoding, methods, relative
+from .scaling import PARAMETERS as SCALING_DEFAULTS
+from .scaling import SCALINGS
 
 DEFAULT_D_MODEL = 128
 DEFAULT_N_POSITIONS = 64
@@ -25,6 +27,18 @@ DEFAULT_TEXT = "the cat sat on the mat and the dog sat"
 MAX_TEXT_CHARS = 200
 # The views that read the sentence (tokens, NoPE) show at most this many of its words.
 MAX_TOKENS = 32
+# The RoPE scaling view opens on Llama 2 7B (d_head 128, base 10 000, trained on 4096) read four
+# times further with YaRN: the one method whose three bands (kept, ramped, interpolated) all show.
+DEFAULT_SCALING = "yarn"
+DEFAULT_FACTOR = 4.0
+DEFAULT_CONTEXT = 4096
+MAX_SCALING_FACTOR = 128.0
+MAX_CONTEXT = 1 << 20
+# LongRoPE's per-pair factors travel as text (d/2 numbers); the URL caps any value at 400 chars.
+MAX_FACTORS_CHARS = 20_000
+# Shaw et al. 2018 clip at k = 16 for translation (and found k >= 2 enough).
+DEFAULT_SHAW_CLIP = 16
+MAX_SHAW_CLIP = 512
 
 
 class EvenInteger(param.Integer):
@@ -76,9 +90,10 @@ class ExplorerState(param.Parameterized):
     )
     base = param.Number(
         encoding.DEFAULT_BASE,
-        bounds=(10.0, 100_000.0),
+        bounds=(10.0, 1_000_000.0),
         label="Base",
-        doc="The base of the geometric progression of wavelengths (10 … 100 000; paper: 10 000).",
+        doc="The base of the geometric progression of wavelengths (10 … 1 000 000; paper: "
+        "10 000; Llama 3: 500 000).",
     )
     layout = param.Selector(
         default="interleaved",
@@ -137,6 +152,90 @@ class ExplorerState(param.Parameterized):
         label="Training length L",
         doc="The longest offset seen in training (1 … n_positions); the method chart shades the "
         "offsets beyond it.",
+    )
+    scaling = param.Selector(
+        default=DEFAULT_SCALING,
+        objects=list(SCALINGS),
+        label="RoPE scaling method",
+        doc="How a RoPE model is read beyond its training context: none, Position "
+        "Interpolation, NTK-aware, dynamic NTK, YaRN, Llama 3 or LongRoPE.",
+    )
+    factor = param.Number(
+        DEFAULT_FACTOR,
+        bounds=(1.0, MAX_SCALING_FACTOR),
+        label="Scaling factor s",
+        doc="How many times the trained context the model is read to (1 … 128).",
+    )
+    original_context = param.Integer(
+        DEFAULT_CONTEXT,
+        bounds=(16, MAX_CONTEXT),
+        label="Original context L",
+        doc="The context length the RoPE model was trained on (16 … 1 048 576).",
+    )
+    seq_len = param.Integer(
+        4 * DEFAULT_CONTEXT,
+        bounds=(1, MAX_CONTEXT * int(MAX_SCALING_FACTOR)),
+        label="Dynamic NTK: sequence length n",
+        doc="The length of the sequence dynamic NTK scales for (below L it scales as at L).",
+    )
+    beta_fast = param.Number(
+        SCALING_DEFAULTS["yarn"]["beta_fast"],
+        bounds=(0.25, 1024.0),
+        label="YaRN β_fast",
+        doc="Pairs turning more than β_fast times in L keep their frequency (published: 32).",
+    )
+    beta_slow = param.Number(
+        SCALING_DEFAULTS["yarn"]["beta_slow"],
+        bounds=(0.125, 512.0),
+        label="YaRN β_slow",
+        doc="Pairs turning fewer than β_slow times in L are interpolated (published: 1).",
+    )
+    truncate = param.Boolean(
+        SCALING_DEFAULTS["yarn"]["truncate"],
+        label="YaRN: round the ramp's ends to whole pairs",
+        doc="YaRN's truncate option: floor and ceil the ramp's pair bounds (the default).",
+    )
+    low_freq_factor = param.Number(
+        SCALING_DEFAULTS["llama3"]["low_freq_factor"],
+        bounds=(0.125, 64.0),
+        label="Llama 3 low_freq_factor",
+        doc="Wavelengths above L / low_freq_factor are interpolated (Llama 3.1: 1).",
+    )
+    high_freq_factor = param.Number(
+        SCALING_DEFAULTS["llama3"]["high_freq_factor"],
+        bounds=(0.25, 128.0),
+        label="Llama 3 high_freq_factor",
+        doc="Wavelengths below L / high_freq_factor keep their frequency (Llama 3.1: 4).",
+    )
+    longrope_factors = param.String(
+        "",
+        regex=rf"\A[0-9eE+\-.,;()\[\] \t\r\n]{{0,{MAX_FACTORS_CHARS}}}\Z",
+        label="LongRoPE per-pair factors",
+        doc="d/2 numbers, one divisor per pair, separated by commas or spaces.",
+    )
+    t5_buckets = EvenInteger(
+        32,
+        bounds=(4, relative.MAX_BUCKETS),
+        step=2,
+        label="T5 buckets",
+        doc="T5's num_buckets (32 in T5; halved between the two directions when bidirectional).",
+    )
+    t5_max_distance = param.Integer(
+        128,
+        bounds=(2, 1 << 16),
+        label="T5 max_distance",
+        doc="Distances from max_distance on share T5's last bucket (128 in T5).",
+    )
+    t5_bidirectional = param.Boolean(
+        True,
+        label="T5: bidirectional (encoder)",
+        doc="An encoder sees keys on both sides (half the buckets each); a decoder only before.",
+    )
+    shaw_clip = param.Integer(
+        DEFAULT_SHAW_CLIP,
+        bounds=(1, MAX_SHAW_CLIP),
+        label="Shaw clipping distance k",
+        doc="Relative distances beyond ±k share the vector of ±k: 2k + 1 vectors (paper: 16).",
     )
     theme = param.Selector(default="light", objects=["light", "dark"], doc="Colour theme.")
 

@@ -15,7 +15,8 @@ from urllib.parse import parse_qsl, quote, urlencode
 
 import param
 
-from .state import EvenInteger, ExplorerState
+from .scaling import ALIASES as SCALING_ALIASES
+from .state import MAX_FACTORS_CHARS, MAX_TEXT_CHARS, EvenInteger, ExplorerState
 
 # Work is bounded whatever the URL: only so much of it is read.
 MAX_QUERY_LENGTH = 4000
@@ -34,6 +35,14 @@ INTEGER = re.compile(r"[+-]?[0-9]{1,12}")
 NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|nan)", re.I)
 # A notice says what was wrong in one line: longer ones are cut.
 MAX_NOTICE_CHARS = 160
+# Other names a Selector key takes: `transformers` calls Position Interpolation "linear".
+VALUE_ALIASES = {"scaling": SCALING_ALIASES}
+# Why a text key's value was refused, in words (the state's own message quotes its pattern).
+REFUSED = {
+    "text": f"is longer than {MAX_TEXT_CHARS} characters",
+    "longrope_factors": f"holds characters other than numbers, commas and spaces, or more than "
+    f"{MAX_FACTORS_CHARS}",
+}
 TRUE_WORDS, FALSE_WORDS = {"1", "true", "yes", "on"}, {"0", "false", "no", "off", ""}
 
 
@@ -122,6 +131,7 @@ def _coerce(parameter: param.Parameter, key: str, raw: str, notices: list[Notice
         notices.append(Notice(key, f"{shown(raw)} is not 0 or 1; used the default"))
         return param.Undefined
     if isinstance(parameter, param.Selector):
+        raw = VALUE_ALIASES.get(key, {}).get(raw.strip().lower(), raw)
         for choice in parameter.objects:
             if str(choice).lower() == raw.strip().lower():
                 return choice
@@ -236,9 +246,8 @@ def parse_query(query: str, view_names: tuple[str, ...]) -> PageQuery:
         try:
             setattr(state, key, value)
         except ValueError as error:
-            notices.append(
-                Notice(key, f"{shown(raw)} was not accepted ({error}); kept the default")
-            )
+            why = REFUSED.get(key, f"was not accepted ({error})")
+            notices.append(Notice(key, f"{shown(raw)} {why}; kept the default"))
             continue
         current = getattr(state, key)
         if current != value:

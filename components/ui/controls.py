@@ -15,13 +15,18 @@ import param
 
 from ..fixes.slider import Slider
 from ..methods import MAX_SEED, METHOD_LABELS
-from ..state import MAX_CHOSEN_PAIRS, MAX_TEXT_CHARS, ExplorerState
+from ..scaling import SCALING_LABELS
+from ..state import MAX_CHOSEN_PAIRS, MAX_FACTORS_CHARS, MAX_TEXT_CHARS, ExplorerState
 from .player import Player
 from .view import WhileShown
 
 D_MODEL_PRESETS = (4, 16, 64, 128, 512)
 # Stops of the base slider: a 1-2-5 log scale from 10 to 100 000.
-BASE_STOPS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
+BASE_STOPS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000,
+              200000, 500000, 1000000)  # fmt: skip
+# Stops of the RoPE scaling factor s and of the trained context L (powers of two, 256 … 1M).
+FACTOR_STOPS = (1, 1.5, 2, 3, 4, 6, 8, 16, 32, 64, 128)
+CONTEXT_STOPS = tuple(2**power for power in range(8, 21))
 # How many pairs the pair picker lists, and how many matches of a typed number it shows.
 PAIRS_LISTED = 64
 PAIRS_FOUND = 16
@@ -49,10 +54,32 @@ log = logging.getLogger(__name__)
 BOUNDED_SLIDERS = ("pos", "offset", "rotation_pair", "train_length")
 
 
-def base_options(base: float, options: dict | None = None) -> dict[str, float]:
-    """The base slider's stops as {label: value}, with base (from a link, say) added in order."""
-    values = {float(stop) for stop in BASE_STOPS} | set((options or {}).values()) | {float(base)}
+def stop_options(stops, value, options: dict | None = None, kind=float) -> dict:
+    """A log-scale slider's stops as {label: value}, with value (from a link, say) added in
+    order: the base, the scaling factor and the trained context use it."""
+    values = {kind(stop) for stop in stops} | set((options or {}).values()) | {kind(value)}
     return {f"{value:g}": value for value in sorted(values)}
+
+
+def stops_slider(state: ExplorerState, name: str, stops, kind=float) -> pn.widgets.DiscreteSlider:
+    """A slider over stops for a parameter, both ways linked; a value from a link is added."""
+    parameter = state.param[name]
+    slider = pn.widgets.DiscreteSlider(
+        label=f"{parameter.label} (log scale)",
+        options=stop_options(stops, getattr(state, name), kind=kind),
+        value=kind(getattr(state, name)),
+        sizing_mode="stretch_width",
+        css_classes=[f"pe-control-{name.replace('_', '-')}"],
+    )
+
+    def show(event):
+        if event.new not in slider.options.values():
+            slider.options = stop_options(stops, event.new, slider.options, kind)
+        slider.value = kind(event.new)
+
+    slider.param.watch(lambda event: setattr(state, name, kind(event.new)), "value")
+    state.param.watch(show, name)
+    return slider
 
 
 def control_label(text: str) -> pn.pane.HTML:
@@ -125,15 +152,7 @@ class Controls(pn.viewable.Viewer):
         self._syncing_pairs = False
         self._pairs_while_shown = WhileShown(self._update_pairs)
         self.pairs.param.watch(self._pairs_chosen, "value")
-        self.base = pn.widgets.DiscreteSlider(
-            label=f"{state.param.base.label} (log scale)",
-            options=base_options(state.base),
-            value=float(state.base),
-            sizing_mode="stretch_width",
-            css_classes=["pe-control-base"],
-        )
-        self.base.param.watch(lambda event: setattr(state, "base", float(event.new)), "value")
-        state.param.watch(self._show_base, "base")
+        self.base = stops_slider(state, "base", BASE_STOPS)
         self.layout = pn.widgets.RadioButtonGroup.from_param(
             state.param.layout, sizing_mode="stretch_width", css_classes=["pe-control-layout"]
         )
@@ -176,6 +195,7 @@ class Controls(pn.viewable.Viewer):
         state.param.watch(self._show_limits, [*BOUNDED_SLIDERS, "n_positions", "d_model", "pairs"])
         # Not from_param: a value the state refuses (a crafted client can send any length past
         # the box's limit) is turned away here, with one log line, not a traceback.
+        self._scaling_controls(state)
         self.text = pn.widgets.TextInput(
             label=state.param.text.label,
             value=state.text,
@@ -186,9 +206,71 @@ class Controls(pn.viewable.Viewer):
         )
         self.text.param.watch(self._text_typed, "value")
         state.param.watch(self._show_text, "text")
-        sliders = (self.pos, self.offset, self.d_model, self.n_positions, self.base, self.heads)
+        sliders = (self.pos, self.offset, self.d_model, self.n_positions, self.base, self.heads,
+                   self.factor, self.original_context, self.shaw_clip)  # fmt: skip
         for slider in (*sliders, self.rotation_pair, self.train_length, self.player.speed_slider):
             slider.stylesheets = [*slider.stylesheets, SLIDER_STYLE]
+
+    def _scaling_controls(self, state: ExplorerState) -> None:
+        """The RoPE scaling method, its factor and trained context, each method's own
+        parameters, and the relative methods' (T5, Shaw)."""
+        self.scaling = pn.widgets.Select.from_param(
+            state.param.scaling,
+            options={label: name for name, label in SCALING_LABELS.items()},
+            sizing_mode="stretch_width",
+            css_classes=["pe-control-scaling"],
+        )
+        self.factor = stops_slider(state, "factor", FACTOR_STOPS)
+        self.original_context = stops_slider(state, "original_context", CONTEXT_STOPS, int)
+
+        def number_input(name: str, widget=pn.widgets.FloatInput, **extra):
+            return widget.from_param(
+                state.param[name],
+                sizing_mode="stretch_width",
+                css_classes=[f"pe-control-{name.replace('_', '-')}"],
+                stylesheets=[SPINNER_STYLE],
+                **extra,
+            )
+
+        self.seq_len = number_input("seq_len", pn.widgets.IntInput, step=1024)
+        self.beta_fast = number_input("beta_fast", step=1.0)
+        self.beta_slow = number_input("beta_slow", step=0.25)
+        self.low_freq_factor = number_input("low_freq_factor", step=0.5)
+        self.high_freq_factor = number_input("high_freq_factor", step=0.5)
+        self.t5_buckets = number_input("t5_buckets", pn.widgets.IntInput, step=2)
+        self.t5_max_distance = number_input("t5_max_distance", pn.widgets.IntInput, step=16)
+        self.truncate = pn.widgets.Checkbox.from_param(
+            state.param.truncate, css_classes=["pe-control-truncate"]
+        )
+        self.t5_bidirectional = pn.widgets.Checkbox.from_param(
+            state.param.t5_bidirectional, css_classes=["pe-control-t5-bidirectional"]
+        )
+        self.shaw_clip = Slider.from_param(
+            state.param.shaw_clip, sizing_mode="stretch_width", css_classes=["pe-control-shaw-clip"]
+        )
+        # Not from_param, as the sentence: text the state refuses is turned away with a log line.
+        self.longrope_factors = pn.widgets.TextAreaInput(
+            label=state.param.longrope_factors.label,
+            value=state.longrope_factors,
+            max_length=MAX_FACTORS_CHARS,
+            placeholder="d/2 numbers, e.g. 1.0, 1.02, 1.1, …",
+            rows=3,
+            sizing_mode="stretch_width",
+            css_classes=["pe-control-longrope-factors"],
+        )
+        self.longrope_factors.param.watch(self._factors_typed, "value")
+        state.param.watch(
+            lambda event: setattr(self.longrope_factors, "value", event.new), "longrope_factors"
+        )
+
+    def _factors_typed(self, event) -> None:
+        """Pasted LongRoPE factors go to the state; text with other than numbers is turned away
+        (the scaling view says what is wrong with numbers of the wrong count)."""
+        try:
+            self.state.longrope_factors = event.new
+        except ValueError:
+            log.warning("LongRoPE factors with characters other than numbers were turned away")
+            self.longrope_factors.value = self.state.longrope_factors
 
     def _text_typed(self, event) -> None:
         """The sentence typed goes to the state; one the state refuses is turned away."""
@@ -259,12 +341,6 @@ class Controls(pn.viewable.Viewer):
         finally:
             self._syncing_pairs = False
 
-    def _show_base(self, event):
-        """Follow state.base, adding it as a stop when it is not one (a base from a link)."""
-        if event.new not in self.base.options.values():
-            self.base.options = base_options(event.new, self.base.options)
-        self.base.value = float(event.new)
-
     def widgets(self, names=None) -> list:
         """The widgets for the named controls (all of them by default), in page order."""
         every = {
@@ -289,6 +365,20 @@ class Controls(pn.viewable.Viewer):
             "heads": [self.heads],
             "seed": [pn.Row(self.seed, self.reseed, sizing_mode="stretch_width")],
             "train_length": [self.train_length],
+            "scaling": [self.scaling],
+            "factor": [self.factor],
+            "original_context": [self.original_context],
+            "seq_len": [self.seq_len],
+            "beta_fast": [self.beta_fast],
+            "beta_slow": [self.beta_slow],
+            "truncate": [self.truncate],
+            "low_freq_factor": [self.low_freq_factor],
+            "high_freq_factor": [self.high_freq_factor],
+            "longrope_factors": [self.longrope_factors],
+            "t5_buckets": [self.t5_buckets],
+            "t5_max_distance": [self.t5_max_distance],
+            "t5_bidirectional": [self.t5_bidirectional],
+            "shaw_clip": [self.shaw_clip],
         }
         chosen = every if names is None else [name for name in every if name in names]
         return [widget for name in chosen for widget in every[name]]

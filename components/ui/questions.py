@@ -17,7 +17,7 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .. import encoding, methods, urlstate
+from .. import encoding, methods, scaling, urlstate
 from ..state import DEFAULT_D_MODEL, ExplorerState
 
 # The base the "why 10 000" card compares with: small enough that its longest wavelength is
@@ -243,6 +243,56 @@ def beyond_training_numbers(state: ExplorerState) -> dict[str, float]:
     }
 
 
+def _scaled(state: ExplorerState) -> np.ndarray:
+    """The state's RoPE frequencies, scaled by its method (with the published parameters)."""
+    names = scaling.PARAMETERS[state.scaling]
+    given = {name: getattr(state, name) for name in names if name != "factors"}
+    inv_freq, _ = scaling.rope_scaled_frequencies(
+        state.scaling, state.d_model, state.base, state.factor, state.original_context, **given
+    )
+    return inv_freq
+
+
+def _near_score(inv_freq: np.ndarray) -> float:
+    """RoPE's score of a query with itself one position away, q = k: the mean of cos θ_i."""
+    return float(np.cos(inv_freq).mean())
+
+
+def interpolation_numbers(state: ExplorerState) -> dict[str, float]:
+    """What Position Interpolation does to the fastest pair and to the score of neighbours."""
+    original = scaling.default_frequencies(state.d_model, state.base)
+    scaled = original / state.factor
+    return {
+        "factor": state.factor,
+        "fast": float(original[0]),
+        "fast_scaled": float(scaled[0]),
+        "near": _near_score(original),
+        "near_scaled": _near_score(scaled),
+        "top": 1.0,
+    }
+
+
+def yarn_numbers(state: ExplorerState) -> dict[str, float]:
+    """Which pairs YaRN leaves alone (divisor 1) and interpolates (divisor s), and why."""
+    original = scaling.default_frequencies(state.d_model, state.base)
+    divisor = original / _scaled(state)
+    kept = np.flatnonzero(np.isclose(divisor, 1.0, rtol=1e-12, atol=0))
+    wavelength = 2 * math.pi / float(original[kept[-1]]) if kept.size else 0.0
+    attention = scaling.yarn_attention_factor(state.factor)
+    return {
+        "beta_fast": state.beta_fast,
+        "beta_slow": state.beta_slow,
+        "context": state.original_context,
+        "factor": state.factor,
+        "kept": int(kept.size),
+        "kept_wavelength": wavelength,
+        "kept_turns": state.original_context / wavelength if wavelength else 0.0,
+        "interpolated": int(np.isclose(divisor, state.factor, rtol=1e-12, atol=0).sum()),
+        "attention": attention,
+        "attention_squared": attention**2,
+    }
+
+
 # --- The cards, in the order a tour steps through them -----------------------------------
 
 QUESTIONS: tuple[Question, ...] = (
@@ -369,6 +419,36 @@ QUESTIONS: tuple[Question, ...] = (
         "{alibi:.1f} with m = {slope:g}, which is why its authors found it extrapolates to "
         "longer texts.",
         numbers=beyond_training_numbers,
+    ),
+    Question(
+        name="interpolation-nearby",
+        title="Why does PI hurt short-range attention?",
+        values=MappingProxyType({"scaling": "pi", "factor": 4.0}),
+        focus="scaling",
+        template="Position Interpolation divides every frequency by s = {factor:g}, so the "
+        "fastest pair, which turned {fast:.3f} radians from one position to the next, now "
+        "turns only {fast_scaled:.3f}. Neighbours become harder to tell apart: the score of a "
+        "query with itself one position away (q = k, the mean of cos θ'<sub>i</sub>) rises "
+        "from {near:.4f} to {near_scaled:.4f}, nearer the {top:g} of the same position. "
+        "Attention to nearby words, which needs neighbours to differ, loses resolution; NTK "
+        "and YaRN keep the fast pairs as they were.",
+        numbers=interpolation_numbers,
+    ),
+    Question(
+        name="yarn-pairs",
+        title="Which pairs does YaRN leave alone, and why?",
+        values=MappingProxyType({"scaling": "yarn", "factor": 8.0}),
+        focus="scaling",
+        template="YaRN leaves alone every pair that turns more than β<sub>fast</sub> = "
+        "{beta_fast:g} times within the trained length L = {context:d}: here the first "
+        "{kept:d} pairs, the slowest of them with a wavelength of {kept_wavelength:.1f} "
+        "positions, which it turns {kept_turns:.1f} times. Those pairs measure short "
+        "distances, which stay the same in a longer text, so changing them would blur what "
+        "the model learned about neighbours. The {interpolated:d} pairs that turn fewer than "
+        "β<sub>slow</sub> = {beta_slow:g} times are divided by s = {factor:g} as in PI and the "
+        "pairs between are ramped; the logits are multiplied by {attention_squared:.4f}, the "
+        "square of YaRN's attention factor {attention:.4f}.",
+        numbers=yarn_numbers,
     ),
 )
 

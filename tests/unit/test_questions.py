@@ -27,6 +27,8 @@ FIXED_NUMBERS = {
     ("layout", "sin_concatenated"): "pair 1's sine is column 1 concatenated at every d_model",
     ("small-d-model", "wide_d_model"): "the width compared with is fixed",
     ("small-d-model", "horizon"): "the search horizon is fixed",
+    ("interpolation-nearby", "fast"): "θ_0 = base^0 = 1 whatever the base and d_model",
+    ("interpolation-nearby", "top"): "a query's score with itself is the mean of cos 0 = 1",
 }
 # Each card is also checked away from its own state: its numbers are functions of the state.
 OTHER_STATE = {"d_model": 64, "base": 500.0}
@@ -191,6 +193,44 @@ def expected_beyond_training(s):
     }
 
 
+def expected_interpolation(s):
+    thetas = [omega(s.d_model, s.base, i) for i in range(s.d_model // 2)]
+    return {
+        "factor": s.factor,
+        "fast": 1.0,
+        "fast_scaled": 1.0 / s.factor,
+        "near": sum(math.cos(t) for t in thetas) / len(thetas),
+        "near_scaled": sum(math.cos(t / s.factor) for t in thetas) / len(thetas),
+        "top": 1.0,
+    }
+
+
+def expected_yarn(s):
+    """YaRN's kept pairs from its correction range (Peng et al., jquesnelle/yarn): pairs up to
+    floor(d ln(L / (2π β_fast)) / (2 ln base)) keep θ_i; from ceil(… β_slow …) on, θ_i / s."""
+    d, base, length = s.d_model, s.base, s.original_context
+
+    def pair_turning(turns):
+        return d * math.log(length / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low = max(math.floor(pair_turning(s.beta_fast)), 0)
+    high = min(math.ceil(pair_turning(s.beta_slow)), d - 1)
+    wavelength = 2 * math.pi * base ** (2 * low / d)
+    attention = 0.1 * math.log(s.factor) + 1
+    return {
+        "beta_fast": s.beta_fast,
+        "beta_slow": s.beta_slow,
+        "context": length,
+        "factor": s.factor,
+        "kept": low + 1,
+        "kept_wavelength": wavelength,
+        "kept_turns": length / wavelength,
+        "interpolated": max(d // 2 - high, 0),
+        "attention": attention,
+        "attention_squared": attention**2,
+    }
+
+
 EXPECTED = {
     "why-base": expected_base,
     "exp-and-log": expected_exp_log,
@@ -200,6 +240,8 @@ EXPECTED = {
     "layout": expected_layout,
     "small-d-model": expected_small_d_model,
     "beyond-training": expected_beyond_training,
+    "interpolation-nearby": expected_interpolation,
+    "yarn-pairs": expected_yarn,
 }
 # Numbers that are rounding error: the bound they must stay under.
 ROUNDING = {
@@ -225,7 +267,7 @@ def test_names_are_unique_slugs_and_titles_unique_short_questions():
         assert len(q.title) <= 60 and q.title.endswith("?")
 
 
-def test_there_are_about_eight_cards():
+def test_there_are_about_ten_cards():
     assert 6 <= len(QUESTIONS) <= 10
 
 
@@ -353,6 +395,10 @@ PERTURBATIONS = [
     ("rotation_pair", lambda s: s.rotation_pair + 1),
     ("train_length", lambda s: s.train_length // 2),
     ("heads", lambda s: 4),
+    ("factor", lambda s: 2 * s.factor),
+    ("original_context", lambda s: 2 * s.original_context),
+    ("beta_fast", lambda s: s.beta_fast / 2),
+    ("beta_slow", lambda s: s.beta_slow * 2),
 ]
 
 

@@ -36,6 +36,13 @@ def test_a_full_query_restores_the_state_without_notices():
         ExplorerState(pos=20, offset=-5, d_model=64, pairs=[1, 2], base=500.0),
         ExplorerState(n_positions=2048, d_model=2048, pos=2000, offset=-2000, theme="dark"),
         ExplorerState(layout="concatenated", base=12345.678, n_positions=1, pos=0, offset=0),
+        ExplorerState(
+            scaling="llama3", base=500000.0, original_context=8192, factor=8.0,
+            low_freq_factor=1.0, high_freq_factor=4.0, t5_bidirectional=False, shaw_clip=3,
+        ),  # fmt: skip
+        ExplorerState(
+            scaling="longrope", longrope_factors="1, 1.5e0, 2", truncate=False, t5_buckets=8
+        ),
     ],
 )
 @pytest.mark.parametrize(("view", "embed"), [("", False), ("waves", True), ("compare", False)])
@@ -153,6 +160,12 @@ KEYS = st.sampled_from(
         "view",
         "embed",
         "x",
+        "scaling",
+        "factor",
+        "original_context",
+        "truncate",
+        "t5_buckets",
+        "longrope_factors",
     ]
 )
 VALUES = st.one_of(
@@ -200,3 +213,30 @@ def test_every_notice_is_one_short_line(query):
     notices = parse_query(query, VIEW_NAMES).notices
     assert notices
     assert all(len(str(n)) <= MAX_NOTICE_CHARS and "\n" not in str(n) for n in notices)
+
+
+def test_a_scaling_link_reads_transformers_names_and_published_numbers():
+    result = parsed("view=scaling&scaling=Linear&factor=8&original_context=8192&base=500000")
+    values = result.values
+    assert result.notices == [] and result.view == "scaling"
+    assert (values["scaling"], values["factor"], values["original_context"]) == ("pi", 8.0, 8192)
+    assert values["base"] == 500000.0
+
+
+@pytest.mark.parametrize(
+    ("query", "key", "expected", "says"),
+    [
+        ("factor=0.5", "factor", 1.0, "outside 1.0 … 128.0"),
+        ("original_context=-4096", "original_context", 16, "outside 16"),
+        ("scaling=rope2", "scaling", "yarn", "not one of none, pi, ntk"),
+        ("t5_buckets=33", "t5_buckets", 34, "is odd"),
+        ("truncate=maybe", "truncate", True, "not 0 or 1"),
+        ("longrope_factors=%3Cscript%3E", "longrope_factors", "", "characters other than numbers"),
+        ("shaw_clip=100000", "shaw_clip", 512, "outside 1 … 512"),
+    ],
+)
+def test_bad_scaling_and_relative_values_get_a_notice_and_a_safe_value(query, key, expected, says):
+    result = parsed(query)
+    assert result.values[key] == expected
+    [notice] = result.notices
+    assert notice.key == key and says in notice.message
