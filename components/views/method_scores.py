@@ -14,13 +14,28 @@ from ..ui.view import DATA_ROWS, DataTable, span_text, window
 from ..ui.view import number as four_decimals
 from .layout import titled_layout
 
-NAMES = {"sinusoidal": "sinusoidal", "rope": "RoPE", "alibi": "ALiBi", "none": "none"}
+NAMES = {
+    "sinusoidal": "sinusoidal",
+    "rope": "RoPE",
+    "alibi": "ALiBi",
+    "none": "none",
+    "t5": "T5",
+    "shaw": "Shaw",
+    "xl": "Transformer-XL",
+}
+# The relative methods are drawn beside the four a model can be switched to; each has its view.
+RELATIVE = ("t5", "shaw", "xl")
 COLOURS = {
     "sinusoidal": theme.PAIR_COLOURS[0],
     "rope": theme.PAIR_COLOURS[1],
     "alibi": theme.PAIR_COLOURS[2],
     "none": theme.PAIR_COLOURS[3],
+    "t5": theme.PAIR_COLOURS[4],
+    "shaw": theme.PAIR_COLOURS[5],
+    "xl": theme.PAIR_COLOURS[0],
 }
+# Lines told apart by their dash as well as their colour (Transformer-XL shares a colour).
+DASHES = {"alibi-gentlest": "dash", "xl": "dot", "shaw": "dashdot"}
 # What each method does at offsets no training sequence had, in short lines: the chart stacks
 # them, so the labels fit in the shaded half of a narrow chart.
 BEYOND = {
@@ -28,6 +43,9 @@ BEYOND = {
     "rope": ("defined and bounded, rotations never seen", "in training; decays on average"),
     "alibi": ("a linear penalty that keeps growing:", "far keys fade"),
     "none": ("0: no position, nothing changes",),
+    "t5": ("k ≥ max_distance: the last bucket's bias, flat",),
+    "shaw": ("k ≥ clip: the vector a_clip again, flat",),
+    "xl": ("the sinusoid R(k): defined, never seen",),
 }
 CURRENT_WIDTH, OTHER_WIDTH = 3.5, 1.5
 OTHER_OPACITY = 0.4
@@ -90,7 +108,8 @@ def slope_text(slope: float) -> str:
 
 
 def curves(state: ExplorerState) -> list[Curve]:
-    """The lines drawn: sinusoidal, RoPE, ALiBi's steepest and gentlest heads, none."""
+    """The lines drawn: sinusoidal, RoPE, ALiBi's steepest and gentlest heads, none, and the
+    relative methods T5, Shaw et al. and Transformer-XL with their seeded stand-in weights."""
     shown = derived.method_curves(
         last_offset(state),
         state.d_model,
@@ -117,6 +136,33 @@ def curves(state: ExplorerState) -> list[Curve]:
             )
         )
     lines.append(Curve("none", "none", "none: 0", shown.none))
+    n_offsets = last_offset(state) + 1
+    lines += [
+        Curve(
+            "t5",
+            "t5",
+            f"T5: bias of k's bucket ({state.t5_buckets} buckets, max {state.t5_max_distance})",
+            derived.t5_bias_curve(
+                n_offsets,
+                state.t5_buckets,
+                state.t5_max_distance,
+                state.t5_bidirectional,
+                state.seed,
+            ),
+        ),
+        Curve(
+            "shaw",
+            "shaw",
+            f"Shaw: q·a_clip(k), clip {state.shaw_clip}",
+            derived.shaw_score_curve(n_offsets, state.shaw_clip, state.d_model, state.seed),
+        ),
+        Curve(
+            "xl",
+            "xl",
+            "Transformer-XL: q·W_R R(k) + v·W_R R(k)",
+            derived.xl_position_curve(n_offsets, state.d_model, float(state.base), state.seed),
+        ),
+    ]
     return lines
 
 
@@ -199,7 +245,7 @@ def figure(state: ExplorerState) -> dict:
     for number, line in enumerate(lines):
         current = line.method == state.method
         # ALiBi's gentlest head is dashed: the same colour as its steepest, told apart.
-        dash = "dash" if line.css_name == "alibi-gentlest" else "solid"
+        dash = DASHES.get(line.css_name, "solid")
         traces.append(
             {
                 "type": "scatter",

@@ -269,3 +269,63 @@ def test_view_follows_its_parameters(parameter, value):
     before = methods.figure(ExplorerState())
     after = methods.figure(ExplorerState(**{parameter: value}))
     assert not same_value(before, after)
+
+
+# --- The relative methods beside them -------------------------------------------------------
+
+
+def stand_in_rng(seed: int) -> np.random.Generator:
+    """The stream of the relative methods' stand-in learned numbers: the seed after the q's."""
+    return np.random.default_rng(seed + 1)
+
+
+@pytest.mark.parametrize(
+    ("bidirectional", "exact", "last_bucket"),
+    # T5 halves 32 buckets between the two sides when bidirectional: 8 exact distances and
+    # bucket 15 from max_distance on; causal: 16 exact ones and bucket 31 (HF's T5Attention).
+    [(True, 8, 15), (False, 16, 31)],
+)
+def test_t5_curve_is_the_bias_of_each_offsets_bucket(bidirectional, exact, last_bucket):
+    state = ExplorerState(n_positions=300, t5_bidirectional=bidirectional, seed=3)
+    biases = stand_in_rng(3).standard_normal(32)
+    scores = trace(methods.figure(state), "T5")["y"]
+    assert np.array_equal(scores[:exact], biases[:exact])
+    assert np.all(scores[128:] == biases[last_bucket])
+    # Between, log-spaced buckets: a run of offsets shares each, so fewer values than offsets.
+    assert 1 < len(set(scores[exact:128].tolist())) < 128 - exact
+
+
+@pytest.mark.parametrize("clip", [1, 4, 16])
+def test_shaw_curve_is_q_with_the_clipped_vector(clip):
+    state = ExplorerState(shaw_clip=clip, seed=2, d_model=16)
+    q = np.random.default_rng(2).standard_normal(16)
+    vectors = stand_in_rng(2).standard_normal((2 * clip + 1, 16)) / 4.0
+    scores = trace(methods.figure(state), "Shaw")["y"]
+    for k in range(len(scores)):
+        assert scores[k] == pytest.approx(q @ vectors[clip - min(k, clip)], rel=1e-12)
+    assert len(set(scores[clip:].tolist())) == 1
+
+
+def test_transformer_xl_curve_is_its_two_position_terms():
+    d, base, seed = 8, 10000.0, 4
+    state = ExplorerState(d_model=d, seed=seed)
+    rng = np.random.default_rng(seed)
+    q, _, _, v = (rng.standard_normal(d) / np.sqrt(d) for _ in range(4))
+    w_r = rng.standard_normal((d, d)) / np.sqrt(d)
+    scores = trace(methods.figure(state), "Transformer-XL")["y"]
+    omega = base ** (-np.arange(0, d, 2) / d)
+    for k in (0, 1, 7, 40):
+        sinusoid = np.concatenate([np.sin(k * omega), np.cos(k * omega)])  # R, sin then cos
+        assert scores[k] == pytest.approx((q + v) @ (w_r @ sinusoid), rel=1e-9, abs=1e-12)
+
+
+def test_relative_methods_are_drawn_faded_and_in_the_readout():
+    state = ExplorerState()
+    figure, readout = methods.figure(state), methods.readout(state)
+    for name, css in (("T5", "t5"), ("Shaw", "shaw"), ("Transformer-XL", "xl")):
+        line = trace(figure, name)
+        assert line["opacity"] == methods.OTHER_OPACITY
+        assert cell(readout, f"pe-method-{css}-at-k") == pytest.approx(
+            line["y"][abs(state.offset)], abs=5e-7
+        )
+        assert f"pe-method-{css}-beyond" in readout
