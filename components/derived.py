@@ -15,7 +15,7 @@ from functools import lru_cache, wraps
 
 import numpy as np
 
-from . import encoding, formula, methods
+from . import encoding, formula, learned, methods, relative
 
 # A screen shows at most about this many distinct cells; larger matrices are strided.
 MAX_DISPLAY_CELLS = 250_000
@@ -358,6 +358,44 @@ def offset_dot_curve_from_zero(n_offsets: int, d_model: int, base: float) -> np.
     return encoding.offset_dots(n_offsets, d_model, base)
 
 
+# The relative methods' learned numbers are drawn at random, seeded as the RoPE q and k are, but
+# from a stream of their own, so that none of them is a copy of q.
+RELATIVE_STREAM = 1
+
+
+def relative_seed(seed: int) -> int:
+    """The seed of the relative methods' stand-in learned numbers: RELATIVE_STREAM after seed."""
+    return (seed + RELATIVE_STREAM) % (methods.MAX_SEED + 1)
+
+
+@read_only_cache()
+def t5_bias_curve(
+    n_offsets: int, num_buckets: int, max_distance: int, bidirectional: bool, seed: int
+) -> np.ndarray:
+    """T5's position score of a key k = 0 … n_offsets − 1 before the query: the learned scalar
+    bias of its bucket (key − query = −k), the biases N(0, 1) at random as if learned."""
+    biases = np.random.default_rng(relative_seed(seed)).standard_normal(num_buckets)
+    buckets = relative.t5_relative_bucket(
+        -np.arange(n_offsets), bidirectional, num_buckets, max_distance
+    )
+    return biases[buckets]
+
+
+def shaw_score_curve(n_offsets: int, clip: int, d_model: int, seed: int) -> np.ndarray:
+    """Shaw et al.'s position score q·a_{clip(−k)} of a key k = 0 … n_offsets − 1 before the
+    query, with the seeded RoPE q and the 2·clip + 1 vectors of shaw_vectors: each offset past
+    the clip gets the very same number."""
+    return shaw_vectors(clip, d_model, seed).scores[
+        np.clip(-np.arange(n_offsets), -clip, clip) + clip
+    ]
+
+
+def xl_position_curve(n_offsets: int, d_model: int, base: float, seed: int) -> np.ndarray:
+    """Transformer-XL's position terms q·W_R R_k + v·W_R R_k for k = 0 … n_offsets − 1."""
+    terms = transformer_xl_curves(n_offsets, d_model, base, seed)
+    return terms.content_position + terms.position_bias
+
+
 def cached_functions() -> tuple:
     """Every cache of this module, for tests that count what was computed."""
     return (
@@ -380,4 +418,136 @@ def cached_functions() -> tuple:
         hover_cells,
         rope_self_curve,
         offset_dot_curve_from_zero,
+        t5_bias_curve,
+        sinusoidal_table,
+        sinusoidal_components,
+        t5_bucket_cells,
+        t5_runs,
+        shaw_offset_cells,
+        shaw_vectors,
+        transformer_xl_curves,
     )
+
+
+# ---- The learned view's sinusoidal side (a learned table is the view's own, not cached here) --
+
+
+@read_only_cache(maxsize=2)
+def sinusoidal_table(n_positions: int, d_model: int, base: float, layout: str) -> np.ndarray:
+    """The sinusoidal table set beside a learned one of this size (not pe_matrix: its few
+    cache slots hold the page's own matrices)."""
+    return encoding.positional_encoding(n_positions, d_model, base, layout=layout)
+
+
+@read_only_cache(maxsize=2)
+def sinusoidal_components(n_positions: int, d_model: int, base: float):
+    """The top principal components of that table's rows (learned.principal_components).
+
+    The layout only reorders the columns, so the scores are those of either layout.
+    """
+    return learned.principal_components(sinusoidal_table(n_positions, d_model, base, "interleaved"))
+
+
+# ---- The relative views' numbers (T5, Shaw, Transformer-XL), as they draw them ---------------
+
+
+@dataclass(frozen=True)
+class T5Buckets:
+    """T5's bucket of each key − query of n positions, and the n × n matrix of them as shown."""
+
+    offsets: np.ndarray  # key − query = −(n − 1) … n − 1
+    buckets: np.ndarray  # the bucket of each offset
+    rows: np.ndarray  # the positions shown: every stride-th
+    cells: np.ndarray  # float32: bucket of (query row, key column)
+    stride: int
+
+
+@read_only_cache()
+def t5_bucket_cells(
+    n_positions: int, num_buckets: int, max_distance: int, bidirectional: bool
+) -> T5Buckets:
+    """The buckets of every offset of the sequence; the matrix is read off them (Toeplitz)."""
+    offsets = np.arange(-(n_positions - 1), n_positions)
+    buckets = relative.t5_relative_bucket(offsets, bidirectional, num_buckets, max_distance)
+    stride = dot_product_stride(n_positions)
+    rows = np.arange(0, n_positions, stride)
+    cells = buckets[rows[None, :] - rows[:, None] + n_positions - 1].astype(np.float32)
+    return T5Buckets(offsets, buckets, rows, cells, stride)
+
+
+@read_only_cache()
+def t5_runs(num_buckets: int, max_distance: int, bidirectional: bool) -> tuple[tuple, tuple]:
+    """The runs of distances that share a bucket (relative.BucketRun): of the keys at or before
+    the query (from distance 0), and of the keys after it (from distance 1)."""
+    before = relative.t5_bucket_runs(bidirectional, num_buckets, max_distance, side=-1)
+    after = []
+    # Distance 0 is the query itself, already the first run before it.
+    for run in relative.t5_bucket_runs(bidirectional, num_buckets, max_distance, side=1):
+        if run.last != 0:
+            after.append(run if run.first else dataclasses.replace(run, first=1))
+    return tuple(before), tuple(after)
+
+
+@dataclass(frozen=True)
+class ShawCells:
+    """clip(j − i, −K, K), the vector a_{j−i} each (query i, key j) uses, of the shown cells."""
+
+    rows: np.ndarray  # the positions shown: every stride-th
+    clipped: np.ndarray  # float32, rows × rows
+    stride: int
+
+
+@read_only_cache()
+def shaw_offset_cells(n_positions: int, clip: int) -> ShawCells:
+    """Shaw et al.'s clipped distances of n positions, strided like the dot products."""
+    stride = dot_product_stride(n_positions)
+    rows = np.arange(0, n_positions, stride)
+    index = relative.shaw_clipped_offsets(n_positions, clip)[np.ix_(rows, rows)]
+    return ShawCells(rows, (index - clip).astype(np.float32), stride)
+
+
+# The Show data table and the readout list a vector's first few numbers.
+SHAW_LISTED_DIMENSIONS = 16
+# The heatmap of the 2K + 1 vectors is a small picture beside the n × n matrix.
+MAX_VECTOR_CELLS = MAX_DISPLAY_CELLS // 4
+
+
+@dataclass(frozen=True)
+class ShawVectors:
+    """Shaw et al.'s 2K + 1 learned vectors a_{−K} … a_K (random stand-ins) as shown."""
+
+    first_dimensions: np.ndarray  # (2K + 1) × at most SHAW_LISTED_DIMENSIONS, float64
+    scores: np.ndarray  # q·a_c for c = −K … K, with the seeded RoPE query q
+    largest: float  # max |a_c[d]|: the colour scale's end
+    rows: np.ndarray  # the distances c shown: every stride-th of −K … K
+    dimensions: np.ndarray  # the dimensions shown: every stride-th
+    z: np.ndarray  # float32, rows × dimensions
+    stride: int
+
+
+@read_only_cache(maxsize=2)
+def shaw_vectors(clip: int, d_model: int, seed: int) -> ShawVectors:
+    """The vectors of relative.shaw_table, seeded as the methods chart's (relative_seed); only
+    what is drawn is kept, so a large table is not held."""
+    table = relative.shaw_table(clip, d_model, relative_seed(seed))
+    query, _ = query_key(d_model, seed)
+    count = 2 * clip + 1
+    stride = max(1, math.ceil(math.sqrt(count * d_model / MAX_VECTOR_CELLS)))
+    rows, dimensions = np.arange(0, count, stride), np.arange(0, d_model, stride)
+    return ShawVectors(
+        first_dimensions=table[:, :SHAW_LISTED_DIMENSIONS].copy(),
+        scores=table @ query,
+        largest=float(np.abs(table).max()),
+        rows=rows - clip,
+        dimensions=dimensions,
+        z=np.ascontiguousarray(table[np.ix_(rows, dimensions)], dtype=np.float32),
+        stride=stride,
+    )
+
+
+@read_only_cache()
+def transformer_xl_curves(
+    n_positions: int, d_model: int, base: float, seed: int
+) -> relative.XLTerms:
+    """Transformer-XL's four terms at the offsets i − j = 0 … n_positions − 1."""
+    return relative.transformer_xl_terms(np.arange(n_positions), d_model, seed, base)

@@ -24,6 +24,7 @@ Meta's llama-models `apply_scaling` and the YaRN authors' jquesnelle/yarn
 from __future__ import annotations
 
 import math
+import re
 from numbers import Real
 
 import numpy as np
@@ -53,6 +54,8 @@ PARAMETERS: dict[str, dict[str, object]] = {
     "longrope": {"factors": None},
 }
 MAX_FACTOR = 1024.0
+# LongRoPE's smallest per-pair factor: a divisor near 0 would make a pair turn without bound.
+MIN_FACTOR = 1e-3
 MAX_CONTEXT = 1 << 24
 
 
@@ -85,13 +88,38 @@ def check_factors(factors: object, n_pairs: int) -> np.ndarray:
         raise ValueError(
             f"factors must be {n_pairs} numbers (one per pair: d_head / 2), got {array.size}"
         )
-    bad = ~np.isfinite(array) | (array < 1e-3)
+    bad = ~np.isfinite(array) | (array < MIN_FACTOR)
     if bad.any():
         index = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"factors must be finite numbers of at least 0.001; pair {index} is {array[index]!r}"
+            f"factors must be finite numbers of at least 0.001; pair {index} is "
+            f"{float(array[index])!r}"
         )
     return array
+
+
+def parse_factors(text: str, n_pairs: int) -> np.ndarray:
+    """LongRoPE's per-pair factors from pasted text: numbers split by commas, semicolons or
+    spaces, brackets allowed ("[1.0, 1.2]"); n_pairs finite numbers of at least 0.001, else
+    ValueError in the visitor's words (numbered from 1, as they count them)."""
+    words = [word for word in re.split(r"[,;\s\[\]()]+", text.strip()) if word]
+    if not words:
+        raise ValueError(
+            f"LongRoPE needs {n_pairs} per-pair factors (d_head / 2): paste them in the box"
+        )
+    values = []
+    for index, word in enumerate(words, start=1):
+        try:
+            value = float(word)
+        except ValueError:
+            raise ValueError(f"LongRoPE factor {index} is not a number: {word[:20]!r}") from None
+        if not (math.isfinite(value) and value >= MIN_FACTOR):
+            raise ValueError(
+                f"LongRoPE factor {index} is {word[:20]}: each must be a finite number of "
+                f"at least {MIN_FACTOR:g}"
+            )
+        values.append(value)
+    return check_factors(values, n_pairs)
 
 
 def _parameters(method: str, given: dict[str, object]) -> dict[str, object]:
@@ -227,8 +255,9 @@ def scaling_bands(
     scaled, _ = rope_scaled_frequencies(method, d_head, base, factor, original_context, **params)
     divisor = default_frequencies(check_d_model(d_head), check_base(base)) / scaled
     bands = np.full(divisor.shape, "ramped", dtype=object)
-    bands[np.isclose(divisor, 1.0, rtol=1e-12, atol=0)] = "kept"
     bands[np.isclose(divisor, float(factor), rtol=1e-12, atol=0)] = "interpolated"
+    # Kept wins: at s = 1 dividing by s leaves every pair as it was.
+    bands[np.isclose(divisor, 1.0, rtol=1e-12, atol=0)] = "kept"
     return bands
 
 

@@ -9,8 +9,10 @@ import numpy as np
 import panel as pn
 import param
 
-from .. import derived, methods
+from .. import derived, methods, relative
 from ..state import ExplorerState
+from ..views import VIEWS
+from ..views import scaling as scaling_view
 
 CODE_STYLE = """
 pre { background: var(--pe-code-bg, #f6f8fa); padding: 0.6em 0.8em; border-radius: 6px;
@@ -148,6 +150,53 @@ print(pe.shape, dot.item(), cosine.item(), distance.item())
 """
 
 
+def long_context_arrays(state: ExplorerState) -> dict[str, np.ndarray]:
+    """The RoPE scaling and relative views' arrays at the state (the second .npz download).
+
+    scaling_*: per pair, θ_i, θ'_i under the chosen method and its attention factor (the
+    inv_freq the RoPE checker takes); t5_buckets[i, j], shaw_vector[i, j]: the bucket and the
+    index of the learned vector (0 … 2k) for query i and key j; xl_*: Transformer-XL's four
+    terms against the offset i − j = 0 … n − 1.
+    """
+    n = state.n_positions
+    model = scaling_view.scaled(state)
+    arrays = {
+        "scaling_original_inv_freq": model.original,
+        "scaling_inv_freq": model.scaled,
+        "scaling_attention_factor": np.float64(model.attention_factor),
+        "shaw_vector": relative.shaw_clipped_offsets(n, state.shaw_clip),
+    }
+    try:
+        keys_minus_queries = np.arange(n)[None, :] - np.arange(n)[:, None]
+        arrays["t5_buckets"] = relative.t5_relative_bucket(
+            keys_minus_queries, state.t5_bidirectional, state.t5_buckets, state.t5_max_distance
+        )
+    except ValueError:
+        pass  # settings without buckets (the T5 view says why): nothing to download
+    terms = relative.transformer_xl_terms(np.arange(n), state.d_model, state.seed, state.base)
+    for name in ("content", "content_position", "content_bias", "position_bias"):
+        arrays[f"xl_{name}"] = getattr(terms, name)
+    return {name: np.asarray(array) for name, array in arrays.items()}
+
+
+def long_context_npz(state: ExplorerState) -> bytes:
+    """long_context_arrays in NumPy's compressed .npz format."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **long_context_arrays(state))
+    return buffer.getvalue()
+
+
+def view_scripts(state: ExplorerState) -> str:
+    """Each view with a script of its own (RoPE scaling, T5, Shaw, …), folded, in NumPy."""
+    return "".join(
+        f"<details><summary>{html.escape(spec.short)} in NumPy</summary>"
+        f'<pre><code class="pe-{spec.name}-code">{html.escape(spec.code(state))}</code></pre>'
+        "</details>"
+        for spec in VIEWS
+        if spec.code is not None
+    )
+
+
 class ExportPanel(pn.viewable.Viewer):
     """CSV and .npy downloads of the matrix, and the NumPy / PyTorch code behind it."""
 
@@ -160,6 +209,13 @@ class ExportPanel(pn.viewable.Viewer):
         self.npy = self._download(".npy", "Download matrix (.npy)", matrix_npy, io.BytesIO)
         self.npz = self._download(
             "-methods.npz", "Download every method's arrays (.npz)", methods_npz, io.BytesIO, 300
+        )
+        self.long_context = self._download(
+            "-long-context.npz",
+            "Download RoPE scaling and relative arrays (.npz)",
+            long_context_npz,
+            io.BytesIO,
+            380,
         )
         self.code = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[CODE_STYLE])
         self.refresh()
@@ -194,11 +250,12 @@ class ExportPanel(pn.viewable.Viewer):
             "<h3>Reproduce in PyTorch</h3>"
             f'<pre><code class="pe-torch-code">{html.escape(torch_code(self.state))}</code></pre>'
             f"<h3>The other position methods</h3>{other_methods}"
+            f"<h3>Long context and relative positions</h3>{view_scripts(self.state)}"
         )
 
     def __panel__(self):
         return pn.Column(
-            pn.FlexBox(self.csv, self.npy, self.npz, flex_wrap="wrap"),
+            pn.FlexBox(self.csv, self.npy, self.npz, self.long_context, flex_wrap="wrap"),
             self.code,
             sizing_mode="stretch_width",
             css_classes=["pe-export"],

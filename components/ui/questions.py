@@ -19,6 +19,7 @@ import numpy as np
 
 from .. import encoding, methods, scaling, urlstate
 from ..state import DEFAULT_D_MODEL, ExplorerState
+from ..views import scaling as scaling_view
 
 # The base the "why 10 000" card compares with: small enough that its longest wavelength is
 # shorter than the card's text.
@@ -244,13 +245,8 @@ def beyond_training_numbers(state: ExplorerState) -> dict[str, float]:
 
 
 def _scaled(state: ExplorerState) -> np.ndarray:
-    """The state's RoPE frequencies, scaled by its method (with the published parameters)."""
-    names = scaling.PARAMETERS[state.scaling]
-    given = {name: getattr(state, name) for name in names if name != "factors"}
-    inv_freq, _ = scaling.rope_scaled_frequencies(
-        state.scaling, state.d_model, state.base, state.factor, state.original_context, **given
-    )
-    return inv_freq
+    """The state's RoPE frequencies, scaled by its method, as the scaling view draws them."""
+    return scaling_view.scaled(state).scaled
 
 
 def _near_score(inv_freq: np.ndarray) -> float:

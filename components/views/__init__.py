@@ -25,12 +25,18 @@ from . import (
     dotproduct,
     frequency,
     heatmap,
+    learned,
     method_scores,
     nope,
     properties,
     rope,
+    rope_checker,
     rotation,
+    scaling,
+    shaw,
+    t5,
     tokens,
+    transformer_xl,
     waves,
 )
 
@@ -62,6 +68,9 @@ class ViewSpec:
     # that method lacks (`missing`) instead of drawing something misleading.
     methods: tuple[str, ...] = METHODS
     missing: str = ""
+    # state -> a standalone NumPy script reproducing the view's numbers (Export / Code shows it);
+    # the sinusoidal views share the export's own scripts instead.
+    code: Callable[[ExplorerState], str] | None = None
 
     def method_note(self, method: str) -> str:
         """One line saying why the view shows nothing under method ("" when it means something)."""
@@ -107,6 +116,7 @@ def view_of(module, *, follows: str, controls: str, card_controls: str = "", **f
         data=module.data,
         readout=readout,
         readout_style=getattr(module, "READOUT_STYLE", "") if readout else "",
+        code=getattr(module, "code", None),
         follows=tuple(follows.split()),
         controls=tuple(controls.split()),
         card_controls=tuple(card_controls.split()),
@@ -273,10 +283,13 @@ VIEWS: tuple[ViewSpec, ...] = (
         short="Methods",
         explanation="The part of the attention score that comes from position alone, against "
         "the offset k: D(k) = Σ cos(k·ω<sub>i</sub>) for the sinusoidal encoding, q·R(k)q for "
-        "RoPE, −m·k for ALiBi and 0 with no method. Offsets beyond the training length L "
-        "(shaded) never occurred in training; the labels there say what each method does "
-        "with them.",
-        follows="offset n_positions d_model base layout seed heads train_length method theme",
+        "RoPE, −m·k for ALiBi and 0 with no method; beside them the relative methods, with "
+        "random stand-ins for their learned numbers: T5's bias of k's bucket, Shaw et al.'s "
+        "q·a<sub>clip(k)</sub> and Transformer-XL's position terms. Offsets beyond the "
+        "training length L (shaded) never occurred in training; the labels there say what "
+        "each method does with them.",
+        follows="offset n_positions d_model base layout seed heads train_length method "
+        "t5_buckets t5_max_distance t5_bidirectional shaw_clip theme",
         controls="play method offset d_model n_positions base layout heads train_length",
         plot_height=480,
         height=730,
@@ -329,6 +342,118 @@ VIEWS: tuple[ViewSpec, ...] = (
         plot_height=460,
         height=590,
         embed_height=750,
+    ),
+    view_of(
+        t5,
+        name="t5",
+        title="T5: relative position buckets",
+        short="T5 buckets",
+        explanation="T5 adds nothing to the input: each head adds a learned number to the score "
+        "of query i and key j, one per bucket of the relative position j − i. Short distances "
+        "get a bucket each, longer ones share log-spaced buckets up to max_distance and every "
+        "distance beyond shares the last; an encoder has separate buckets for keys before and "
+        "after the query, a decoder only for keys before it.",
+        follows="pos offset n_positions t5_buckets t5_max_distance t5_bidirectional theme",
+        controls="play pos offset n_positions t5_buckets t5_max_distance t5_bidirectional",
+        card_controls="t5_buckets t5_max_distance t5_bidirectional",
+        plot_height=640,
+        height=880,
+        embed_height=1040,
+    ),
+    view_of(
+        shaw,
+        name="shaw",
+        title="Shaw et al.: clipped relative positions",
+        short="Shaw",
+        explanation="Shaw, Uszkoreit and Vaswani (2018) add a learned vector a<sub>j−i</sub> to "
+        "the key of query i and key j, with the distance j − i clipped to ±K: 2K + 1 vectors in "
+        "all. Every pair farther apart than K shares the vector of ±K, the two one-colour "
+        "triangles of the matrix. The vectors here are random stand-ins, seeded like the RoPE "
+        "query.",
+        follows="pos offset n_positions d_model seed shaw_clip theme",
+        controls="play pos offset n_positions d_model seed shaw_clip",
+        card_controls="shaw_clip",
+        plot_height=520,
+        height=800,
+        embed_height=960,
+    ),
+    view_of(
+        transformer_xl,
+        name="xl",
+        title="Transformer-XL: four terms of a relative score",
+        short="Transformer-XL",
+        explanation="Transformer-XL scores query i against key j as q·W<sub>k</sub>x<sub>j</sub> "
+        "+ q·W<sub>R</sub>R<sub>i−j</sub> + u·W<sub>k</sub>x<sub>j</sub> + "
+        "v·W<sub>R</sub>R<sub>i−j</sub>, with R<sub>i−j</sub> the sinusoid of the offset and "
+        "u, v learned vectors shared by every position. Only the two terms with R change with "
+        "i − j; the curves give each term over the offsets, for random stand-ins of the learned "
+        "numbers.",
+        follows="pos offset n_positions d_model base seed theme",
+        controls="play pos offset n_positions d_model base seed",
+        plot_height=680,
+        height=1040,
+        embed_height=1200,
+    ),
+    view_of(
+        scaling,
+        name="scaling",
+        title="RoPE scaling: reading past the trained length",
+        short="RoPE scaling",
+        explanation="A RoPE model trained on L positions is read s times further by slowing its "
+        "pairs: Position Interpolation divides every frequency θ<sub>i</sub> by s, NTK raises "
+        "the base, and YaRN and Llama 3 leave the fast pairs alone, divide the slow ones and "
+        "ramp between. The charts give each pair's divisor against its wavelength, the "
+        "wavelengths against L and s·L, and for every method the score of q = k = (1, …, 1) "
+        "over offsets 0 … s·L, the chosen method drawn thick. The attention factor multiplies "
+        "every logit by its square, which sharpens the softmax.",
+        follows="d_model base scaling factor original_context seq_len beta_fast beta_slow "
+        "truncate low_freq_factor high_freq_factor longrope_factors theme",
+        controls="d_model base scaling factor original_context seq_len beta_fast beta_slow "
+        "truncate low_freq_factor high_freq_factor longrope_factors",
+        card_controls="scaling factor original_context seq_len beta_fast beta_slow truncate "
+        "low_freq_factor high_freq_factor longrope_factors",
+        plot_height=760,
+        height=1120,
+        embed_height=1300,
+        view_class=scaling.ScalingView,
+    ),
+    view_of(
+        rope_checker,
+        name="ropecheck",
+        title="Check a RoPE config",
+        short="Check RoPE",
+        explanation="Give the inv_freq your code or model computes (d<sub>head</sub>/2 numbers, "
+        "pair 0 first) and set the config you meant with this card's controls: method, factor "
+        "s, trained context L and the method's own parameters. It is compared, pair by pair, "
+        "with that config's frequencies from the published formulas; if they differ, the "
+        "verdict names the likely bug (scaling ignored, NTK's base not raised, the factor "
+        "inside the exponent, YaRN's truncate or high bound, Llama 3 smoothed in wavelength, "
+        "NeoX and interleaved pairing confused) and the pairs where it shows.",
+        follows="d_model base scaling factor original_context seq_len beta_fast beta_slow "
+        "truncate low_freq_factor high_freq_factor longrope_factors theme",
+        controls="d_model base scaling factor original_context seq_len beta_fast beta_slow "
+        "truncate low_freq_factor high_freq_factor longrope_factors",
+        plot_height=560,
+        height=1200,
+        embed_height=1320,
+        view_class=rope_checker.RopeCheckView,
+    ),
+    view_of(
+        learned,
+        name="learned",
+        title="Learned position tables",
+        short="Learned tables",
+        explanation="GPT-2 and BERT learn a table of position vectors instead of computing one. "
+        "Give such a table (positions × dimensions, .npy or .csv) or try a synthetic example: it "
+        "is drawn beside the sinusoidal table of the same size, with the rows pos and pos + k "
+        "compared, T·Tᵀ, and the rows' path on their top principal components in 2D or 3D "
+        "(GPT-2's is reported to be a helix).",
+        follows="pos offset n_positions d_model base layout similarity theme",
+        controls="play pos offset d_model n_positions base layout similarity",
+        plot_height=1180,
+        height=1660,
+        embed_height=1800,
+        view_class=learned.LearnedView,
     ),
     view_of(
         checker,

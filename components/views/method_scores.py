@@ -224,7 +224,10 @@ def translucent(colour: str, alpha: float) -> str:
 def beyond_label(method: str) -> str:
     """The chart's words on what each method does beyond L, the current method's in bold."""
     lines = []
+    # The relative methods' words are in the readout's table only: a phone has no room for them.
     for name, words in BEYOND.items():
+        if name in RELATIVE:
+            continue
         # Continuation lines are indented with no-break spaces (SVG text collapses plain ones).
         parts = [f"{NAMES[name]} — {words[0]}", *("\u00a0\u00a0\u00a0" + w for w in words[1:])]
         for part in parts:

@@ -133,3 +133,35 @@ def test_export_panel_shows_each_methods_code_and_opens_the_current_one():
     assert "<details open><summary>ALiBi in NumPy" in text
     assert "<b>bold" not in text and "&lt;b&gt;bold" in text
     assert panel.npz.filename == "pe-d128-n64-methods.npz"
+
+
+# --- RoPE scaling and the relative methods ---------------------------------------------------
+
+
+def test_long_context_arrays_hold_the_scaled_frequencies_and_the_relative_indices():
+    state = ExplorerState(scaling="pi", factor=8.0, d_model=16, base=100.0, n_positions=40)
+    arrays = dict(np.load(io.BytesIO(export.long_context_npz(state))))
+    theta = 100.0 ** (-np.arange(0, 16, 2) / 16)
+    np.testing.assert_allclose(arrays["scaling_original_inv_freq"], theta, rtol=1e-15)
+    np.testing.assert_allclose(arrays["scaling_inv_freq"], theta / 8, rtol=1e-15)
+    assert arrays["scaling_attention_factor"] == 1.0
+    # T5, 32 buckets, max_distance 128, bidirectional: a key 3 after the query is bucket 16 + 3,
+    # one 3 before it bucket 3; Shaw at k = 16: clip(j − i, −16, 16) + 16.
+    assert arrays["t5_buckets"][10, 13] == 19 and arrays["t5_buckets"][13, 10] == 3
+    assert arrays["shaw_vector"][0, 39] == 32 and arrays["shaw_vector"][39, 0] == 0
+    assert arrays["shaw_vector"][5, 7] == 18
+    total = sum(arrays[f"xl_{name}"] for name in ("content", "content_bias"))
+    assert np.ptp(total) == 0  # the content terms do not depend on the offset
+    assert arrays["xl_position_bias"].shape == (40,)
+
+
+def test_long_context_arrays_leave_out_t5_when_its_settings_have_no_buckets():
+    state = ExplorerState(t5_buckets=64, t5_max_distance=10)  # 16 exact distances > 10
+    assert "t5_buckets" not in export.long_context_arrays(state)
+
+
+def test_export_shows_every_new_views_numpy_script():
+    page = export.ExportPanel(state=ExplorerState())
+    for name in ("scaling", "t5", "shaw", "xl", "learned", "ropecheck"):
+        assert f'class="pe-{name}-code"' in page.code.object, name
+    assert page.long_context.filename == "pe-d128-n64-long-context.npz"

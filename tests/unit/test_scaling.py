@@ -12,11 +12,13 @@ Python floats, never by calling the function under test:
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from pe_explorer import scaling
 from pe_explorer.scaling import (
     rope_config_frequencies,
     rope_scaled_frequencies,
@@ -238,3 +240,31 @@ def test_scaling_never_speeds_a_pair_up_nor_slows_it_by_more_than_the_factor(
     scaled, _ = rope_scaled_frequencies(method, d_head, base, factor, context)
     divisor = original / scaled
     assert np.all(divisor >= 1 - 1e-12) and np.all(divisor <= factor * (1 + 1e-12))
+
+
+def test_a_factor_of_one_leaves_every_pair_alone():
+    for method in ("pi", "ntk", "yarn", "llama3"):
+        assert set(scaling_bands(method, 16, 10000, 1.0, 256)) == {"kept"}, method
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("1, 2.5 3", [1, 2.5, 3]), ("[1.0, 2.0, 4e0]", [1, 2, 4]), ("(1;1;1)", [1, 1, 1])],
+)
+def test_pasted_factors_are_read_with_any_separator_or_brackets(text, expected):
+    assert scaling.parse_factors(text, 3).tolist() == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("", "needs 3 per-pair factors"),
+        ("1, x, 2", "factor 2 is not a number: 'x'"),
+        ("1, 0, 2", "factor 2 is 0: each must be a finite number of at least 0.001"),
+        ("1, inf, 2", "factor 2 is inf"),
+        ("1, 2", "must be 3 numbers (one per pair: d_head / 2), got 2"),
+    ],
+)
+def test_pasted_factors_that_are_wrong_say_which(text, says):
+    with pytest.raises(ValueError, match=re.escape(says)):
+        scaling.parse_factors(text, 3)

@@ -44,7 +44,7 @@ def test_the_tour_steps_through_the_cards_in_order_and_escape_leaves_it():
     assert panel.index == 0 and panel.keys.touring and panel._back.disabled
     assert f'data-question="{QUESTIONS[0].name}"' in panel._card.object
     assert panel.keys.focus == QUESTIONS[0].focus and not panel.keys.move_focus  # Next keeps it
-    assert "Question 1 of 8" in panel._card.object
+    assert f"Question 1 of {len(QUESTIONS)}" in panel._card.object
     for expected in range(1, len(QUESTIONS)):
         panel._next.clicks += 1
         assert panel.index == expected

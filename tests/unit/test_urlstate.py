@@ -37,8 +37,14 @@ def test_a_full_query_restores_the_state_without_notices():
         ExplorerState(n_positions=2048, d_model=2048, pos=2000, offset=-2000, theme="dark"),
         ExplorerState(layout="concatenated", base=12345.678, n_positions=1, pos=0, offset=0),
         ExplorerState(
-            scaling="llama3", base=500000.0, original_context=8192, factor=8.0,
-            low_freq_factor=1.0, high_freq_factor=4.0, t5_bidirectional=False, shaw_clip=3,
+            scaling="llama3",
+            base=500000.0,
+            original_context=8192,
+            factor=8.0,
+            low_freq_factor=1.0,
+            high_freq_factor=4.0,
+            t5_bidirectional=False,
+            shaw_clip=3,
         ),  # fmt: skip
         ExplorerState(
             scaling="longrope", longrope_factors="1, 1.5e0, 2", truncate=False, t5_buckets=8

@@ -307,6 +307,20 @@ NOT_FOLLOWED = {
     "method": "rope",
     "heads": 4,
     "train_length": 9,
+    "scaling": "pi",
+    "factor": 8.0,
+    "original_context": 8192,
+    "seq_len": 100,
+    "beta_fast": 8.0,
+    "beta_slow": 2.0,
+    "truncate": False,
+    "low_freq_factor": 2.0,
+    "high_freq_factor": 8.0,
+    "longrope_factors": "1, 2",
+    "t5_buckets": 8,
+    "t5_max_distance": 20,
+    "t5_bidirectional": False,
+    "shaw_clip": 2,
 }
 
 

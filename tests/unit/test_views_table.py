@@ -13,7 +13,7 @@ def strings_in(figure: dict) -> str:
 
 
 # Their pictures have no frequency in them: ALiBi's bias and the scores without position.
-BASE_FREE_VIEWS = {"alibi", "nope"}
+BASE_FREE_VIEWS = {"alibi", "nope", "t5", "shaw"}
 
 
 def test_only_views_without_frequencies_ignore_the_base():
@@ -32,10 +32,20 @@ def test_every_view_with_frequencies_follows_the_base(spec):
     assert strings_in(spec.figure(state)) != before
 
 
-@pytest.mark.parametrize("name", ["dotproduct", "rotation", "tokens", "properties"])
+@pytest.mark.parametrize(
+    "name",
+    ["dotproduct", "rotation", "tokens", "properties", "scaling", "ropecheck", "learned", "t5"]
+    + ["shaw", "xl"],
+)
 def test_new_views_are_registered_with_known_controls(name):
     spec = view_spec(name)
     controls = Controls(state=ExplorerState())
     assert len(controls.widgets(spec.controls)) >= len(spec.controls)
     sentences = [s for s in spec.explanation.replace("e.g.", "eg").split(". ") if s.strip()]
     assert 2 <= len(sentences) <= 3
+
+
+def test_no_control_sits_in_two_cards():
+    """A widget is drawn in one place: a control a view holds in its card is no other card's."""
+    carded = [name for spec in VIEWS for name in spec.card_controls]
+    assert len(carded) == len(set(carded))

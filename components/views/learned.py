@@ -1,0 +1,824 @@
+"""A learned position table (GPT-2's wpe, say) beside the sinusoidal table of the same size.
+
+The visitor's file is read by the checker's validated reader (diagnosis.load_matrix) and
+analysed by components/learned.py; it is the view's own, never URL state. Both tables are drawn
+as heatmaps, as T·Tᵀ (or cosine similarities), and as a trajectory on their top principal
+components, in 2D or 3D; the readout compares rows pos and pos + k of each.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+
+import numpy as np
+import panel as pn
+import param
+
+from .. import derived, encoding
+from .. import diagnosis as diagnose
+from .. import learned as analysis
+from ..state import ExplorerState
+from ..ui import theme
+from ..ui.view import DATA_ROWS, DataTable, PlotView, number, span_text, window
+from .layout import panel_caption, titled_layout
+
+ACCEPT = ".npy,.csv,.txt,.tsv"
+PROJECTIONS = ("2D", "3D")
+# At most this many cells per matrix panel, and positions per T·Tᵀ panel, are drawn.
+PANEL_CELLS = 60_000
+GRAM_POSITIONS = 160
+# A learned table's colours saturate at this quantile of |value|: a few outlying dimensions
+# (GPT-2's wpe has some) would otherwise wash every other cell out to white.
+COLOUR_QUANTILE = 0.99
+# Longest file name shown; the rest is cut with an ellipsis.
+MAX_NAME_CHARS = 60
+# Panels: the learned table on the left, the sinusoidal one on the right; from the top, the
+# matrices, their T·Tᵀ and their principal components.
+LEFT, RIGHT = [0.0, 0.46], [0.54, 1.0]
+MATRIX_ROW, GRAM_ROW, PCA_ROW = [0.76, 1.0], [0.44, 0.67], [0.0, 0.35]
+# Viridis (plotly.js's stops), spelled out because figures skip plotly.py's validation, which
+# would turn the name into these stops.
+POSITION_SCALE = [
+    [0.0, "#440154"],
+    [0.1111111111111111, "#482878"],
+    [0.2222222222222222, "#3e4989"],
+    [0.3333333333333333, "#31688e"],
+    [0.4444444444444444, "#26828e"],
+    [0.5555555555555556, "#1f9e89"],
+    [0.6666666666666666, "#35b779"],
+    [0.7777777777777778, "#6ece58"],
+    [0.8888888888888888, "#b5de2b"],
+    [1.0, "#fde725"],
+]
+SIMILARITY_NAMES = {"dot": "dot products", "cosine": "cosine similarities"}
+
+STYLE = """
+:host { width: 100%; }
+.pe-learned-status { border-radius: 6px; padding: 0.5em 0.75em; line-height: 1.45;
+                     border: 1px solid var(--pe-grid, #e5e7eb); }
+.pe-learned-status.pe-learned-error { border-color: #b91c1c; background: #fef2f2;
+                                      color: #7f1d1d; }
+.pe-learned-status p { margin: 0.2em 0; }
+.pe-learned-status code { overflow-wrap: anywhere; }
+p.pe-learned-privacy { margin: 0.3em 0; font-size: 0.9em; line-height: 1.4; }
+"""
+
+READOUT_STYLE = theme.READOUT_TABLE_STYLE
+
+PRIVACY = (
+    '<p class="pe-learned-privacy">No weights come with the site. On the static site the file '
+    "is read in your browser and never leaves it; under <code>panel serve</code> it goes to that "
+    f"server, which applies the same cap: {html.escape(diagnose.SIZE_CAP)}.</p>"
+)
+
+
+def shown_name(table: analysis.LearnedTable) -> str:
+    """The table's name as the page shows it (plain text, cut to MAX_NAME_CHARS)."""
+    name = table.name if table.name else "your table"
+    return name if len(name) <= MAX_NAME_CHARS else name[: MAX_NAME_CHARS - 1] + "…"
+
+
+def table_size(state: ExplorerState, table: analysis.LearnedTable | None) -> tuple[int, int]:
+    """(positions, dimensions) of the learned table, or of the state before any."""
+    return table.shape if table is not None else (state.n_positions, state.d_model)
+
+
+def sinusoidal_side(state: ExplorerState, table: analysis.LearnedTable | None):
+    """(matrix, principal components) of the sinusoidal table beside the learned one: the same
+    positions, the same width or one more (an odd width has no whole sin/cos pairs)."""
+    n_positions, d_model = table_size(state, table)
+    width = analysis.sinusoidal_width(d_model)
+    base = float(state.base)
+    matrix = derived.sinusoidal_table(n_positions, width, base, state.layout)
+    return matrix, derived.sinusoidal_components(n_positions, width, base)
+
+
+def comparisons(state: ExplorerState, table: analysis.LearnedTable | None):
+    """Rows pos and pos + k of the learned table (None before any) and of the sinusoidal one."""
+    matrix, _ = sinusoidal_side(state, table)
+    learned = None
+    if table is not None:
+        learned = analysis.compare_rows(table.values, state.pos, state.offset)
+    return learned, analysis.compare_rows(matrix, state.pos, state.offset)
+
+
+# ---- The figure -------------------------------------------------------------------------------
+
+
+def figure(
+    state: ExplorerState, table: analysis.LearnedTable | None = None, projection: str = "2D"
+) -> dict:
+    """Learned (left) and sinusoidal (right): each table, its T·Tᵀ and its principal-component
+    trajectory; before any table, the sinusoidal side alone and a prompt on the left."""
+    n_positions, d_model = table_size(state, table)
+    matrix, components = sinusoidal_side(state, table)
+    _, shown = comparisons(state, table)
+    palette = theme.colours(state.theme)
+    layout = titled_layout(state, f"learned-{n_positions}-{d_model}-{projection}", "", 14)
+    traces, shapes, annotations, notes = [], [], [], []
+    if table is None:
+        # Alone, the sinusoidal side takes the whole width.
+        sides = [("sinusoidal", [0.0, 1.0], 1, matrix, components)]
+    else:
+        sides = [
+            ("learned", LEFT, 1, table.values, table.components),
+            ("sinusoidal", RIGHT, 2, matrix, components),
+        ]
+    row_stride, _ = derived.display_strides(n_positions, matrix.shape[1], PANEL_CELLS)
+    for side, columns, first_axis, values, side_components in sides:
+        cells = _matrix_cells(values, row_stride, state.layout if side == "sinusoidal" else None)
+        gram_rows, gram = _gram(values, state.similarity)
+        suffix = "" if first_axis == 1 else str(first_axis)
+        traces.append(_matrix_trace(cells, side, suffix))
+        traces.append(_gram_trace(gram_rows, gram, state.similarity, side, str(first_axis + 2)))
+        traces += _pca_traces(side_components, projection, side, first_axis, palette, shown)
+        shapes += _row_marks(shown, suffix, palette)
+        shapes.append(
+            theme.cell_outline(shown.first, shown.second, _half(gram_rows), palette["pos"])
+            | {"xref": f"x{first_axis + 2}", "yref": f"y{first_axis + 2}"}
+        )
+        kind = side if table is None or side == "sinusoidal" else _kind(table)
+        annotations += _captions(kind, columns, cells, gram, state.similarity, side_components)
+        # Beside a learned table the sinusoidal one shares its position axes (zoom one, both
+        # follow), so it needs no tick labels of its own.
+        shared = side == "sinusoidal" and table is not None
+        layout.update(_axes(state, columns, first_axis, projection, shared=shared))
+        if side == "sinusoidal":
+            notes += _reduction_notes(values, cells, gram_rows)
+    title = _title(state, table, n_positions, d_model, matrix.shape[1], notes)
+    # From the top down, so that its lines never reach the captions under it.
+    layout["title"].update(text=title, yref="container", y=1.0, yanchor="top", pad={"t": 10})
+    layout.update(
+        shapes=shapes,
+        annotations=annotations,
+        showlegend=False,
+        margin={"l": 56, "r": 64, "t": 56 + 22 * title.count("<br>"), "b": 48},
+    )
+    return {"data": traces, "layout": layout}
+
+
+def _kind(table: analysis.LearnedTable) -> str:
+    return "synthetic" if table.synthetic else "learned"
+
+
+def _title(state, table, n_positions: int, d_model: int, width: int, notes: list[str]) -> str:
+    base = f"base {float(state.base):g}"
+    if table is None:
+        title = (
+            f"The sinusoidal table, {n_positions} × {d_model}, {base}<br><sub>No learned table "
+            "yet: choose a file above, or try the synthetic example</sub>"
+        )
+    else:
+        name = "Synthetic example, not GPT-2" if table.synthetic else html.escape(shown_name(table))
+        title = f"{name} ({n_positions} × {d_model})<br>beside the sinusoidal table ({base})"
+        if width != d_model:
+            notes.insert(0, f"odd width: the sinusoidal table has {width} dimensions")
+    if notes:
+        title += "<br><sub>" + "; ".join(notes) + "</sub>"
+    return title
+
+
+def _reduction_notes(values: np.ndarray, cells, gram_rows) -> list[str]:
+    """What the panels leave out of a large table, for the title (both sides have its rows)."""
+    rows, columns, _ = cells
+    n_positions, d_model = values.shape
+    notes = []
+    if rows.size * columns.size < n_positions * d_model:
+        notes.append(f"tables: {rows.size} × {columns.size} cells drawn")
+    if gram_rows.size < n_positions:
+        notes.append(f"products: {gram_rows.size} positions drawn")
+    return notes
+
+
+def _matrix_cells(values: np.ndarray, row_stride: int, layout: str | None):
+    """(rows, columns, z float32) of a table as drawn: every row_stride-th row and column (for
+    a sinusoidal table, whole sin/cos pairs)."""
+    n_positions, d_model = values.shape
+    rows = np.arange(0, n_positions, row_stride)
+    if layout is None:
+        columns = np.arange(0, d_model, row_stride)
+    else:
+        pair_of, _ = encoding.column_roles(d_model, layout)
+        columns = np.flatnonzero(pair_of % row_stride == 0)
+    return rows, columns, np.ascontiguousarray(values[np.ix_(rows, columns)], dtype=np.float32)
+
+
+def colour_limit(z: np.ndarray) -> float:
+    """The |value| at which a learned table's colours saturate (COLOUR_QUANTILE of the shown)."""
+    limit = float(np.quantile(np.abs(z), COLOUR_QUANTILE))
+    return limit if limit > 0 else float(np.abs(z).max()) or 1.0
+
+
+def _matrix_trace(cells, side: str, suffix: str) -> dict:
+    rows, columns, z = cells
+    limit = 1.0 if side == "sinusoidal" else colour_limit(z)
+    return {
+        "type": "heatmap",
+        "x": columns,
+        "y": rows,
+        "z": z,
+        "zmin": -limit,
+        "zmid": 0.0,
+        "zmax": limit,
+        "colorscale": theme.DIVERGING_SCALE,
+        "showscale": False,
+        "xaxis": f"x{suffix}",
+        "yaxis": f"y{suffix}",
+        "name": f"{side} table",
+        "hovertemplate": "pos %{y}, dim %{x}<br>%{z:.4f}<extra>%{fullData.name}</extra>",
+    }
+
+
+def _gram(values: np.ndarray, similarity: str) -> tuple[np.ndarray, np.ndarray]:
+    """(rows, T·Tᵀ or cosines of those rows): at most GRAM_POSITIONS positions, float32."""
+    rows = np.arange(0, len(values), derived.dot_product_stride(len(values), GRAM_POSITIONS**2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gram = encoding.gram_matrix(values[rows], similarity)
+    return rows, gram.astype(np.float32)
+
+
+def _half(rows: np.ndarray) -> float:
+    return 0.5 * (rows[1] - rows[0]) if rows.size > 1 else 0.5
+
+
+def _gram_trace(rows, gram, similarity: str, side: str, suffix: str) -> dict:
+    finite = np.abs(gram[np.isfinite(gram)])
+    scale = 1.0 if similarity == "cosine" else float(finite.max()) if finite.size else 1.0
+    return {
+        "type": "heatmap",
+        "x": rows,
+        "y": rows,
+        "z": gram,
+        "zmin": -scale,
+        "zmid": 0.0,
+        "zmax": scale or 1.0,
+        "colorscale": theme.DIVERGING_SCALE,
+        "showscale": False,
+        "xaxis": f"x{suffix}",
+        "yaxis": f"y{suffix}",
+        "name": f"{side} {SIMILARITY_NAMES[similarity]}",
+        "hovertemplate": "i = %{y}, j = %{x}<br>%{z:.4f}<extra>%{fullData.name}</extra>",
+    }
+
+
+def _coordinates(components: analysis.PrincipalComponents, count: int) -> list[np.ndarray]:
+    """The first count score columns (zeros for components the table does not have)."""
+    scores = components.scores
+    return [scores[:, c] if c < scores.shape[1] else np.zeros(len(scores)) for c in range(count)]
+
+
+def _pca_traces(components, projection: str, side: str, first_axis: int, palette, shown):
+    """The trajectory coloured by position, and the rows pos and pos + k marked on it."""
+    positions = np.arange(len(components.scores))
+    three = projection == "3D"
+    count = 3 if three else 2
+    xyz = dict(zip("xyz", _coordinates(components, count), strict=False))
+    where = (
+        {"scene": "scene" if first_axis == 1 else "scene2"}
+        if three
+        else {"xaxis": f"x{first_axis + 4}", "yaxis": f"y{first_axis + 4}"}
+    )
+    hover = "pos %{customdata}<br>PC1 %{x:.4f}<br>PC2 %{y:.4f}" + (
+        "<br>PC3 %{z:.4f}" if three else ""
+    )
+    trajectory = {
+        "type": "scatter3d" if three else "scatter",
+        "mode": "lines+markers",
+        **{axis: values.astype(np.float32) for axis, values in xyz.items()},
+        **where,
+        "customdata": positions,
+        "line": {"color": palette["grid"], "width": 1 if not three else 2},
+        "marker": {
+            "color": positions,
+            "colorscale": POSITION_SCALE,
+            "cmin": 0,
+            "cmax": max(len(positions) - 1, 1),
+            "size": 3 if three else 5,
+            "showscale": side == "sinusoidal",
+            **({} if three else {"line": {"color": palette["text"], "width": 0.6}}),
+        },
+        "name": f"{side} rows on PC1–PC{count}",
+        "hovertemplate": hover + "<extra>%{fullData.name}</extra>",
+    }
+    if side == "sinusoidal":
+        trajectory["marker"]["colorbar"] = theme.colorbar(
+            title={"text": "pos"},
+            thickness=10,
+            len=PCA_ROW[1] - PCA_ROW[0],
+            y=PCA_ROW[0],
+            yanchor="bottom",
+            x=1.01,
+        )
+    marks = []
+    for row, colour, label in (
+        (shown.first, palette["pos"], "pos"),
+        (shown.second, palette["second"], "pos + k"),
+    ):
+        marks.append(
+            {
+                "type": "scatter3d" if three else "scatter",
+                "mode": "markers",
+                **{axis: values[[row]].astype(np.float32) for axis, values in xyz.items()},
+                **where,
+                "marker": {
+                    "color": "rgba(0,0,0,0)",
+                    "size": 8 if three else 12,
+                    "line": {"color": colour, "width": 2},
+                },
+                "name": f"{label} = {row}",
+                "hovertemplate": f"{label} = {row}<extra></extra>",
+            }
+        )
+    return [trajectory, *marks]
+
+
+def _row_marks(shown, suffix: str, palette) -> list[dict]:
+    """Rows pos (solid) and pos + k (dotted) across a table's heatmap."""
+    return [
+        {
+            "type": "line",
+            "xref": f"x{suffix} domain",
+            "yref": f"y{suffix}",
+            "x0": 0,
+            "x1": 1,
+            "y0": row,
+            "y1": row,
+            "line": {"color": colour, "width": 1.5, "dash": dash},
+            "name": name,
+        }
+        for row, colour, dash, name in (
+            (shown.first, palette["pos"], "solid", "pos"),
+            (shown.second, palette["second"], "dot", "pos + k"),
+        )
+    ]
+
+
+def _captions(kind: str, columns, cells, gram, similarity: str, components) -> list[dict]:
+    """Short captions over one side's three panels (they must fit half a phone's width)."""
+    _, _, z = cells
+    limit = 1 if kind == "sinusoidal" else colour_limit(z)
+    product = ("PE·PEᵀ" if kind == "sinusoidal" else "T·Tᵀ") if similarity == "dot" else "cosine"
+    finite = np.abs(gram[np.isfinite(gram)])
+    largest = 1.0 if similarity == "cosine" or not finite.size else float(finite.max())
+    shares = components.explained
+    pca = " ".join(f"{100 * share:.0f}%" for share in shares)
+    return [
+        panel_caption(f"<b>{kind}</b> ±{limit:.3g}", columns[0], MATRIX_ROW[1]),
+        panel_caption(f"<b>{product}</b> ±{largest:.3g}", columns[0], GRAM_ROW[1]),
+        panel_caption(f"<b>PCA</b> {pca}", columns[0], PCA_ROW[1]),
+    ]
+
+
+def _axes(state, columns, first_axis: int, projection: str, shared: bool = False) -> dict:
+    """The layout's axes of one side: matrix, T·Tᵀ and the PCA's 2D axes or 3D scene.
+
+    shared: the position axes match the learned side's and show no labels of their own.
+    """
+    axes = {}
+    for offset, row, titles in (
+        (0, MATRIX_ROW, ("dimension", "position")),
+        (2, GRAM_ROW, ("position j", "position i")),
+    ):
+        number_ = first_axis + offset
+        suffix = "" if number_ == 1 else str(number_)
+        axes[f"xaxis{suffix}"] = theme.axis(
+            state.theme,
+            domain=columns,
+            anchor=f"y{suffix}",
+            showgrid=False,
+            title={"text": titles[0]},
+        )
+        axes[f"yaxis{suffix}"] = theme.axis(
+            state.theme,
+            domain=row,
+            anchor=f"x{suffix}",
+            showgrid=False,
+            autorange="reversed",
+            title={"text": "" if shared else titles[1]},
+        )
+        if shared:
+            partner = "" if offset == 0 else "3"
+            axes[f"yaxis{suffix}"].update(matches=f"y{partner}", showticklabels=False)
+            if offset == 2:
+                axes[f"xaxis{suffix}"]["matches"] = "x3"
+    if projection == "3D":
+        axes["scene" if first_axis == 1 else "scene2"] = _scene(state, columns)
+        return axes
+    suffix = str(first_axis + 4)
+    axes[f"xaxis{suffix}"] = theme.axis(
+        state.theme, domain=columns, anchor=f"y{suffix}", title={"text": "PC1"}
+    )
+    axes[f"yaxis{suffix}"] = theme.axis(
+        state.theme,
+        domain=PCA_ROW,
+        anchor=f"x{suffix}",
+        title={"text": "PC2"},
+        # Equal units: a flat trajectory looks flat (the shares say how much).
+        scaleanchor=f"x{suffix}",
+        constrain="domain",
+    )
+    return axes
+
+
+def _scene(state: ExplorerState, columns) -> dict:
+    palette = theme.colours(state.theme)
+    axis = {
+        "backgroundcolor": palette["plot"],
+        "showbackground": True,
+        "gridcolor": palette["grid"],
+        "zerolinecolor": palette["grid"],
+        "color": palette["text"],
+        "nticks": 5,
+        "tickfont": {"size": 10},
+    }
+    return {
+        "domain": {"x": columns, "y": PCA_ROW},
+        "xaxis": axis | {"title": {"text": "PC1"}},
+        "yaxis": axis | {"title": {"text": "PC2"}},
+        "zaxis": axis | {"title": {"text": "PC3"}},
+        "aspectmode": "data",
+        # Further out than Plotly's default, so the axis titles stay inside the panel.
+        "camera": {"eye": {"x": 1.9, "y": 1.9, "z": 1.1}},
+        "bgcolor": palette["plot"],
+    }
+
+
+# ---- Text: the accessible name, the readout, Show data and the code ---------------------------
+
+
+def _shares(components: analysis.PrincipalComponents) -> str:
+    shares = components.explained
+    parts = ", ".join(f"PC{c + 1} {100 * share:.1f} %" for c, share in enumerate(shares))
+    return f"{100 * shares.sum():.1f} % of the variance ({parts})"
+
+
+def _rows_text(comparison: analysis.RowComparison) -> str:
+    return (
+        f"dot {number(comparison.dot)}, cosine "
+        f"{'undefined' if math.isnan(comparison.cosine) else number(comparison.cosine)}, "
+        f"distance {number(comparison.distance)}"
+    )
+
+
+def moved_note(state: ExplorerState, comparison: analysis.RowComparison, n_positions: int) -> str:
+    """What the view says when pos or pos + k lay beyond the table's rows ("" otherwise)."""
+    if not comparison.moved:
+        return ""
+    return (
+        f"pos = {state.pos} and pos + k = {state.second_pos} do not both fit in the table's "
+        f"{n_positions} rows: rows {comparison.first} and {comparison.second} are compared"
+    )
+
+
+def describe(state: ExplorerState, table: analysis.LearnedTable | None = None) -> str:
+    """The chart's accessible name: the variance the top components explain, and rows pos and
+    pos + k of each table compared."""
+    n_positions, d_model = table_size(state, table)
+    _, components = sinusoidal_side(state, table)
+    learned, sinusoidal = comparisons(state, table)
+    rows = f"rows {sinusoidal.first} and {sinusoidal.second}"
+    moved = " (moved into the table)" if sinusoidal.moved else ""
+    sinusoidal_text = (
+        f"the sinusoidal table's top components explain {_shares(components)}; {rows}{moved}: "
+        f"{_rows_text(sinusoidal)}"
+    )
+    if table is None:
+        return (
+            f"No learned table given yet; the sinusoidal table of {n_positions} positions by "
+            f"{d_model} dimensions, base {float(state.base):g}: {sinusoidal_text}"
+        )
+    kind = (
+        "A synthetic learned-like table (not GPT-2: a seeded random helix plus noise)"
+        if table.synthetic
+        else f"Learned table {shown_name(table)}"
+    )
+    return (
+        f"{kind}, {n_positions} positions by {d_model} dimensions, beside "
+        f"the sinusoidal table at base {float(state.base):g}: its top components explain "
+        f"{_shares(table.components)}, and {rows}{moved} have {_rows_text(learned)}; "
+        f"{sinusoidal_text}"
+    )
+
+
+def _cell(value: float) -> str:
+    return "undefined" if math.isnan(value) else f"{value + 0.0:.6f}"
+
+
+def readout(state: ExplorerState, table: analysis.LearnedTable | None = None) -> str:
+    """Rows pos and pos + k compared, and the variance explained, for both tables (numbers and
+    escaped text only)."""
+    n_positions, _ = table_size(state, table)
+    _, components = sinusoidal_side(state, table)
+    learned, sinusoidal = comparisons(state, table)
+    sides = [("sinusoidal", sinusoidal, components)]
+    if table is not None:
+        kind = "synthetic" if table.synthetic else "learned"
+        sides.insert(0, (kind, learned, table.components))
+    caption = (
+        f"Rows pos = {sinusoidal.first} and pos + k = {sinusoidal.second} "
+        f"(k = {sinusoidal.second - sinusoidal.first})"
+    )
+    lines = [
+        '<table class="pe-readouts pe-learned-rows">',
+        f'<caption class="pe-learned-caption">{html.escape(caption)}</caption>',
+        "<thead><tr><th>table</th><th>dot product</th><th>cosine similarity</th>"
+        "<th>Euclidean distance</th></tr></thead><tbody>",
+    ]
+    for name, comparison, _ in sides:
+        lines.append(
+            f'<tr class="pe-learned-{name}"><td>{name}</td>'
+            f"<td>{_cell(comparison.dot)}</td><td>{_cell(comparison.cosine)}</td>"
+            f"<td>{_cell(comparison.distance)}</td></tr>"
+        )
+    lines += [
+        "</tbody></table>",
+        '<table class="pe-readouts pe-learned-variance"><caption>Share of the variance '
+        "explained by the top principal components</caption><thead><tr><th>table</th>"
+        "<th>PC1</th><th>PC2</th><th>PC3</th><th>together</th></tr></thead><tbody>",
+    ]
+    for name, _, side_components in sides:
+        shares = list(side_components.explained) + [math.nan] * (3 - side_components.explained.size)
+        cells = "".join(
+            f"<td>{'–' if math.isnan(share) else f'{100 * share:.2f} %'}</td>" for share in shares
+        )
+        lines.append(
+            f'<tr class="pe-learned-{name}-variance"><td>{name}</td>{cells}'
+            f"<td>{100 * side_components.explained.sum():.2f} %</td></tr>"
+        )
+    lines.append("</tbody></table>")
+    note = moved_note(state, sinusoidal, n_positions)
+    if note:
+        lines.append(f'<p class="pe-note pe-learned-moved">{html.escape(note)}.</p>')
+    return "".join(lines)
+
+
+def data(state: ExplorerState, table: analysis.LearnedTable | None = None) -> DataTable:
+    """Each table's coordinates on its top principal components, for the rows around pos."""
+    n_positions, _ = table_size(state, table)
+    _, components = sinusoidal_side(state, table)
+    _, sinusoidal = comparisons(state, table)
+    rows = window(sinusoidal.first, n_positions, DATA_ROWS)
+    sides = [("sinusoidal", components)]
+    if table is not None:
+        sides.insert(0, ("synthetic" if table.synthetic else "learned", table.components))
+    columns, values = ["pos"], []
+    for name, side_components in sides:
+        count = side_components.scores.shape[1]
+        columns += [f"{name} PC{c + 1}" for c in range(count)]
+        values.append(side_components.scores[list(rows)])
+    matrix = np.concatenate(values, axis=1)
+    return DataTable(
+        caption="Coordinates of the rows around pos on each table's top principal components",
+        columns=tuple(columns),
+        rows=tuple((r, *matrix[index]) for index, r in enumerate(rows)),
+        note=f"Rows {span_text(rows)} of {n_positions} shown. A component's sign is a "
+        "convention (its direction's largest entry is made positive).",
+    )
+
+
+def code(state: ExplorerState) -> str:
+    """A NumPy script: the sinusoidal table of a learned table's size, both tables' principal
+    components, and rows pos and pos + k compared (results[name] holds the numbers)."""
+    sin_cols, cos_cols = ("0::2", "1::2") if state.layout == "interleaved" else (":half", "half:")
+    return f'''import numpy as np
+
+# Your learned table, positions × dimensions; GPT-2's, saved from a notebook with
+# np.save("wpe.npy", model.transformer.wpe.weight.detach().numpy())
+table = np.load("wpe.npy").astype(np.float64)
+n_positions, d_model = table.shape
+base, pos, k = {float(state.base)!r}, {state.pos}, {state.offset}
+
+# The sinusoidal table of the same size ({state.layout} layout); sine and cosine come in pairs,
+# so an odd width is compared with one more dimension.
+width = d_model + d_model % 2
+half = width // 2
+omega = base ** (-np.arange(0, width, 2) / width)
+angle = np.arange(n_positions)[:, None] * omega
+sinusoidal = np.empty((n_positions, width))
+sinusoidal[:, {sin_cols}], sinusoidal[:, {cos_cols}] = np.sin(angle), np.cos(angle)
+
+
+def principal_components(t, count=3):
+    """Top principal directions of the rows, each row's coordinates, and the variance shares."""
+    centred = t - t.mean(axis=0)
+    count = min(count, len(t) - 1, t.shape[1])
+    eigenvalues, vectors = np.linalg.eigh(centred.T @ centred)
+    directions = vectors[:, np.argsort(eigenvalues)[::-1][:count]].T
+    # A direction's sign is a convention: make its largest entry positive.
+    largest = np.argmax(np.abs(directions), axis=1)
+    directions *= np.sign(directions[np.arange(count), largest])[:, None]
+    scores = centred @ directions.T
+    return scores, (scores**2).sum(axis=0) / (centred**2).sum()
+
+
+# pos and pos + k, moved into the table's rows when beyond them (the offset kept if it fits).
+last = n_positions - 1
+k = min(max(k, -last), last)
+pos = min(max(pos, max(0, -k)), min(last, last - k))
+
+results = {{}}
+for name, t in (("learned", table), ("sinusoidal", sinusoidal)):
+    scores, explained = principal_components(t)
+    u, v = t[pos], t[pos + k]
+    results[name] = {{
+        "explained": explained,
+        "scores": scores,
+        "dot": u @ v,
+        "cosine": u @ v / (np.linalg.norm(u) * np.linalg.norm(v)),
+        "distance": np.linalg.norm(u - v),
+    }}
+    shares = ", ".join(f"{{100 * share:.2f}} %" for share in explained)
+    print(f"{{name}}: top components explain {{shares}}; rows {{pos}} and {{pos + k}}: "
+          f"dot {{u @ v:.6f}}, cosine {{results[name]['cosine']:.6f}}, "
+          f"distance {{results[name]['distance']:.6f}}")
+'''
+
+
+# ---- The view ---------------------------------------------------------------------------------
+
+
+class LearnedView(PlotView):
+    """A file input and an example button for a learned table; both tables drawn side by side.
+
+    The table is the visitor's own and is not URL state (a link never carries it). The figure
+    follows the state (pos, k, base, layout, similarity, theme) and the card's 2D/3D toggle.
+    """
+
+    projection = param.Selector(
+        default="2D",
+        objects=list(PROJECTIONS),
+        doc="The principal-component trajectory in 2D (PC1, PC2) or 3D (PC1–PC3).",
+    )
+
+    def __init__(self, **params):
+        self._source: tuple | None = None  # ("file", bytes, name) or ("example",)
+        self._result_key: tuple | None = None
+        self._result: analysis.LearnedTable | diagnose.MatrixError | None = None
+        self._file = pn.widgets.FileInput(
+            label="A file of your learned table (.npy, .csv, .txt or .tsv)",
+            accept=ACCEPT,
+            multiple=False,
+            css_classes=["pe-learned-file"],
+            margin=(4, 8),
+        )
+        self._example = pn.widgets.Button(
+            label="Try a synthetic example",
+            width=220,
+            css_classes=["pe-learned-example"],
+            margin=(4, 8),
+        )
+        self._clear = pn.widgets.Button(
+            label="Clear",
+            width=90,
+            css_classes=["pe-learned-clear"],
+            margin=(4, 8),
+            visible=False,
+        )
+        super().__init__(**params)
+        self._projection = pn.widgets.RadioButtonGroup.from_param(
+            self.param.projection,
+            name="Trajectory",
+            css_classes=["pe-learned-projection"],
+            margin=(4, 8),
+        )
+        self._file.param.watch(self._file_chosen, ["value", "filename"])
+        self._example.on_click(lambda event: self.load_example())
+        self._clear.on_click(lambda event: self.clear())
+        self.param.watch(self._refresh, "projection")
+
+    def extra_panes(self) -> list:
+        """The status (drawn above the plot, see content) and the readout (below it)."""
+        self._status = self.text_pane(STYLE, css_class="pe-learned-status-pane")
+        self._readout = self.text_pane(READOUT_STYLE, css_class="pe-learned-readout")
+        return [self._status, self._readout]
+
+    def update_extras(self) -> None:
+        result = self.result()
+        table = result if isinstance(result, analysis.LearnedTable) else None
+        self._status.object = status_html(result)
+        self._readout.object = readout(self.state, table)
+        self._clear.visible = result is not None
+
+    def table(self) -> analysis.LearnedTable | None:
+        result = self.result()
+        return result if isinstance(result, analysis.LearnedTable) else None
+
+    def figure(self) -> dict:
+        # The module's figure (a method's name does not hide it).
+        drawn = figure(self.state, self.table(), self.projection)
+        drawn["layout"].setdefault("height", self.spec.plot_height)
+        return drawn
+
+    def description(self) -> str:
+        return describe(self.state, self.table())
+
+    def data_table(self) -> DataTable:
+        return data(self.state, self.table())
+
+    def result(self) -> analysis.LearnedTable | diagnose.MatrixError | None:
+        """The visitor's table, checked and analysed once per source (MatrixError for bad
+        input; None before any)."""
+        if self._source != self._result_key:
+            self._result_key, self._result = self._source, self._load()
+        return self._result
+
+    def _load(self):
+        if self._source is None:
+            return None
+        if self._source[0] == "example":
+            return analysis.learned_table(
+                analysis.synthetic_table(), analysis.SYNTHETIC_NAME, synthetic=True
+            )
+        _, data_bytes, name = self._source
+        try:
+            return analysis.learned_table(diagnose.load_matrix(data_bytes, name), name)
+        except diagnose.MatrixError as error:
+            return error
+
+    def load_file(self, data_bytes: bytes, filename: str) -> None:
+        """Read the bytes of a file, as choosing it in the file input does."""
+        self._source = ("file", data_bytes, filename) if data_bytes is not None else None
+        self._refresh()
+
+    def load_example(self) -> None:
+        """Show the synthetic example table."""
+        self._source = ("example",)
+        self._refresh()
+
+    def clear(self) -> None:
+        """Back to the sinusoidal table alone."""
+        self._source = None
+        self._refresh()
+
+    def _file_chosen(self, *events) -> None:
+        data_bytes = self._file.value
+        if data_bytes is None and self._file.filename:
+            data_bytes = b""  # Panel's FileInput gives an empty file no value
+        name_is_current = any(event.name == "filename" for event in events)
+        self.load_file(data_bytes, (self._file.filename or "") if name_is_current else "")
+
+    def content(self) -> pn.Column:
+        inputs = pn.Column(
+            pn.pane.HTML(
+                "<span>A learned position table, positions × dimensions: a .npy or .csv "
+                "file</span>",
+                margin=(4, 8, 0, 8),
+            ),
+            self._file,
+            pn.FlexBox(self._example, self._clear, flex_wrap="wrap", align_items="center"),
+            pn.FlexBox(
+                pn.pane.HTML("<span>Trajectory</span>", margin=(10, 0, 0, 8)),
+                self._projection,
+                flex_wrap="wrap",
+                sizing_mode="stretch_width",
+            ),
+            pn.pane.HTML(PRIVACY, stylesheets=[STYLE], sizing_mode="stretch_width", margin=(0, 8)),
+            sizing_mode="stretch_width",
+        )
+        return pn.Column(
+            inputs,
+            self._status,
+            self._error,
+            self._plot,
+            self._readout,
+            self._data,
+            sizing_mode="stretch_width",
+            css_classes=["pe-learned"],
+        )
+
+
+def status_html(result) -> str:
+    """What was loaded, or why not, or the prompt; every piece of visitor text escaped."""
+    if result is None:
+        return (
+            '<div class="pe-learned-status"><p>No learned table yet: choose a .npy or .csv file '
+            'of positions × dimensions (for GPT-2: <code>np.save("wpe.npy", '
+            "model.transformer.wpe.weight.detach().numpy())</code>), or try the synthetic "
+            "example. Until then the sinusoidal table is drawn alone.</p></div>"
+        )
+    if isinstance(result, diagnose.MatrixError):
+        return (
+            '<div class="pe-learned-status pe-learned-error"><p>Not loaded: '
+            f"{html.escape(str(result))}</p></div>"
+        )
+    n_positions, d_model = result.shape
+    width = analysis.sinusoidal_width(d_model)
+    odd = (
+        f" Its width is odd, so the sinusoidal table beside it has {width} dimensions "
+        "(sine and cosine come in pairs)."
+        if width != d_model
+        else ""
+    )
+    if result.synthetic:
+        what = (
+            f"<b>A synthetic example, not GPT-2</b>: {n_positions} positions × {d_model} "
+            "dimensions made up here, a seeded random helix plus noise. It shows what the views "
+            "do with a learned-like table; it says nothing about any real model."
+        )
+    else:
+        what = (
+            f"Loaded <b>{html.escape(shown_name(result))}</b>: {n_positions} positions × "
+            f"{d_model} dimensions, rows read as positions."
+        )
+    return f'<div class="pe-learned-status"><p>{what}{odd}</p></div>'

@@ -1,0 +1,533 @@
+"""T5's relative attention buckets: one learned bias per bucket of key − query (Raffel et al.)."""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import derived, relative
+from ..formula import MINUS
+from ..relative import BucketRun
+from ..state import ExplorerState
+from ..ui import theme
+from ..ui.view import DataTable, span_text
+from .layout import matrix_axis, offset_shapes, panel_caption, reduced_note, titled_layout
+
+# A sequential, colour-blind-safe scale for bucket numbers: viridis, sampled at ten stops and
+# spelled out (figures skip the validation that would turn a scale's name into stops).
+VIRIDIS = ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#35b779",
+           "#6ece58", "#b5de2b", "#fde725")  # fmt: skip
+BUCKET_SCALE = [[index / (len(VIRIDIS) - 1), colour] for index, colour in enumerate(VIRIDIS)]
+# Panels: the buckets over every offset on top; the n × n matrix and the zoom near the query below.
+TOP_DOMAIN, BOTTOM_DOMAIN = [0.6, 1.0], [0.0, 0.42]
+MATRIX_DOMAIN, ZOOM_DOMAIN = [0.0, 0.36], [0.62, 1.0]
+# The zoom shows this many times max_exact on each side of the query: the exact buckets and the
+# first log-spaced ones.
+ZOOM_EXACT_SPANS = 3
+# Show data lists at most this many runs, around the one holding k.
+LISTED_RUNS = 16
+
+READOUT_STYLE = """
+:host { overflow-x: auto; max-width: 100%; }
+p.pe-note { margin: 0.3em 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
+"""
+
+
+@dataclass(frozen=True)
+class T5Readout:
+    """The bucket of the key pos + k seen from the query pos, and how the buckets are spread."""
+
+    num_buckets: int
+    max_distance: int
+    bidirectional: bool
+    max_exact: int  # distances 0 … max_exact − 1 have a bucket each (on each side)
+    side_buckets: int  # buckets per side: num_buckets / 2 bidirectional, num_buckets causal
+    pos: int
+    second_pos: int
+    offset: int  # key − query
+    bucket: int
+    run: BucketRun  # the distances that share k's bucket, on k's side of the query
+    side: int  # −1: the key is at or before the query, +1: after it
+    last: BucketRun  # the last bucket before the query: every distance from its first on
+    log_runs: int  # how many log-spaced buckets come before the last one
+
+
+def problem(state: ExplorerState) -> str:
+    """Why T5's buckets are undefined for these settings ("" when they are defined)."""
+    nb, md, bidirectional = state.t5_buckets, state.t5_max_distance, state.t5_bidirectional
+    max_exact = (nb // 2 if bidirectional else nb) // 2
+    if md <= max_exact:
+        kind = "bidirectional" if bidirectional else "causal"
+        return (
+            f"with {nb} buckets ({kind}) the first {max_exact} distances have a bucket each, so "
+            f"max_distance must be at least {max_exact + 1}, not {md}; raise max_distance or "
+            "lower the number of buckets"
+        )
+    try:
+        relative.t5_relative_bucket(0, bidirectional, nb, md)
+    except ValueError as error:
+        return str(error)
+    return ""
+
+
+def signed(value: int) -> str:
+    """A whole number with U+2212 for its minus sign, as the page prints numbers."""
+    return str(value).replace("-", MINUS)
+
+
+def side_of(offset: int) -> int:
+    """−1 for a key at or before the query (key − query ≤ 0), +1 after it."""
+    return 1 if offset > 0 else -1
+
+
+def numbers(state: ExplorerState) -> T5Readout:
+    """The bucket of k = key − query, its run of distances and the bands of the buckets."""
+    nb, md, bidirectional = state.t5_buckets, state.t5_max_distance, state.t5_bidirectional
+    before, after = derived.t5_runs(nb, md, bidirectional)
+    k = state.offset
+    side = side_of(k)
+    runs = before if side < 0 else after
+    distance = abs(k)
+    run = next(r for r in runs if r.first <= distance and (r.last is None or distance <= r.last))
+    side_buckets = nb // 2 if bidirectional else nb
+    max_exact = side_buckets // 2
+    return T5Readout(
+        num_buckets=nb,
+        max_distance=md,
+        bidirectional=bidirectional,
+        max_exact=max_exact,
+        side_buckets=side_buckets,
+        pos=state.pos,
+        second_pos=state.second_pos,
+        offset=k,
+        bucket=run.bucket,
+        run=run,
+        side=side,
+        last=before[-1],
+        log_runs=sum(1 for r in before[:-1] if r.first >= max_exact),
+    )
+
+
+def run_text(run: BucketRun, side: int, bidirectional: bool) -> str:
+    """Which distances a run holds, in words: "distances 8…11 before the query share bucket 8"."""
+    if side > 0 and not bidirectional:
+        return (
+            f"every key after the query shares bucket {run.bucket} with the query itself "
+            "(a decoder masks them)"
+        )
+    where = "after the query" if side > 0 else "before the query"
+    if run.first == 0 and not bidirectional:
+        return (
+            f"distance 0 (the query itself) shares bucket {run.bucket} with every key after it "
+            "(a decoder masks them)"
+        )
+    if run.first == 0:
+        return f"distance 0 (the query itself) has bucket {run.bucket} to itself"
+    if run.last is None:
+        return f"distances {run.first} and beyond {where} share bucket {run.bucket}"
+    if run.first == run.last:
+        return f"distance {run.first} {where} has bucket {run.bucket} to itself"
+    return f"distances {run.first}…{run.last} {where} share bucket {run.bucket}"
+
+
+def readout(state: ExplorerState) -> str:
+    """The bucket of k and the distances sharing it; where the exact buckets end."""
+    if message := problem(state):
+        return f'<p class="pe-note pe-t5-problem">T5 buckets: {html.escape(message)}.</p>'
+    shown = numbers(state)
+    me, last = shown.max_exact, shown.last
+    if shown.bidirectional:
+        sides = (
+            f"An encoder's {shown.num_buckets} buckets are split in two: {shown.side_buckets} "
+            f"for keys at or before the query and {shown.side_buckets} (numbered from "
+            f"{shown.side_buckets}) for keys after it. Bucket {shown.side_buckets} itself would "
+            "hold distance 0 after the query, which is the query: it is never used."
+        )
+    else:
+        sides = (
+            f"A decoder's {shown.num_buckets} buckets are all for keys at or before the query; "
+            "every key after it falls in bucket 0."
+        )
+    return (
+        f'<p class="pe-note pe-t5-current">Query pos = {shown.pos}, key pos + k = '
+        f"{shown.second_pos}: key − query = k = "
+        f'<span class="pe-t5-offset">{signed(shown.offset)}</span> falls in bucket '
+        f'<span class="pe-t5-bucket">{shown.bucket}</span>: '
+        f'<span class="pe-t5-run">{run_text(shown.run, shown.side, shown.bidirectional)}'
+        "</span>.</p>"
+        f'<p class="pe-note pe-t5-bands">{sides} Of each side\'s buckets, the first '
+        f'<span class="pe-t5-exact">{me}</span> are exact: distances 0…{me - 1} have one each. '
+        f"From distance {me} on they are log-spaced: {shown.log_runs} bucket"
+        f"{'' if shown.log_runs == 1 else 's'} for distances {me}…{last.first - 1}, then every "
+        f'distance from <span class="pe-t5-last-first">{last.first}</span> on shares bucket '
+        f"{last.bucket}, up to max_distance = {shown.max_distance} and beyond.</p>"
+    )
+
+
+@dataclass(frozen=True)
+class Segment:
+    """One run drawn on the offset axis: key − query from left to right (cell edges)."""
+
+    left: float
+    right: float
+    bucket: int
+    text: str
+
+
+def segments(state: ExplorerState, reach: int) -> list[Segment]:
+    """Every run of both sides as a span of key − query, left to right, out to ±reach."""
+    before, after = derived.t5_runs(state.t5_buckets, state.t5_max_distance, state.t5_bidirectional)
+    drawn = []
+    for side, runs in ((-1, before), (1, after)):
+        for run in runs:
+            last = reach if run.last is None else run.last
+            near, far = side * run.first, side * last
+            text = run_text(run, side, state.t5_bidirectional)
+            drawn.append(Segment(min(near, far) - 0.5, max(near, far) + 0.5, run.bucket, text))
+    return sorted(drawn, key=lambda segment: segment.left)
+
+
+def step_traces(drawn: list[Segment], axis: str, marker_size: int) -> list[dict]:
+    """The bucket against key − query as a step line, with one hoverable dot per run."""
+    colour = theme.PAIR_COLOURS[0]
+    return [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": np.array([s.left for s in drawn] + [drawn[-1].right]),
+            "y": np.array([s.bucket for s in drawn] + [drawn[-1].bucket]),
+            "line": {"color": colour, "width": 2, "shape": "hv"},
+            "xaxis": f"x{axis}",
+            "yaxis": f"y{axis}",
+            "hoverinfo": "skip",
+            "name": "bucket of key − query",
+        },
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": np.array([(s.left + s.right) / 2 for s in drawn]),
+            "y": np.array([s.bucket for s in drawn]),
+            "text": [s.text for s in drawn],
+            "marker": {"color": colour, "size": marker_size},
+            "xaxis": f"x{axis}",
+            "yaxis": f"y{axis}",
+            "hovertemplate": "%{text}<extra></extra>",
+            "name": "runs of distances",
+        },
+    ]
+
+
+def _message_figure(state: ExplorerState, message: str) -> dict:
+    """A figure with no traces that says what is wrong in its middle."""
+    layout = titled_layout(state, "t5-message", "T5 relative-position buckets")
+    layout.update(
+        xaxis=theme.axis(state.theme, visible=False),
+        yaxis=theme.axis(state.theme, visible=False),
+        annotations=[
+            {
+                "text": html.escape(message),
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0.5,
+                "y": 0.5,
+                "showarrow": False,
+                "font": {"size": 14},
+            }
+        ],
+    )
+    return {"data": [], "layout": layout}
+
+
+def _band_shapes(shown: T5Readout, axis: str, palette: dict) -> list[dict]:
+    """The exact buckets' span shaded, and ±max_distance dashed, on the axes x{axis}, y{axis}."""
+    me, md = shown.max_exact, shown.max_distance
+    right = me - 0.5 if shown.bidirectional else 0.5
+    shapes = [
+        {
+            "type": "rect",
+            "xref": f"x{axis}",
+            "yref": f"y{axis} domain",
+            "x0": -(me - 0.5),
+            "x1": right,
+            "y0": 0,
+            "y1": 1,
+            "fillcolor": "rgba(0,158,115,0.14)",
+            "line": {"width": 0},
+            "layer": "below",
+            "name": "exact buckets",
+        }
+    ]
+    for edge in (-md, md) if shown.bidirectional else (-md,):
+        shapes.append(
+            {
+                "type": "line",
+                "xref": f"x{axis}",
+                "yref": f"y{axis} domain",
+                "x0": edge,
+                "x1": edge,
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": palette["text"], "width": 1, "dash": "dash"},
+                "name": "max_distance",
+            }
+        )
+    return shapes
+
+
+def _label(text: str, x: float, axis: str, colour: str) -> dict:
+    """A small label over the panel of axis at x."""
+    return {
+        "text": text,
+        "xref": f"x{axis}",
+        "yref": f"y{axis} domain",
+        "x": x,
+        "y": 1.0,
+        "yanchor": "bottom",
+        "showarrow": False,
+        "font": {"size": 11, "color": colour},
+    }
+
+
+def figure(state: ExplorerState) -> dict:
+    """Top: the bucket of every key − query. Below: the n × n bucket matrix with pos and pos + k,
+    and the buckets near the query, where the exact ones end."""
+    if message := problem(state):
+        return _message_figure(state, message)
+    n, k = state.n_positions, state.offset
+    nb, md, bidirectional = state.t5_buckets, state.t5_max_distance, state.t5_bidirectional
+    palette = theme.colours(state.theme)
+    shown = numbers(state)
+    me = shown.max_exact
+    reach = max(2 * md, n - 1)
+    zoom = min(reach, ZOOM_EXACT_SPANS * me)
+    drawn = segments(state, reach)
+    cells = derived.t5_bucket_cells(n, nb, md, bidirectional)
+    current = {
+        "type": "scatter",
+        "mode": "markers",
+        "x": np.array([k]),
+        "y": np.array([shown.bucket]),
+        "marker": {"color": palette["second"], "size": 11, "symbol": "diamond"},
+        "hovertemplate": "k = %{x}: bucket %{y}<extra></extra>",
+        "name": "key − query = k",
+    }
+    traces = [
+        {
+            "type": "heatmap",
+            "x": cells.rows,
+            "y": cells.rows,
+            "z": cells.cells,
+            "zmin": 0,
+            "zmax": nb - 1,
+            "colorscale": BUCKET_SCALE,
+            "colorbar": theme.colorbar(
+                x=MATRIX_DOMAIN[1] + 0.01,
+                y=sum(BOTTOM_DOMAIN) / 2,
+                len=BOTTOM_DOMAIN[1] - BOTTOM_DOMAIN[0],
+                thickness=8,
+            ),
+            "hovertemplate": "query i = %{y}, key j = %{x}<br>bucket %{z}<extra></extra>",
+            "name": "bucket of j − i",
+        },
+        *step_traces(drawn, "2", 5),
+        {**current, "xaxis": "x2", "yaxis": "y2"},
+        *step_traces(drawn, "3", 6),
+        {**current, "xaxis": "x3", "yaxis": "y3"},
+    ]
+    kind = "bidirectional" if bidirectional else "causal"
+    title = f"T5: {nb} buckets, max_distance {md}, {kind}"
+    matrix_note = ""
+    if cells.stride > 1:
+        matrix_note = "<br>" + reduced_note(cells.stride, cells.rows.size, n)
+    shapes = offset_shapes(state, cells.stride)
+    shapes += _band_shapes(shown, "2", palette) + _band_shapes(shown, "3", palette)
+    exact_centre = 0.0 if bidirectional else -(me - 1) / 2
+    annotations = [
+        panel_caption(
+            "<b>Bucket of key − query</b> · shaded: exact · dashed: ±max_distance",
+            0.0,
+            TOP_DOMAIN[1] + 0.01,
+        ),
+        panel_caption(
+            f"<b>Bucket of (i, j)</b>{matrix_note}",
+            MATRIX_DOMAIN[0],
+            BOTTOM_DOMAIN[1] + 0.06,
+        ),
+        panel_caption(
+            "<b>Near the query</b>",
+            ZOOM_DOMAIN[0],
+            BOTTOM_DOMAIN[1] + 0.06,
+        ),
+        _label("exact", exact_centre, "3", palette["text"]),
+    ]
+    annotations[1]["align"] = "left"  # the reduction note under the matrix's caption
+    layout = titled_layout(state, f"t5-{n}-{nb}-{md}-{bidirectional}", title)
+    layout.update(
+        margin={"l": 64, "r": 24, "t": 84, "b": 48},
+        showlegend=False,
+        xaxis=matrix_axis(
+            state,
+            "key j",
+            domain=MATRIX_DOMAIN,
+            anchor="y",
+            range=[-0.5, n - 0.5],
+            constrain="domain",
+        ),
+        yaxis=matrix_axis(
+            state,
+            "query i",
+            domain=BOTTOM_DOMAIN,
+            anchor="x",
+            autorange="reversed",
+            scaleanchor="x",
+            constrain="domain",
+        ),
+        xaxis2=theme.axis(
+            state.theme,
+            domain=[0.0, 1.0],
+            anchor="y2",
+            range=[-reach - 0.5, reach + 0.5],
+            title={"text": "key − query"},
+        ),
+        yaxis2=theme.axis(
+            state.theme,
+            domain=TOP_DOMAIN,
+            anchor="x2",
+            range=[-0.5, nb - 0.5],
+            title={"text": "bucket"},
+        ),
+        xaxis3=theme.axis(
+            state.theme,
+            domain=ZOOM_DOMAIN,
+            anchor="y3",
+            range=[-zoom - 0.5, zoom + 0.5],
+            title={"text": "key − query"},
+        ),
+        # Untitled: the top panel's axis names the buckets, and a phone has no room for more.
+        yaxis3=theme.axis(state.theme, domain=BOTTOM_DOMAIN, anchor="x3", range=[-0.5, nb - 0.5]),
+        shapes=shapes,
+        annotations=annotations,
+    )
+    return {"data": traces, "layout": layout}
+
+
+def describe(state: ExplorerState) -> str:
+    """The chart's accessible name: the buckets' bands and the bucket of k."""
+    if message := problem(state):
+        return f"T5 relative-position buckets: {message}"
+    shown = numbers(state)
+    kind = "bidirectional" if shown.bidirectional else "causal"
+    return (
+        f"T5 buckets of key − query ({shown.num_buckets} buckets, max_distance "
+        f"{shown.max_distance}, {kind}): distances 0–{shown.max_exact - 1} have a bucket each, "
+        f"log-spaced buckets from distance {shown.max_exact}, and every distance from "
+        f"{shown.last.first} on shares bucket {shown.last.bucket}; k = {signed(shown.offset)} is "
+        f"in bucket {shown.bucket}, where {run_text(shown.run, shown.side, shown.bidirectional)}"
+    )
+
+
+def listed_runs(state: ExplorerState) -> tuple[list[tuple[int, BucketRun]], int, int]:
+    """The runs Show data lists (side, run), at most LISTED_RUNS around k's; where they start
+    and how many runs there are."""
+    before, after = derived.t5_runs(state.t5_buckets, state.t5_max_distance, state.t5_bidirectional)
+    every = [(-1, run) for run in before] + [(1, run) for run in after]
+    shown = numbers(state)
+    index = every.index((shown.side, shown.run))
+    start = max(0, min(index - LISTED_RUNS // 2, len(every) - LISTED_RUNS))
+    return every[start : start + LISTED_RUNS], start, len(every)
+
+
+def data(state: ExplorerState) -> DataTable:
+    """The runs of distances that share a bucket, near k's."""
+    if message := problem(state):
+        return DataTable(f"T5 buckets: {message}", ("bucket",), ())
+    runs, start, total = listed_runs(state)
+
+    def side_name(side: int, run: BucketRun) -> str:
+        if run.first == 0 and side < 0:
+            return "query"
+        return "after" if side > 0 else "before"
+
+    rows = tuple(
+        (
+            run.bucket,
+            side_name(side, run),
+            run.first,
+            "unbounded" if run.last is None else run.last,
+            "unbounded" if run.last is None else run.last - run.first + 1,
+        )
+        for side, run in runs
+    )
+    kind = "bidirectional" if state.t5_bidirectional else "causal"
+    return DataTable(
+        caption=f"T5 buckets and the distances each holds ({state.t5_buckets} buckets, "
+        f"max_distance {state.t5_max_distance}, {kind})",
+        columns=("bucket", "side of the query", "first distance", "last distance", "distances"),
+        rows=rows,
+        note=f"Runs {span_text(range(start + 1, start + len(runs) + 1))} of {total} shown, "
+        "keys before the query first; entry (i, j) of the matrix is the bucket of j − i.",
+    )
+
+
+def code(state: ExplorerState) -> str:
+    """A standalone NumPy script: transformers' _relative_position_bucket written out in NumPy
+    (float32 logarithm, truncation toward zero), the n × n matrix and the bucket of k."""
+    return f'''import math
+
+import numpy as np
+
+num_buckets, max_distance, bidirectional = {state.t5_buckets}, {state.t5_max_distance}, \
+{state.t5_bidirectional}
+n_positions, pos, k = {state.n_positions}, {state.pos}, {state.offset}
+
+
+def relative_position_bucket(relative_position, bidirectional=True, num_buckets=32,
+                             max_distance=128):
+    """transformers' T5Attention._relative_position_bucket, line by line in NumPy: float32 as
+    torch's .float(), and .astype(np.int64) truncates toward zero as torch's .to(long)."""
+    relative_position = np.asarray(relative_position, dtype=np.int64)
+    relative_buckets = 0
+    if bidirectional:
+        num_buckets //= 2
+        relative_buckets += (relative_position > 0).astype(np.int64) * num_buckets
+        relative_position = np.abs(relative_position)
+    else:
+        relative_position = -np.minimum(relative_position, np.zeros_like(relative_position))
+    # now relative_position is in the range [0, inf)
+
+    # half of the buckets are for exact increments in positions
+    max_exact = num_buckets // 2
+    is_small = relative_position < max_exact
+
+    # The other half of the buckets are for logarithmically bigger bins in positions up to
+    # max_distance (log(0) is -inf there: is_small masks it)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        relative_position_if_large = max_exact + (
+            np.log(relative_position.astype(np.float32) / np.float32(max_exact))
+            / np.float32(math.log(max_distance / max_exact))
+            * np.float32(num_buckets - max_exact)
+        ).astype(np.int64)
+    relative_position_if_large = np.minimum(relative_position_if_large, num_buckets - 1)
+
+    relative_buckets += np.where(is_small, relative_position, relative_position_if_large)
+    return relative_buckets
+
+
+positions = np.arange(n_positions)
+matrix = relative_position_bucket(positions[None, :] - positions[:, None], bidirectional,
+                                  num_buckets, max_distance)  # (query i, key j): key - query
+bucket_of_k = int(relative_position_bucket(k, bidirectional, num_buckets, max_distance))
+# The distances on k's side of the query that share its bucket (the last run goes on forever).
+side = 1 if k > 0 else -1
+distances = np.arange(2 * max_distance + 2)
+same = distances[relative_position_bucket(side * distances, bidirectional, num_buckets,
+                                          max_distance) == bucket_of_k]
+if k > 0:
+    same = same[same > 0]  # distance 0 is the query itself, on the other side
+first, last = int(same.min()), int(same.max())
+print(f"key - query = {{k}}: bucket {{bucket_of_k}}; distances {{first}}..."
+      + ("and beyond" if last == distances[-1] else f"{{last}}") + " on its side share it")
+print(matrix)
+'''
