@@ -1,27 +1,10 @@
 """Keyboard reach and small screens: every control by Tab, and no sideways scroll at 320 px."""
 
 import pytest
+from a11y_support import CONTROLS
 from browser_support import FOCUS_JS, look_at, plots, tab_to, wait_until
 
 pytestmark = pytest.mark.browser
-
-CONTROLS = [
-    "pe-theme",
-    "pe-share-toggle",
-    "pe-export-toggle",
-    "pe-control-method",
-    "pe-play",
-    "pe-play-target",
-    "pe-play-speed",
-    "pe-control-pos",
-    "pe-control-offset",
-    "pe-control-d-model",
-    "pe-preset-16",
-    "pe-control-n-positions",
-    "pe-control-base",
-    "pe-control-layout",
-    "pe-control-similarity",
-]
 
 
 def test_tab_reaches_every_control_in_page_order(open_app):

@@ -11,11 +11,10 @@ through before axe runs, so the cards drawn when they come into view are checked
 from __future__ import annotations
 
 import pytest
-from a11y_support import axe_missing, describe, run_axe, scroll_through
+from a11y_support import CONTROLS, axe_missing, describe, run_axe, scroll_through
 from browser_support import FOCUS_JS, SHOWN_POS_JS, tab_to
 from pe_explorer.views import VIEWS
 from pyodide_support import offline_site, unavailable, visit_offline
-from test_access_browser import CONTROLS
 
 pytestmark = pytest.mark.pyodide
 

@@ -16,6 +16,24 @@ AXE_VERSION = "4.14.1"
 AXE_PACKAGE = REPO_ROOT / ".cache" / "npm" / "node_modules" / "axe-core"
 AXE_JS = AXE_PACKAGE / "axe.min.js"
 # WCAG 2.0, 2.1 and 2.2, levels A and AA (axe's tags: https://github.com/dequelabs/axe-core/blob/develop/doc/API.md#axe-core-tags)
+# The page's controls in the order Tab reaches them (the served app and the Pyodide build).
+CONTROLS = [
+    "pe-theme",
+    "pe-share-toggle",
+    "pe-export-toggle",
+    "pe-control-method",
+    "pe-play",
+    "pe-play-target",
+    "pe-play-speed",
+    "pe-control-pos",
+    "pe-control-offset",
+    "pe-control-d-model",
+    "pe-preset-16",
+    "pe-control-n-positions",
+    "pe-control-base",
+    "pe-control-layout",
+    "pe-control-similarity",
+]
 WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 # Rules switched off, each for a named false positive: rule id -> why, with a link. Empty: every
 # violation axe reports is the page's to fix.
