@@ -365,60 +365,76 @@ def _matrix_shape(shape: tuple[int, ...]) -> tuple[int, int]:
     return rows, columns
 
 
+@dataclass(frozen=True)
+class UploadFormat:
+    """What an uploaded file must hold, and the words for what it is not: the matrix here, and
+    the RoPE checker's inv_freq. A .npy's header is checked before its data is read; any other
+    file is decoded as text and parsed."""
+
+    error: type[ValueError]  # raised with one line for the page
+    numbers: str  # what a .npy of objects or of another dtype is not: "a matrix of numbers"
+    size_cap: str
+    max_file_bytes: int
+    check_shape: Callable[[tuple[int, ...]], object]  # raises error for a shape it cannot take
+    check_array: Callable[[np.ndarray], np.ndarray]  # the loaded array, checked
+    parse_text: Callable[[str], np.ndarray]
+    refused_suffixes: tuple[str, ...]  # archives, checkpoints and pickles: never opened
+    refused: str  # the message for one of them
+    not_text: str  # the message for bytes that are neither a .npy nor UTF-8 text
+
+    def read(self, data: bytes, filename: str = "") -> np.ndarray:
+        """The array in an uploaded file (.npy, or text), checked; a .npy keeps its dtype."""
+        if not data:
+            raise self.error("empty file: it holds no bytes")
+        if len(data) > self.max_file_bytes:
+            raise self.error(
+                f"over the size cap: the file has {len(data):,} bytes; the cap is {self.size_cap}"
+            )
+        name = filename.lower()
+        if data.startswith(b"\x93NUMPY") or name.endswith(".npy"):
+            return self.read_npy(data)
+        if data.startswith(b"PK\x03\x04") or name.endswith(self.refused_suffixes):
+            raise self.error(self.refused)
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise self.error(self.not_text) from None
+        return self.parse_text(text)
+
+    def read_npy(self, data: bytes) -> np.ndarray:
+        """A .npy file's array: the header is read and checked before the data is."""
+        stream = io.BytesIO(data)
+        try:
+            version = np.lib.format.read_magic(stream)
+            if version == (1, 0):
+                shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+            else:
+                shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+        except (ValueError, EOFError, SyntaxError, TypeError) as error:
+            raise self.error(f"not a valid .npy file: {_first_line(error)}") from None
+        if dtype.hasobject:
+            raise self.error(
+                f"not {self.numbers}: the .npy holds Python objects (object dtype), which are "
+                "never unpickled; save a float array"
+            )
+        if dtype.kind not in "iuf":
+            raise self.error(f"not {self.numbers}: the .npy's dtype is {dtype}")
+        self.check_shape(shape)
+        if len(data) - stream.tell() < dtype.itemsize * math.prod(shape):
+            raise self.error(f"not a valid .npy file: it is cut short (shape {shape}, {dtype})")
+        stream.seek(0)
+        try:
+            array = np.load(stream, allow_pickle=False)
+        except (ValueError, EOFError, OSError) as error:
+            raise self.error(f"not a valid .npy file: {_first_line(error)}") from None
+        return self.check_array(array)
+
+
 def load_matrix(data: bytes, filename: str = "") -> np.ndarray:
     """The matrix in an uploaded file (.npy, or .csv / text), checked as check_matrix does.
 
     A .npy's array keeps its dtype, so that diagnose() can say what it came in."""
-    if not data:
-        raise MatrixError("empty file: it holds no bytes")
-    if len(data) > MAX_FILE_BYTES:
-        raise MatrixError(
-            f"over the size cap: the file has {len(data):,} bytes; the cap is {SIZE_CAP}"
-        )
-    name = filename.lower()
-    if data.startswith(b"\x93NUMPY") or name.endswith(".npy"):
-        return _load_npy(data)
-    if data.startswith(b"PK\x03\x04") or name.endswith((".npz", ".pt", ".pth", ".pkl", ".pickle")):
-        raise MatrixError(
-            "not a matrix file: archives and pickles are never opened; save one array with "
-            "np.save('pe.npy', pe) or np.savetxt('pe.csv', pe, delimiter=',')"
-        )
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise MatrixError(
-            "not a matrix: the file is neither a .npy file nor text (CSV or numbers)"
-        ) from None
-    return parse_text(text)
-
-
-def _load_npy(data: bytes) -> np.ndarray:
-    """A .npy file's array: the header is read and checked before the data is."""
-    stream = io.BytesIO(data)
-    try:
-        version = np.lib.format.read_magic(stream)
-        if version == (1, 0):
-            shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
-        else:
-            shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
-    except (ValueError, EOFError, SyntaxError, TypeError) as error:
-        raise MatrixError(f"not a valid .npy file: {_first_line(error)}") from None
-    if dtype.hasobject:
-        raise MatrixError(
-            "not a matrix of numbers: the .npy holds Python objects (object dtype), which are "
-            "never unpickled; save a float array"
-        )
-    if dtype.kind not in "iuf":
-        raise MatrixError(f"not a matrix of numbers: the .npy's dtype is {dtype}")
-    _matrix_shape(shape)
-    if len(data) - stream.tell() < dtype.itemsize * math.prod(shape):
-        raise MatrixError(f"not a valid .npy file: it is cut short (shape {shape}, {dtype})")
-    stream.seek(0)
-    try:
-        array = np.load(stream, allow_pickle=False)
-    except (ValueError, EOFError, OSError) as error:
-        raise MatrixError(f"not a valid .npy file: {_first_line(error)}") from None
-    return _checked(array)
+    return MATRIX_UPLOAD.read(data, filename)
 
 
 # NumPy's and PyTorch's printed arrays: array([[...]], dtype=float32), tensor([[...]]), and
@@ -569,6 +585,21 @@ def _loadtxt_message(error: ValueError, skipped_header: bool) -> str:
 def _first_line(error: BaseException) -> str:
     lines = str(error).strip().splitlines()
     return lines[0][:200] if lines else type(error).__name__
+
+
+MATRIX_UPLOAD = UploadFormat(
+    error=MatrixError,
+    numbers="a matrix of numbers",
+    size_cap=SIZE_CAP,
+    max_file_bytes=MAX_FILE_BYTES,
+    check_shape=_matrix_shape,
+    check_array=_checked,
+    parse_text=parse_text,
+    refused_suffixes=(".npz", ".pt", ".pth", ".pkl", ".pickle"),
+    refused="not a matrix file: archives and pickles are never opened; save one array with "
+    "np.save('pe.npy', pe) or np.savetxt('pe.csv', pe, delimiter=',')",
+    not_text="not a matrix: the file is neither a .npy file nor text (CSV or numbers)",
+)
 
 
 # ---- Candidates -------------------------------------------------------------------------------

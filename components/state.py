@@ -192,7 +192,7 @@ class ExplorerState(param.Parameterized):
     )
     truncate = param.Boolean(
         SCALING_DEFAULTS["yarn"]["truncate"],
-        label="YaRN: round the ramp's ends to whole pairs",
+        label="YaRN: the ramp's ends",
         doc="YaRN's truncate option: floor and ceil the ramp's pair bounds (the default).",
     )
     low_freq_factor = param.Number(
@@ -228,7 +228,7 @@ class ExplorerState(param.Parameterized):
     )
     t5_bidirectional = param.Boolean(
         True,
-        label="T5: bidirectional (encoder)",
+        label="T5 attention",
         doc="An encoder sees keys on both sides (half the buckets each); a decoder only before.",
     )
     shaw_clip = param.Integer(

@@ -61,6 +61,19 @@ def stop_options(stops, value, options: dict | None = None, kind=float) -> dict:
     return {f"{value:g}": value for value in sorted(values)}
 
 
+def choice_buttons(state: ExplorerState, name: str, options: dict) -> pn.widgets.RadioButtonGroup:
+    """A true/false parameter as two named buttons, both ways linked."""
+    buttons = pn.widgets.RadioButtonGroup(
+        options=options,
+        value=getattr(state, name),
+        sizing_mode="stretch_width",
+        css_classes=[f"pe-control-{name.replace('_', '-')}"],
+    )
+    buttons.param.watch(lambda event: setattr(state, name, event.new), "value")
+    state.param.watch(lambda event: setattr(buttons, "value", event.new), name)
+    return buttons
+
+
 def stops_slider(state: ExplorerState, name: str, stops, kind=float) -> pn.widgets.DiscreteSlider:
     """A slider over stops for a parameter, both ways linked; a value from a link is added."""
     parameter = state.param[name]
@@ -239,11 +252,13 @@ class Controls(pn.viewable.Viewer):
         self.high_freq_factor = number_input("high_freq_factor", step=0.5)
         self.t5_buckets = number_input("t5_buckets", pn.widgets.IntInput, step=2)
         self.t5_max_distance = number_input("t5_max_distance", pn.widgets.IntInput, step=16)
-        self.truncate = pn.widgets.Checkbox.from_param(
-            state.param.truncate, css_classes=["pe-control-truncate"]
+        # Two named buttons rather than a checkbox: BokehJS's checkbox input has no label of its
+        # own that axe accepts, and the buttons say what each choice means.
+        self.truncate = choice_buttons(
+            state, "truncate", {"Whole pairs": True, "Exact ends": False}
         )
-        self.t5_bidirectional = pn.widgets.Checkbox.from_param(
-            state.param.t5_bidirectional, css_classes=["pe-control-t5-bidirectional"]
+        self.t5_bidirectional = choice_buttons(
+            state, "t5_bidirectional", {"Encoder: both sides": True, "Decoder: causal": False}
         )
         self.shaw_clip = Slider.from_param(
             state.param.shaw_clip, sizing_mode="stretch_width", css_classes=["pe-control-shaw-clip"]
@@ -371,13 +386,16 @@ class Controls(pn.viewable.Viewer):
             "seq_len": [self.seq_len],
             "beta_fast": [self.beta_fast],
             "beta_slow": [self.beta_slow],
-            "truncate": [self.truncate],
+            "truncate": [control_label(self.state.param.truncate.label), self.truncate],
             "low_freq_factor": [self.low_freq_factor],
             "high_freq_factor": [self.high_freq_factor],
             "longrope_factors": [self.longrope_factors],
             "t5_buckets": [self.t5_buckets],
             "t5_max_distance": [self.t5_max_distance],
-            "t5_bidirectional": [self.t5_bidirectional],
+            "t5_bidirectional": [
+                control_label(self.state.param.t5_bidirectional.label),
+                self.t5_bidirectional,
+            ],
             "shaw_clip": [self.shaw_clip],
         }
         chosen = every if names is None else [name for name in every if name in names]

@@ -19,8 +19,9 @@ from .. import derived, encoding
 from .. import diagnosis as diagnose
 from ..state import ExplorerState
 from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, pe_table, span_text
-from .layout import matrix_axis, panel_caption, titled_layout
+from ..ui.upload import UploadView, box_style, file_input, labelled_choice, paste_box
+from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, number, pe_table, span_text
+from .layout import matrix_axis, panel_caption, panel_heatmap, titled_layout
 
 # Pasted text is for small matrices; larger ones come as a file (diagnose.SIZE_CAP).
 MAX_PASTE_CHARS = 1 << 20
@@ -32,20 +33,15 @@ EXAMPLE_POSITIONS, EXAMPLE_D_MODEL = 32, 32
 PANEL_CELLS = 60_000
 GRAM_POSITIONS = 160
 
-STYLE = """
-:host { width: 100%; }
-.pe-checker-verdict { border-radius: 6px; padding: 0.5em 0.75em; line-height: 1.45;
-                      border: 1px solid var(--pe-grid, #e5e7eb); }
-.pe-checker-verdict.pe-checker-match { border-color: #15803d; }
-.pe-checker-verdict.pe-checker-mistake { border-color: #b45309; }
-.pe-checker-verdict.pe-checker-error { border-color: #b91c1c; background: #fef2f2;
-                                       color: #7f1d1d; }
-.pe-checker-verdict p { margin: 0.2em 0; }
+STYLE = (
+    box_style("pe-checker-verdict", "pe-checker")
+    + """
 .pe-checker-cells { font-variant-numeric: tabular-nums; margin: 0.2em 0 0 1.2em; padding: 0; }
 p.pe-checker-privacy { margin: 0.3em 0; font-size: 0.9em; line-height: 1.4; }
 details.pe-checker-report pre { background: var(--pe-code-bg, #f6f8fa); padding: 0.6em 0.8em;
                                 border-radius: 6px; overflow-x: auto; font-size: 0.85em; }
 """
+)
 
 PRIVACY = (
     '<p class="pe-checker-privacy">On the static site, Python runs in your browser: the file '
@@ -257,40 +253,13 @@ def evidence_figure(diagnosis: diagnose.Diagnosis, theme_name: str) -> dict:
 
 
 def _matrix_trace(x, y, z, name: str, suffix: str) -> dict:
-    return {
-        "type": "heatmap",
-        "x": x,
-        "y": y,
-        "z": np.asarray(z, dtype=np.float32),
-        "zmin": -1.0,
-        "zmid": 0.0,
-        "zmax": 1.0,
-        "colorscale": theme.DIVERGING_SCALE,
-        "showscale": False,
-        "xaxis": f"x{suffix}",
-        "yaxis": f"y{suffix}",
-        "name": name,
-        "hovertemplate": "pos %{y}, dim %{x}<br>%{z:.6g}<extra>%{fullData.name}</extra>",
-    }
+    hover = "pos %{y}, dim %{x}<br>%{z:.6g}<extra>%{fullData.name}</extra>"
+    return panel_heatmap(x, y, np.asarray(z, dtype=np.float32), 1.0, suffix, name, hover)
 
 
 def _gram_trace(rows, gram, scale: float, name: str, suffix: str) -> dict:
-    return {
-        "type": "heatmap",
-        "x": rows,
-        "y": rows,
-        "z": gram,
-        "zmin": -scale,
-        "zmid": 0.0,
-        "zmax": scale,
-        "colorscale": theme.DIVERGING_SCALE,
-        "showscale": False,
-        "xaxis": f"x{suffix}",
-        "yaxis": f"y{suffix}",
-        "name": name,
-        "hovertemplate": "i = %{y}, j = %{x}<br>PE(i)·PE(j) = %{z:.6g}"
-        "<extra>%{fullData.name}</extra>",
-    }
+    hover = "i = %{y}, j = %{x}<br>PE(i)·PE(j) = %{z:.6g}<extra>%{fullData.name}</extra>"
+    return panel_heatmap(rows, rows, gram, scale, suffix, name, hover)
 
 
 def _spread_trace(offsets, spread, name: str, colour: str) -> dict:
@@ -353,7 +322,7 @@ def report_html(result) -> str:
     )
 
 
-class CheckerView(PlotView):
+class CheckerView(UploadView):
     """A file input and a text box for the visitor's matrix, the verdict and its evidence.
 
     The inputs are the visitor's own and are not URL state: the page never puts them in a link.
@@ -367,36 +336,20 @@ class CheckerView(PlotView):
     )
 
     def __init__(self, **params):
-        self._source: tuple | None = None  # ("file", bytes, name) or ("text", str)
-        self._result_key: tuple | None = None
-        self._result: diagnose.Diagnosis | diagnose.MatrixError | None = None
-        self._file = pn.widgets.FileInput(
-            label="A file of your matrix (.npy, .csv, .txt or .tsv)",
-            accept=ACCEPT,
-            multiple=False,
-            css_classes=["pe-checker-file"],
-            margin=(4, 8),
+        super().__init__(
+            file=file_input(
+                "A file of your matrix (.npy, .csv, .txt or .tsv)", ACCEPT, "pe-checker-file"
+            ),
+            text=paste_box(
+                "Or paste numbers (one row per position; commas, spaces or a printed array)",
+                "0, 1, 0, 1\n0.841471, 0.540302, 0.009999, 0.99995\n…",
+                MAX_PASTE_CHARS,
+                5,
+                "pe-checker-text",
+            ),
+            **params,
         )
-        self._text = pn.widgets.TextAreaInput(
-            label="Or paste numbers (one row per position; commas, spaces or a printed array)",
-            placeholder="0, 1, 0, 1\n0.841471, 0.540302, 0.009999, 0.99995\n…",
-            max_length=MAX_PASTE_CHARS,
-            rows=5,
-            sizing_mode="stretch_width",
-            css_classes=["pe-checker-text"],
-            margin=(4, 8),
-        )
-        super().__init__(**params)
-        self._rows = pn.widgets.RadioButtonGroup.from_param(
-            self.param.rows,
-            options=ROW_CHOICES,
-            name="Rows are",
-            css_classes=["pe-checker-rows"],
-            margin=(4, 8),
-        )
-        self._file.param.watch(self._file_chosen, ["value", "filename"])
-        self._text.param.watch(self._text_entered, "value")
-        self.param.watch(self._refresh, "rows")
+        self._rows = self.choice("rows", "Rows are", "pe-checker-rows", options=ROW_CHOICES)
 
     def extra_panes(self) -> list:
         """The verdict (drawn above the plot, see content) and the report (below it)."""
@@ -424,87 +377,34 @@ class CheckerView(PlotView):
         result = self.result()
         return io.StringIO(result.report() if isinstance(result, diagnose.Diagnosis) else "")
 
-    def figure(self) -> dict:
-        result = self.result()
+    def evidence(self, result) -> dict | None:
         if isinstance(result, diagnose.Diagnosis):
-            figure = evidence_figure(result, self.state.theme)
-        else:
-            figure = self.spec.figure(self.state)
-        figure["layout"].setdefault("height", self.spec.plot_height)
-        return figure
-
-    def description(self) -> str:
-        return describe(self.state, self.result())
-
-    def data_table(self) -> DataTable:
-        return data(self.state, self.result())
+            return evidence_figure(result, self.state.theme)
+        return None
 
     def result(self) -> diagnose.Diagnosis | diagnose.MatrixError | None:
         """The diagnosis of the visitor's matrix at the state's base (MatrixError for bad input;
         None before any), computed once per input, rows choice and base."""
-        key = (self._source, self.rows, float(self.state.base))
-        if key != self._result_key:
-            self._result_key, self._result = key, self._check()
-        return self._result
+        return self.once_per((self._source, self.rows, float(self.state.base)), self._check)
 
     def _check(self):
-        if self._source is None:
-            return None
         try:
-            if self._source[0] == "file":
-                matrix = diagnose.load_matrix(self._source[1], self._source[2])
-            else:
-                matrix = diagnose.parse_text(self._source[1])
+            matrix = self.read_input(diagnose.MATRIX_UPLOAD)
+            if matrix is None:
+                return None
             return diagnose.diagnose(matrix, base=float(self.state.base), rows=self.rows)
         except diagnose.MatrixError as error:
             return error
 
-    def check_file(self, data: bytes, filename: str) -> None:
-        """Check the bytes of a file, as choosing it in the file input does."""
-        self._source = ("file", data, filename) if data is not None else None
-        self._refresh()
-
-    def check_text(self, text: str) -> None:
-        """Check pasted numbers, as leaving the text box does (empty text clears the check)."""
-        self._source = ("text", text) if text.strip() else None
-        self._refresh()
-
-    def _file_chosen(self, *events) -> None:
-        data = self._file.value
-        if data is None and self._file.filename:
-            data = b""  # Panel's FileInput gives an empty file no value: it is one, and empty
-        # In the Pyodide worker a new file's bytes may arrive before its name: the name then
-        # is the previous file's, so the bytes alone say what they are until it comes.
-        name_is_current = any(event.name == "filename" for event in events)
-        self.check_file(data, (self._file.filename or "") if name_is_current else "")
-
-    def _text_entered(self, event) -> None:
-        self.check_text(self._text.value or "")
-
     def content(self) -> pn.Column:
-        label = pn.pane.HTML("<span>Rows are</span>", margin=(10, 0, 0, 8))
-        inputs = pn.Column(
-            pn.pane.HTML(
-                "<span>Your matrix, positions × d<sub>model</sub>: a .npy or .csv file</span>",
-                margin=(4, 8, 0, 8),
-            ),
-            self._file,
-            self._text,
-            pn.FlexBox(label, self._rows, flex_wrap="wrap", sizing_mode="stretch_width"),
-            pn.pane.HTML(PRIVACY, stylesheets=[STYLE], sizing_mode="stretch_width", margin=(0, 8)),
-            sizing_mode="stretch_width",
+        inputs = self.inputs(
+            "Your matrix, positions × d<sub>model</sub>: a .npy or .csv file",
+            labelled_choice("Rows are", self._rows),
+            note=PRIVACY,
+            style=STYLE,
         )
-        return pn.Column(
-            inputs,
-            self._verdict,
-            self._error,
-            self._plot,
-            self._data,
-            self._download,
-            self._report,
-            sizing_mode="stretch_width",
-            css_classes=["pe-checker"],
-        )
+        below = (self._data, self._download, self._report)
+        return self.column(inputs, self._verdict, *below, css_class="pe-checker")
 
 
 def describe(state: ExplorerState, result=None) -> str:

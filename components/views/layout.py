@@ -20,6 +20,30 @@ def titled_layout(state: ExplorerState, uirevision: str, title: str, size: int =
     return layout
 
 
+def message_figure(
+    state: ExplorerState, uirevision: str, title: str, text: str, y: float = 0.5
+) -> dict:
+    """A titled figure with no traces and no axes that says text (Plotly's HTML: escaped by
+    the caller) in its middle, y up the paper: why there is nothing to draw."""
+    layout = titled_layout(state, uirevision, title)
+    layout.update(
+        xaxis=theme.axis(state.theme, visible=False),
+        yaxis=theme.axis(state.theme, visible=False),
+        annotations=[
+            {
+                "text": text,
+                "xref": "paper",
+                "yref": "paper",
+                "x": 0.5,
+                "y": y,
+                "showarrow": False,
+                "font": {"size": 14},
+            }
+        ],
+    )
+    return {"data": [], "layout": layout}
+
+
 def matrix_axis(state: ExplorerState, text: str, **extra) -> dict:
     """An axis of a heatmap, titled text: no grid lines over the cells."""
     return theme.axis(state.theme, showgrid=False, title={"text": text}, **extra)
@@ -51,6 +75,26 @@ def pe_matrix_trace(cells: MatrixCells, labels, **extra) -> dict:
         "colorscale": theme.DIVERGING_SCALE,
         "colorbar": theme.colorbar(title={"text": "PE"}, thickness=12),
         **extra,
+    }
+
+
+def panel_heatmap(x, y, z, limit: float, suffix: str, name: str, hovertemplate: str) -> dict:
+    """A heatmap in one panel (axes x{suffix}, y{suffix}) of a figure of several: −limit …
+    limit on the diverging scale, no colour bar of its own."""
+    return {
+        "type": "heatmap",
+        "x": x,
+        "y": y,
+        "z": z,
+        "zmin": -limit,
+        "zmid": 0.0,
+        "zmax": limit,
+        "colorscale": theme.DIVERGING_SCALE,
+        "showscale": False,
+        "xaxis": f"x{suffix}",
+        "yaxis": f"y{suffix}",
+        "name": name,
+        "hovertemplate": hovertemplate,
     }
 
 
@@ -189,12 +233,15 @@ def panel_caption(text: str, left: float, bottom: float) -> dict:
     }
 
 
-def offset_label(text: str, offset: int, colour: str) -> dict:
-    """A label over the offset curve (axis x2) at k = offset."""
+def offset_label(
+    text: str, offset: int, colour: str, xref: str = "x2", yref: str = "paper"
+) -> dict:
+    """A label over a curve against the offset (axis xref) at k = offset, standing on the top
+    of yref (the paper's, or an axis's "y domain")."""
     return {
         "text": text,
-        "xref": "x2",
-        "yref": "paper",
+        "xref": xref,
+        "yref": yref,
         "x": offset,
         "y": 1.0,
         "yanchor": "bottom",

@@ -1,6 +1,6 @@
 """A learned position table (GPT-2's wpe, say) beside the sinusoidal table of the same size.
 
-The visitor's file is read by the checker's validated reader (diagnosis.load_matrix) and
+The visitor's file is read by the checker's validated reader (diagnosis.MATRIX_UPLOAD) and
 analysed by components/learned.py; it is the view's own, never URL state. Both tables are drawn
 as heatmaps, as T·Tᵀ (or cosine similarities), and as a trajectory on their top principal
 components, in 2D or 3D; the readout compares rows pos and pos + k of each.
@@ -20,8 +20,9 @@ from .. import diagnosis as diagnose
 from .. import learned as analysis
 from ..state import ExplorerState
 from ..ui import theme
-from ..ui.view import DATA_ROWS, DataTable, PlotView, number, span_text, window
-from .layout import panel_caption, titled_layout
+from ..ui.upload import UploadView, box_style, file_input, input_button, labelled_choice
+from ..ui.view import DATA_ROWS, DataTable, number, span_text, window
+from .layout import panel_caption, panel_heatmap, titled_layout
 
 ACCEPT = ".npy,.csv,.txt,.tsv"
 PROJECTIONS = ("2D", "3D")
@@ -53,16 +54,13 @@ POSITION_SCALE = [
 ]
 SIMILARITY_NAMES = {"dot": "dot products", "cosine": "cosine similarities"}
 
-STYLE = """
-:host { width: 100%; }
-.pe-learned-status { border-radius: 6px; padding: 0.5em 0.75em; line-height: 1.45;
-                     border: 1px solid var(--pe-grid, #e5e7eb); }
-.pe-learned-status.pe-learned-error { border-color: #b91c1c; background: #fef2f2;
-                                      color: #7f1d1d; }
-.pe-learned-status p { margin: 0.2em 0; }
+STYLE = (
+    box_style("pe-learned-status", "pe-learned")
+    + """
 .pe-learned-status code { overflow-wrap: anywhere; }
 p.pe-learned-privacy { margin: 0.3em 0; font-size: 0.9em; line-height: 1.4; }
 """
+)
 
 READOUT_STYLE = theme.READOUT_TABLE_STYLE
 
@@ -213,21 +211,8 @@ def colour_limit(z: np.ndarray) -> float:
 def _matrix_trace(cells, side: str, suffix: str) -> dict:
     rows, columns, z = cells
     limit = 1.0 if side == "sinusoidal" else colour_limit(z)
-    return {
-        "type": "heatmap",
-        "x": columns,
-        "y": rows,
-        "z": z,
-        "zmin": -limit,
-        "zmid": 0.0,
-        "zmax": limit,
-        "colorscale": theme.DIVERGING_SCALE,
-        "showscale": False,
-        "xaxis": f"x{suffix}",
-        "yaxis": f"y{suffix}",
-        "name": f"{side} table",
-        "hovertemplate": "pos %{y}, dim %{x}<br>%{z:.4f}<extra>%{fullData.name}</extra>",
-    }
+    hover = "pos %{y}, dim %{x}<br>%{z:.4f}<extra>%{fullData.name}</extra>"
+    return panel_heatmap(columns, rows, z, limit, suffix, f"{side} table", hover)
 
 
 def _gram(values: np.ndarray, similarity: str) -> tuple[np.ndarray, np.ndarray]:
@@ -245,21 +230,10 @@ def _half(rows: np.ndarray) -> float:
 def _gram_trace(rows, gram, similarity: str, side: str, suffix: str) -> dict:
     finite = np.abs(gram[np.isfinite(gram)])
     scale = 1.0 if similarity == "cosine" else float(finite.max()) if finite.size else 1.0
-    return {
-        "type": "heatmap",
-        "x": rows,
-        "y": rows,
-        "z": gram,
-        "zmin": -scale,
-        "zmid": 0.0,
-        "zmax": scale or 1.0,
-        "colorscale": theme.DIVERGING_SCALE,
-        "showscale": False,
-        "xaxis": f"x{suffix}",
-        "yaxis": f"y{suffix}",
-        "name": f"{side} {SIMILARITY_NAMES[similarity]}",
-        "hovertemplate": "i = %{y}, j = %{x}<br>%{z:.4f}<extra>%{fullData.name}</extra>",
-    }
+    name = f"{side} {SIMILARITY_NAMES[similarity]}"
+    hover = "i = %{y}, j = %{x}<br>%{z:.4f}<extra>%{fullData.name}</extra>"
+    # An all-zero T·Tᵀ still gets a colour range (zmid = 0 keeps it symmetric).
+    return panel_heatmap(rows, rows, gram, scale or 1.0, suffix, name, hover)
 
 
 def _coordinates(components: analysis.PrincipalComponents, count: int) -> list[np.ndarray]:
@@ -638,7 +612,7 @@ for name, t in (("learned", table), ("sinusoidal", sinusoidal)):
 # ---- The view ---------------------------------------------------------------------------------
 
 
-class LearnedView(PlotView):
+class LearnedView(UploadView):
     """A file input and an example button for a learned table; both tables drawn side by side.
 
     The table is the visitor's own and is not URL state (a link never carries it). The figure
@@ -652,40 +626,19 @@ class LearnedView(PlotView):
     )
 
     def __init__(self, **params):
-        self._source: tuple | None = None  # ("file", bytes, name) or ("example",)
-        self._result_key: tuple | None = None
-        self._result: analysis.LearnedTable | diagnose.MatrixError | None = None
-        self._file = pn.widgets.FileInput(
-            label="A file of your learned table (.npy, .csv, .txt or .tsv)",
-            accept=ACCEPT,
-            multiple=False,
-            css_classes=["pe-learned-file"],
-            margin=(4, 8),
+        self._example = input_button("Try a synthetic example", "pe-learned-example", 220)
+        self._clear = input_button("Clear", "pe-learned-clear", 90, visible=False)
+        super().__init__(
+            file=file_input(
+                "A file of your learned table (.npy, .csv, .txt or .tsv)",
+                ACCEPT,
+                "pe-learned-file",
+            ),
+            **params,
         )
-        self._example = pn.widgets.Button(
-            label="Try a synthetic example",
-            width=220,
-            css_classes=["pe-learned-example"],
-            margin=(4, 8),
-        )
-        self._clear = pn.widgets.Button(
-            label="Clear",
-            width=90,
-            css_classes=["pe-learned-clear"],
-            margin=(4, 8),
-            visible=False,
-        )
-        super().__init__(**params)
-        self._projection = pn.widgets.RadioButtonGroup.from_param(
-            self.param.projection,
-            name="Trajectory",
-            css_classes=["pe-learned-projection"],
-            margin=(4, 8),
-        )
-        self._file.param.watch(self._file_chosen, ["value", "filename"])
+        self._projection = self.choice("projection", "Trajectory", "pe-learned-projection")
         self._example.on_click(lambda event: self.load_example())
         self._clear.on_click(lambda event: self.clear())
-        self.param.watch(self._refresh, "projection")
 
     def extra_panes(self) -> list:
         """The status (drawn above the plot, see content) and the readout (below it)."""
@@ -719,9 +672,7 @@ class LearnedView(PlotView):
     def result(self) -> analysis.LearnedTable | diagnose.MatrixError | None:
         """The visitor's table, checked and analysed once per source (MatrixError for bad
         input; None before any)."""
-        if self._source != self._result_key:
-            self._result_key, self._result = self._source, self._load()
-        return self._result
+        return self.once_per(self._source, self._load)
 
     def _load(self):
         if self._source is None:
@@ -730,62 +681,29 @@ class LearnedView(PlotView):
             return analysis.learned_table(
                 analysis.synthetic_table(), analysis.SYNTHETIC_NAME, synthetic=True
             )
-        _, data_bytes, name = self._source
         try:
-            return analysis.learned_table(diagnose.load_matrix(data_bytes, name), name)
+            return analysis.learned_table(self.read_input(diagnose.MATRIX_UPLOAD), self._source[2])
         except diagnose.MatrixError as error:
             return error
 
-    def load_file(self, data_bytes: bytes, filename: str) -> None:
-        """Read the bytes of a file, as choosing it in the file input does."""
-        self._source = ("file", data_bytes, filename) if data_bytes is not None else None
-        self._refresh()
-
     def load_example(self) -> None:
         """Show the synthetic example table."""
-        self._source = ("example",)
-        self._refresh()
+        self.use_source(("example",))
 
     def clear(self) -> None:
         """Back to the sinusoidal table alone."""
-        self._source = None
-        self._refresh()
-
-    def _file_chosen(self, *events) -> None:
-        data_bytes = self._file.value
-        if data_bytes is None and self._file.filename:
-            data_bytes = b""  # Panel's FileInput gives an empty file no value
-        name_is_current = any(event.name == "filename" for event in events)
-        self.load_file(data_bytes, (self._file.filename or "") if name_is_current else "")
+        self.use_source(None)
 
     def content(self) -> pn.Column:
-        inputs = pn.Column(
-            pn.pane.HTML(
-                "<span>A learned position table, positions × dimensions: a .npy or .csv "
-                "file</span>",
-                margin=(4, 8, 0, 8),
-            ),
-            self._file,
+        inputs = self.inputs(
+            "A learned position table, positions × dimensions: a .npy or .csv file",
             pn.FlexBox(self._example, self._clear, flex_wrap="wrap", align_items="center"),
-            pn.FlexBox(
-                pn.pane.HTML("<span>Trajectory</span>", margin=(10, 0, 0, 8)),
-                self._projection,
-                flex_wrap="wrap",
-                sizing_mode="stretch_width",
-            ),
-            pn.pane.HTML(PRIVACY, stylesheets=[STYLE], sizing_mode="stretch_width", margin=(0, 8)),
-            sizing_mode="stretch_width",
+            labelled_choice("Trajectory", self._projection),
+            note=PRIVACY,
+            style=STYLE,
         )
-        return pn.Column(
-            inputs,
-            self._status,
-            self._error,
-            self._plot,
-            self._readout,
-            self._data,
-            sizing_mode="stretch_width",
-            css_classes=["pe-learned"],
-        )
+        below = (self._readout, self._data)
+        return self.column(inputs, self._status, *below, css_class="pe-learned")
 
 
 def status_html(result) -> str:

@@ -12,7 +12,7 @@ from ..state import ExplorerState
 from ..ui import theme
 from ..ui.view import DATA_ROWS, DataTable, span_text, window
 from ..ui.view import number as four_decimals
-from .layout import titled_layout
+from .layout import offset_label, titled_layout
 
 NAMES = {
     "sinusoidal": "sinusoidal",
@@ -327,16 +327,7 @@ def figure(state: ExplorerState) -> dict:
         },
     ]
     annotations = [
-        {
-            "text": f"training length L = {train_length}",
-            "xref": "x",
-            "yref": "paper",
-            "x": train_length,
-            "y": 1.0,
-            "yanchor": "bottom",
-            "showarrow": False,
-            "font": {"size": 12, "color": palette["text"]},
-        },
+        offset_label(f"training length L = {train_length}", train_length, palette["text"], "x"),
         {
             "text": beyond_label(state.method),
             "xref": "x",

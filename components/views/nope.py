@@ -11,7 +11,7 @@ from .. import derived
 from ..state import ExplorerState
 from ..ui import theme
 from ..ui.view import DATA_COLUMNS, DataTable, number, span_text
-from .layout import matrix_axis, titled_layout
+from .layout import matrix_axis, message_figure
 
 # Longer words are cut in tick labels and hover text, so one long word cannot squash the plot.
 MAX_LABEL_CHARS = 12
@@ -99,23 +99,7 @@ def plotly_label(word: str, limit: int) -> str:
 
 def _message_figure(state: ExplorerState, message: str) -> dict:
     """A figure with no traces that says why in its middle."""
-    layout = titled_layout(state, "nope-message", "No position information")
-    layout.update(
-        xaxis=theme.axis(state.theme, visible=False),
-        yaxis=theme.axis(state.theme, visible=False),
-        annotations=[
-            {
-                "text": message,
-                "xref": "paper",
-                "yref": "paper",
-                "x": 0.5,
-                "y": 0.5,
-                "showarrow": False,
-                "font": {"size": 14},
-            }
-        ],
-    )
-    return {"data": [], "layout": layout}
+    return message_figure(state, "nope-message", "No position information", message)
 
 
 def figure(state: ExplorerState) -> dict:

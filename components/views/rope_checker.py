@@ -9,7 +9,6 @@ expected one per pair, and the relative error per pair with the pairs where it d
 from __future__ import annotations
 
 import html
-import io
 import math
 import re
 from dataclasses import dataclass
@@ -18,12 +17,14 @@ import numpy as np
 import panel as pn
 import param
 
+from .. import diagnosis as diagnose
 from .. import encoding, scaling
 from ..rope_diagnosis import RELATIVE_TOLERANCE, RopeDiagnosis, diagnose_rope
 from ..state import ExplorerState
 from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DataTable, PlotView
-from .layout import panel_caption, titled_layout
+from ..ui.upload import UploadView, box_style, file_input, input_button, labelled_choice, paste_box
+from ..ui.view import DATA_COLUMNS, DataTable
+from .layout import message_figure, panel_caption
 from .scaling import method_parameters
 
 # An inv_freq has d_head / 2 numbers (or d_head, one per dimension): at most MAX_D_MODEL.
@@ -45,20 +46,15 @@ ZERO_ERROR = 1e-17
 # Panels: inv_freq per pair on top, the relative error per pair below.
 TOP, BOTTOM = [0.5, 1.0], [0.0, 0.36]
 
-STYLE = """
-:host { width: 100%; }
-.pe-ropecheck-verdict { border-radius: 6px; padding: 0.5em 0.75em; line-height: 1.45;
-                        border: 1px solid var(--pe-grid, #e5e7eb); }
-.pe-ropecheck-verdict.pe-ropecheck-match { border-color: #15803d; }
-.pe-ropecheck-verdict.pe-ropecheck-mistake { border-color: #b45309; }
-.pe-ropecheck-verdict.pe-ropecheck-error { border-color: #b91c1c; background: #fef2f2;
-                                           color: #7f1d1d; }
-.pe-ropecheck-verdict p { margin: 0.2em 0; }
+STYLE = (
+    box_style("pe-ropecheck-verdict", "pe-ropecheck")
+    + """
 .pe-ropecheck-help p { margin: 0.3em 0; font-size: 0.9em; line-height: 1.4; }
 .pe-ropecheck-help p code { overflow-wrap: anywhere; }
 .pe-ropecheck-help pre { background: var(--pe-code-bg, #f6f8fa); padding: 0.5em 0.8em;
                          border-radius: 6px; overflow-x: auto; font-size: 0.85em; margin: 0.2em 0; }
 """
+)
 
 HELP = (
     '<div class="pe-ropecheck-help"><p>To get the inv_freq of a <code>transformers</code> '
@@ -209,62 +205,6 @@ def _is_number(token: str) -> bool:
     return "_" not in token  # Python reads 1_0 as 10; NumPy and a person would not
 
 
-def read_file(data: bytes, filename: str = "") -> np.ndarray:
-    """The inv_freq in an uploaded file: a .npy (its dtype kept), or text (read_text)."""
-    if not data:
-        raise InvFreqError("empty file: it holds no bytes")
-    if len(data) > MAX_FILE_BYTES:
-        raise InvFreqError(
-            f"over the size cap: the file has {len(data):,} bytes; the cap is {SIZE_CAP}"
-        )
-    name = filename.lower()
-    if data.startswith(b"\x93NUMPY") or name.endswith(".npy"):
-        return _load_npy(data)
-    if data.startswith(b"PK\x03\x04") or name.endswith(
-        (".npz", ".pt", ".pth", ".pkl", ".pickle", ".bin", ".safetensors")
-    ):
-        raise InvFreqError(
-            "not an inv_freq file: archives, checkpoints and pickles are never opened; save the "
-            "one array with np.save('inv_freq.npy', inv_freq) or paste its numbers"
-        )
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InvFreqError(
-            "not an inv_freq: the file is neither a .npy file nor text (numbers)"
-        ) from None
-    return read_text(text)
-
-
-def _load_npy(data: bytes) -> np.ndarray:
-    """A .npy file's vector: its header is read and checked before its data is."""
-    stream = io.BytesIO(data)
-    try:
-        version = np.lib.format.read_magic(stream)
-        if version == (1, 0):
-            shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
-        else:
-            shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
-    except (ValueError, EOFError, SyntaxError, TypeError) as error:
-        raise InvFreqError(f"not a valid .npy file: {_first_line(error)}") from None
-    if dtype.hasobject:
-        raise InvFreqError(
-            "not numbers: the .npy holds Python objects (object dtype), which are never "
-            "unpickled; save a float array"
-        )
-    if dtype.kind not in "iuf":
-        raise InvFreqError(f"not numbers: the .npy's dtype is {dtype}")
-    _vector_shape(shape)
-    if len(data) - stream.tell() < dtype.itemsize * math.prod(shape):
-        raise InvFreqError(f"not a valid .npy file: it is cut short (shape {shape}, {dtype})")
-    stream.seek(0)
-    try:
-        array = np.load(stream, allow_pickle=False)
-    except (ValueError, EOFError, OSError) as error:
-        raise InvFreqError(f"not a valid .npy file: {_first_line(error)}") from None
-    return _vector(array)
-
-
 def _vector_shape(shape: tuple[int, ...]) -> int:
     """The length of a vector of this shape (length-1 axes dropped: a (1, 64) or (64, 1) array
     is a vector), or InvFreqError for a matrix, an empty array or one over the cap."""
@@ -300,9 +240,24 @@ def _vector(array: np.ndarray) -> np.ndarray:
     return vector
 
 
-def _first_line(error: BaseException) -> str:
-    lines = str(error).strip().splitlines()
-    return lines[0][:200] if lines else type(error).__name__
+INV_FREQ_UPLOAD = diagnose.UploadFormat(
+    error=InvFreqError,
+    numbers="numbers",
+    size_cap=SIZE_CAP,
+    max_file_bytes=MAX_FILE_BYTES,
+    check_shape=_vector_shape,
+    check_array=_vector,
+    parse_text=read_text,
+    refused_suffixes=(".npz", ".pt", ".pth", ".pkl", ".pickle", ".bin", ".safetensors"),
+    refused="not an inv_freq file: archives, checkpoints and pickles are never opened; save the "
+    "one array with np.save('inv_freq.npy', inv_freq) or paste its numbers",
+    not_text="not an inv_freq: the file is neither a .npy file nor text (numbers)",
+)
+
+
+def read_file(data: bytes, filename: str = "") -> np.ndarray:
+    """The inv_freq in an uploaded file: a .npy (its dtype kept), or text (read_text)."""
+    return INV_FREQ_UPLOAD.read(data, filename)
 
 
 # ---- The check ---------------------------------------------------------------------------------
@@ -495,23 +450,8 @@ def evidence_figure(result: RopeCheck, theme_name: str) -> dict:
 
 def problem_figure(state: ExplorerState, message: str) -> dict:
     """Empty panels saying why the config cannot be drawn."""
-    layout = titled_layout(state, "ropecheck-problem", "The config cannot be computed")
-    layout.update(
-        xaxis=theme.axis(state.theme, visible=False),
-        yaxis=theme.axis(state.theme, visible=False),
-        annotations=[
-            {
-                "text": _plotly_text(_wrap(message, 60)),
-                "xref": "paper",
-                "yref": "paper",
-                "x": 0.5,
-                "y": 0.6,
-                "showarrow": False,
-                "font": {"size": 14},
-            }
-        ],
-    )
-    return {"data": [], "layout": layout}
+    title = "The config cannot be computed"
+    return message_figure(state, "ropecheck-problem", title, _plotly_text(_wrap(message, 60)), 0.6)
 
 
 def _plotly_text(text: str) -> str:
@@ -543,30 +483,27 @@ def _two_panel_layout(theme_name: str, chosen: Config, heading: str) -> dict:
         showlegend=True,
         legend={"orientation": "h", "x": 0, "y": -0.17, "yanchor": "top"},
         xaxis=theme.axis(theme_name, domain=[0, 1], anchor="y"),
-        yaxis=theme.axis(
-            theme_name,
-            domain=TOP,
-            anchor="x",
-            type="log",
-            exponentformat="power",
-            title={"text": "θ′ᵢ (rad / position)"},
-        ),
+        yaxis=_log_axis(theme_name, TOP, "x", "θ′ᵢ (rad / position)"),
         xaxis2=theme.axis(
             theme_name, domain=[0, 1], anchor="y2", matches="x", title={"text": "pair i"}
         ),
-        yaxis2=theme.axis(
-            theme_name,
-            domain=BOTTOM,
-            anchor="x2",
-            type="log",
-            exponentformat="power",
-            title={"text": "relative error"},
-        ),
+        yaxis2=_log_axis(theme_name, BOTTOM, "x2", "relative error"),
         annotations=[
             panel_caption(f"relative error; dashed: {RELATIVE_TOLERANCE:g}", 0, BOTTOM[1]),
         ],
     )
     return layout
+
+
+def _log_axis(theme_name: str, domain: list[float], anchor: str, title: str) -> dict:
+    return theme.axis(
+        theme_name,
+        domain=domain,
+        anchor=anchor,
+        type="log",
+        exponentformat="power",
+        title={"text": title},
+    )
 
 
 def _frequency_traces(theme_name: str, chosen: Config, expected: np.ndarray) -> list[dict]:
@@ -767,7 +704,7 @@ def code(state: ExplorerState, theirs: np.ndarray | None = None) -> str:
         f"{chosen.original_context}",
         "inv_freq = 1.0 / base ** (np.arange(0, d_head, 2) / d_head)  # theta_i, pair 0 first",
     ]
-    lines += _METHOD_CODE[chosen.method](params)
+    lines += _method_code(chosen.method, params)
     if theirs is None:
         lines += [
             "",
@@ -794,44 +731,29 @@ def _exact(values) -> str:
     return ", ".join(repr(float(value)) for value in np.asarray(values, dtype=np.float64))
 
 
-def _code_none(params: dict) -> list[str]:
-    return ["expected = inv_freq"]
-
-
-def _code_pi(params: dict) -> list[str]:
-    return [
+# Each method's lines of the script, from inv_freq (θᵢ) to expected; {name} stands for the
+# method's parameter as Python reads it back, {rounding} for YaRN's line on truncate.
+_METHOD_CODE = {
+    "none": ("expected = inv_freq",),
+    "pi": (
         "# Position Interpolation: every frequency divided by s.",
         "expected = inv_freq / factor",
-    ]
-
-
-def _code_ntk(params: dict) -> list[str]:
-    return [
+    ),
+    "ntk": (
         "# NTK-aware: the base raised to base * s ** (d / (d - 2)).",
         "raised = base * factor ** (d_head / (d_head - 2))",
         "expected = 1.0 / raised ** (np.arange(0, d_head, 2) / d_head)",
-    ]
-
-
-def _code_dynamic(params: dict) -> list[str]:
-    return [
+    ),
+    "dynamic": (
         "# Dynamic NTK at sequence length n (below L it scales as at L).",
-        f"n = max({params['seq_len']}, L)",
+        "n = max({seq_len}, L)",
         "raised = base * (factor * n / L - (factor - 1)) ** (d_head / (d_head - 2))",
         "expected = 1.0 / raised ** (np.arange(0, d_head, 2) / d_head)",
-    ]
-
-
-def _code_yarn(params: dict) -> list[str]:
-    rounding = (
-        ["low, high = np.floor(low), np.ceil(high)  # truncate"]
-        if params["truncate"]
-        else ["# truncate off: the bounds stay fractional"]
-    )
-    return [
+    ),
+    "yarn": (
         "# YaRN: pairs turning more than beta_fast times in L keep theta_i, fewer than beta_slow",
         "# times are divided by s, a linear ramp between (jquesnelle/yarn, transformers).",
-        f"beta_fast, beta_slow = {params['beta_fast']!r}, {params['beta_slow']!r}",
+        "beta_fast, beta_slow = {beta_fast}, {beta_slow}",
         "",
         "",
         "def pair_turning(turns):",
@@ -839,22 +761,18 @@ def _code_yarn(params: dict) -> list[str]:
         "",
         "",
         "low, high = pair_turning(beta_fast), pair_turning(beta_slow)",
-        *rounding,
+        "{rounding}",
         "low, high = max(low, 0), min(high, d_head - 1)",
         "if low == high:",
         "    high += 0.001",
         "ramp = np.clip((np.arange(d_head // 2) - low) / (high - low), 0, 1)",
         "expected = inv_freq / factor * ramp + inv_freq * (1 - ramp)",
         "attention_factor = 0.1 * np.log(factor) + 1.0 if factor > 1 else 1.0  # not in inv_freq",
-    ]
-
-
-def _code_llama3(params: dict) -> list[str]:
-    return [
+    ),
+    "llama3": (
         "# Llama 3.1 (Meta's apply_scaling): short wavelengths kept, long ones divided by s,",
         "# and between, a mix smoothed in L / wavelength.",
-        f"low_freq_factor, high_freq_factor = {params['low_freq_factor']!r}, "
-        f"{params['high_freq_factor']!r}",
+        "low_freq_factor, high_freq_factor = {low_freq_factor}, {high_freq_factor}",
         "wavelength = 2 * np.pi / inv_freq",
         "smooth = (L / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)",
         "medium = (1 - smooth) * inv_freq / factor + smooth * inv_freq",
@@ -863,32 +781,33 @@ def _code_llama3(params: dict) -> list[str]:
         "    inv_freq / factor,",
         "    np.where(wavelength < L / high_freq_factor, inv_freq, medium),",
         ")",
-    ]
-
-
-def _code_longrope(params: dict) -> list[str]:
-    return [
+    ),
+    "longrope": (
         "# LongRoPE: each pair divided by its own searched factor.",
-        f"factors = np.array([{_exact(params['factors'])}])",
+        "factors = np.array([{factors}])",
         "expected = inv_freq / factors",
-    ]
-
-
-_METHOD_CODE = {
-    "none": _code_none,
-    "pi": _code_pi,
-    "ntk": _code_ntk,
-    "dynamic": _code_dynamic,
-    "yarn": _code_yarn,
-    "llama3": _code_llama3,
-    "longrope": _code_longrope,
+    ),
 }
+
+
+def _method_code(method: str, params: dict) -> list[str]:
+    """The method's lines of the script (_METHOD_CODE) with its parameters filled in."""
+    values = {
+        name: _exact(value) if name == "factors" else repr(value) for name, value in params.items()
+    }
+    if "truncate" in params:
+        values["rounding"] = (
+            "low, high = np.floor(low), np.ceil(high)  # truncate"
+            if params["truncate"]
+            else "# truncate off: the bounds stay fractional"
+        )
+    return [line.format(**values) for line in _METHOD_CODE[method]]
 
 
 # ---- The view ----------------------------------------------------------------------------------
 
 
-class RopeCheckView(PlotView):
+class RopeCheckView(UploadView):
     """A file input and a text box for the visitor's inv_freq, two examples, the verdict and
     its evidence. The inputs are the visitor's own, never put in a link; the verdict follows the
     config (the state's scaling controls) and the theme."""
@@ -900,56 +819,38 @@ class RopeCheckView(PlotView):
     )
 
     def __init__(self, **params):
-        self._source: tuple | None = None  # ("file", bytes, name) or ("text", str)
-        self._read_key: tuple | None = None
-        self._read: np.ndarray | InvFreqError | None = None
-        self._result_key: tuple | None = None
-        self._result = None
-        self._file = pn.widgets.FileInput(
-            label="A file of your inv_freq (.npy, .csv or .txt)",
-            accept=ACCEPT,
-            multiple=False,
-            css_classes=["pe-ropecheck-file"],
-            margin=(4, 8),
-        )
-        self._text = pn.widgets.TextAreaInput(
-            label="Or paste its numbers",
-            placeholder="1.0, 0.8659643, 0.7498942, … (commas, spaces or a printed tensor)",
-            max_length=MAX_PASTE_CHARS,
-            rows=3,
-            sizing_mode="stretch_width",
-            css_classes=["pe-ropecheck-text"],
-            margin=(4, 8),
-        )
-        self._right_example = pn.widgets.Button(
-            label="Try a correct array",
+        self._right_example = input_button(
+            "Try a correct array",
+            "pe-ropecheck-right",
+            180,
             description="Paste the config's own inv_freq into the box and check it",
             color="default",
-            css_classes=["pe-ropecheck-right"],
-            width=180,
-            margin=(4, 8),
         )
-        self._buggy_example = pn.widgets.Button(
-            label="Try a buggy one",
+        self._buggy_example = input_button(
+            "Try a buggy one",
+            "pe-ropecheck-buggy",
+            320,
             description="Paste an inv_freq with a known bug into the box and check it",
             color="default",
-            css_classes=["pe-ropecheck-buggy"],
-            width=320,
-            margin=(4, 8),
         )
-        super().__init__(**params)
-        self._pairing = pn.widgets.RadioButtonGroup.from_param(
-            self.param.pairing,
-            options=PAIRINGS,
-            name="A vector of d_head numbers pairs",
-            css_classes=["pe-ropecheck-pairing"],
-            margin=(4, 8),
+        super().__init__(
+            file=file_input(
+                "A file of your inv_freq (.npy, .csv or .txt)", ACCEPT, "pe-ropecheck-file"
+            ),
+            text=paste_box(
+                "Or paste its numbers",
+                "1.0, 0.8659643, 0.7498942, … (commas, spaces or a printed tensor)",
+                MAX_PASTE_CHARS,
+                3,
+                "pe-ropecheck-text",
+            ),
+            **params,
         )
-        self._file.param.watch(self._file_chosen, ["value", "filename"])
-        self._text.param.watch(self._text_entered, "value")
+        self._pairing = self.choice(
+            "pairing", "A vector of d_head numbers pairs", "pe-ropecheck-pairing", options=PAIRINGS
+        )
         self._right_example.on_click(lambda event: self.try_example(buggy=False))
         self._buggy_example.on_click(lambda event: self.try_example(buggy=True))
-        self.param.watch(self._refresh, "pairing")
 
     def extra_panes(self) -> list:
         """The verdict, drawn above the plot (see content)."""
@@ -965,20 +866,10 @@ class RopeCheckView(PlotView):
         if self._buggy_example.label != label:
             self._buggy_example.label = label
 
-    def figure(self) -> dict:
-        result = self.result()
+    def evidence(self, result) -> dict | None:
         if isinstance(result, RopeCheck):
-            figure = evidence_figure(result, self.state.theme)
-        else:
-            figure = self.spec.figure(self.state)
-        figure["layout"].setdefault("height", self.spec.plot_height)
-        return figure
-
-    def description(self) -> str:
-        return describe(self.state, self.result())
-
-    def data_table(self) -> DataTable:
-        return data(self.state, self.result())
+            return evidence_figure(result, self.state.theme)
+        return None
 
     def code(self) -> str:
         """The NumPy script for the state's config, comparing the visitor's array when read."""
@@ -988,42 +879,26 @@ class RopeCheckView(PlotView):
 
     def _array(self) -> np.ndarray | InvFreqError | None:
         """The visitor's input read once per input (InvFreqError when unreadable)."""
-        if self._source != self._read_key:
-            self._read_key = self._source
-            try:
-                if self._source is None:
-                    self._read = None
-                elif self._source[0] == "file":
-                    self._read = read_file(self._source[1], self._source[2])
-                else:
-                    self._read = read_text(self._source[1])
-            except InvFreqError as error:
-                self._read = error
-        return self._read
+        return self.once_per(self._source, self._read, slot="array")
+
+    def _read(self) -> np.ndarray | InvFreqError | None:
+        try:
+            return self.read_input(INV_FREQ_UPLOAD)
+        except InvFreqError as error:
+            return error
 
     def result(self):
         """The check of the visitor's array against the state's config, computed once per
         input, pairing and config (see `check`)."""
         key = (self._source, self.pairing, *(getattr(self.state, name) for name in _CONFIG))
-        if key != self._result_key:
-            array = self._array()
-            if isinstance(array, InvFreqError):
-                problem = check(self.state, None)
-                result = problem if isinstance(problem, ConfigError) else array
-            else:
-                result = check(self.state, array, self.pairing)
-            self._result_key, self._result = key, result
-        return self._result
+        return self.once_per(key, self._check)
 
-    def check_file(self, data: bytes | None, filename: str) -> None:
-        """Check the bytes of a file, as choosing it in the file input does."""
-        self._source = ("file", data, filename) if data is not None else None
-        self._refresh()
-
-    def check_text(self, text: str) -> None:
-        """Check pasted numbers, as leaving the text box does (empty text clears the check)."""
-        self._source = ("text", text) if text.strip() else None
-        self._refresh()
+    def _check(self):
+        array = self._array()
+        if isinstance(array, InvFreqError):
+            problem = check(self.state, None)
+            return problem if isinstance(problem, ConfigError) else array
+        return check(self.state, array, self.pairing)
 
     def try_example(self, buggy: bool) -> None:
         """Paste an example into the box and check it: the config's right array or a buggy one."""
@@ -1035,36 +910,13 @@ class RopeCheckView(PlotView):
         self.check_text(text)
         self._text.value = text
 
-    def _file_chosen(self, *events) -> None:
-        data = self._file.value
-        if data is None and self._file.filename:
-            data = b""  # Panel's FileInput gives an empty file no value: it is one, and empty
-        # In the Pyodide worker a new file's bytes may arrive before its name (see checker.py).
-        name_is_current = any(event.name == "filename" for event in events)
-        self.check_file(data, (self._file.filename or "") if name_is_current else "")
-
-    def _text_entered(self, event) -> None:
-        if not (self._source and self._source[0] == "text" and self._source[1] == event.new):
-            self.check_text(event.new or "")
-
     def content(self) -> pn.Column:
-        inputs = pn.Column(
-            pn.pane.HTML(
-                "<span>Your inv_freq: d_head / 2 numbers, pair 0 first, as a .npy file or "
-                "pasted</span>",
-                margin=(4, 8, 0, 8),
-            ),
-            self._file,
-            self._text,
-            pn.FlexBox(
-                pn.pane.HTML(
-                    "<span>A vector of d_head numbers pairs dimensions as GPT-J (interleaved) "
-                    "or GPT-NeoX and Llama (half-split):</span>",
-                    margin=(10, 0, 0, 8),
-                ),
+        inputs = self.inputs(
+            "Your inv_freq: d_head / 2 numbers, pair 0 first, as a .npy file or pasted",
+            labelled_choice(
+                "A vector of d_head numbers pairs dimensions as GPT-J (interleaved) or GPT-NeoX "
+                "and Llama (half-split):",
                 self._pairing,
-                flex_wrap="wrap",
-                sizing_mode="stretch_width",
             ),
             pn.FlexBox(
                 self._right_example,
@@ -1072,18 +924,10 @@ class RopeCheckView(PlotView):
                 flex_wrap="wrap",
                 sizing_mode="stretch_width",
             ),
-            pn.pane.HTML(HELP, stylesheets=[STYLE], sizing_mode="stretch_width", margin=(0, 8)),
-            sizing_mode="stretch_width",
+            note=HELP,
+            style=STYLE,
         )
-        return pn.Column(
-            inputs,
-            self._verdict,
-            self._error,
-            self._plot,
-            self._data,
-            sizing_mode="stretch_width",
-            css_classes=["pe-ropecheck"],
-        )
+        return self.column(inputs, self._verdict, self._data, css_class="pe-ropecheck")
 
 
 # The state parameters the config is read from (the view's follows, less the theme).

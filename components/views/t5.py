@@ -13,7 +13,14 @@ from ..relative import BucketRun
 from ..state import ExplorerState
 from ..ui import theme
 from ..ui.view import DataTable, span_text
-from .layout import matrix_axis, offset_shapes, panel_caption, reduced_note, titled_layout
+from .layout import (
+    matrix_axis,
+    message_figure,
+    offset_shapes,
+    panel_caption,
+    reduced_note,
+    titled_layout,
+)
 
 # A sequential, colour-blind-safe scale for bucket numbers: viridis, sampled at ten stops and
 # spelled out (figures skip the validation that would turn a scale's name into stops).
@@ -221,23 +228,8 @@ def step_traces(drawn: list[Segment], axis: str, marker_size: int) -> list[dict]
 
 def _message_figure(state: ExplorerState, message: str) -> dict:
     """A figure with no traces that says what is wrong in its middle."""
-    layout = titled_layout(state, "t5-message", "T5 relative-position buckets")
-    layout.update(
-        xaxis=theme.axis(state.theme, visible=False),
-        yaxis=theme.axis(state.theme, visible=False),
-        annotations=[
-            {
-                "text": html.escape(message),
-                "xref": "paper",
-                "yref": "paper",
-                "x": 0.5,
-                "y": 0.5,
-                "showarrow": False,
-                "font": {"size": 14},
-            }
-        ],
-    )
-    return {"data": [], "layout": layout}
+    title = "T5 relative-position buckets"
+    return message_figure(state, "t5-message", title, html.escape(message))
 
 
 def _band_shapes(shown: T5Readout, axis: str, palette: dict) -> list[dict]:
@@ -423,7 +415,8 @@ def describe(state: ExplorerState) -> str:
         f"T5 buckets of key − query ({shown.num_buckets} buckets, max_distance "
         f"{shown.max_distance}, {kind}): distances 0–{shown.max_exact - 1} have a bucket each, "
         f"log-spaced buckets from distance {shown.max_exact}, and every distance from "
-        f"{shown.last.first} on shares bucket {shown.last.bucket}; k = {signed(shown.offset)} is "
+        f"{shown.last.first} on shares bucket {shown.last.bucket}; the key pos + k = "
+        f"{shown.second_pos} of the query pos = {shown.pos} is k = {signed(shown.offset)} away, "
         f"in bucket {shown.bucket}, where {run_text(shown.run, shown.side, shown.bidirectional)}"
     )
 

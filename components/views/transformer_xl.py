@@ -11,7 +11,7 @@ from ..formula import MINUS
 from ..state import ExplorerState
 from ..ui import theme
 from ..ui.view import DATA_ROWS, DataTable, number, span_text, window
-from .layout import matrix_axis, panel_caption, titled_layout
+from .layout import matrix_axis, offset_label, panel_caption, titled_layout
 
 # The four terms, in the paper's order, each with its name, its formula (HTML) and its colour.
 TERMS = (
@@ -212,16 +212,9 @@ def figure(state: ExplorerState) -> dict:
             "showarrow": False,
             "font": {"size": 12, "color": palette["second"]},
         },
-        {
-            "text": f"i − j = {shown.distance}",
-            "xref": "x",
-            "yref": "y domain",
-            "x": shown.distance,
-            "y": 1.0,
-            "yanchor": "bottom",
-            "showarrow": False,
-            "font": {"size": 12, "color": palette["second"]},
-        },
+        offset_label(
+            f"i − j = {shown.distance}", shown.distance, palette["second"], "x", "y domain"
+        ),
     ]
     title = f"Transformer-XL: the score's four terms over i − j = 0 … {n - 1}"
     layout = titled_layout(state, f"xl-{n}-{d}", title)
@@ -248,8 +241,9 @@ def describe(state: ExplorerState) -> str:
     a, b, c, d = (number(value) for value in shown.terms)
     return (
         f"Transformer-XL's relative score of one query over offsets i − j = 0 to "
-        f"{state.n_positions - 1} (d_model {state.d_model}, seed {state.seed}): at i − j = "
-        f"{shown.distance}, (a) content {a}, (b) content-position {b}, (c) content bias {c} and "
+        f"{state.n_positions - 1} (d_model {state.d_model}, seed {state.seed}): for pos = "
+        f"{state.pos} and pos + k = {state.second_pos}, i − j = {shown.distance}, (a) content "
+        f"{a}, (b) content-position {b}, (c) content bias {c} and "
         f"(d) position bias {d} add up to {number(shown.total)}; (a) and (c) are the same at "
         "every offset"
     )

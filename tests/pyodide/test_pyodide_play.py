@@ -40,7 +40,7 @@ def steps(site) -> dict:
     record["card_state"] = wait_for(
         site,
         "() => location.search.includes('n_positions=1024') && "
-        "(__offline.text('.pe-tour-step') || '') === 'Question 1 of 8'",
+        f"(__offline.text('.pe-tour-step') || '') === 'Question 1 of {len(QUESTIONS)}'",
     )
     record["card_search"] = site.page.evaluate("location.search")
     return record

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 from pe_explorer.encoding import positional_encoding
@@ -13,24 +11,7 @@ from pe_explorer.relative import (
     t5_relative_bucket,
     transformer_xl_terms,
 )
-
-
-def reference_bucket(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
-    """transformers' T5Attention._relative_position_bucket for one int, in float32 scalars."""
-    bucket = 0
-    if bidirectional:
-        num_buckets //= 2
-        bucket += num_buckets if relative_position > 0 else 0
-        n = abs(relative_position)
-    else:
-        n = -min(relative_position, 0)
-    max_exact = num_buckets // 2
-    if n < max_exact:
-        return bucket + n
-    value = np.log(np.float32(n) / np.float32(max_exact))
-    value = value / np.float32(math.log(max_distance / max_exact))
-    value = value * np.float32(num_buckets - max_exact)
-    return bucket + min(max_exact + int(value), num_buckets - 1)
+from t5_reference import reference_bucket
 
 
 @pytest.mark.parametrize(

@@ -1,39 +1,11 @@
-"""diagnose_rope: each known implementation mistake, built here by hand, is named."""
+"""diagnose_rope: each known implementation mistake, built by hand (rope_reference), is named."""
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
 from pe_explorer.rope_diagnosis import diagnose_rope
-
-D, BASE, L = 128, 10000.0, 4096
-
-
-def theta(i: int, d: int = D, base: float = BASE) -> float:
-    return 1.0 / base ** (2 * i / d)
-
-
-def plain() -> list[float]:
-    return [theta(i) for i in range(D // 2)]
-
-
-def yarn(truncate=True, clamp=D - 1, s=32.0, beta_fast=32.0, beta_slow=1.0) -> list[float]:
-    """The YaRN authors' inv_freq, with the high bound clamped at `clamp`."""
-
-    def dim(rotations):
-        return D * math.log(L / (rotations * 2 * math.pi)) / (2 * math.log(BASE))
-
-    low, high = dim(beta_fast), dim(beta_slow)
-    if truncate:
-        low, high = math.floor(low), math.ceil(high)
-    low, high = max(low, 0), min(high, clamp)
-    out = []
-    for i in range(D // 2):
-        ramp = min(max((i - low) / (high - low), 0), 1)
-        out.append(theta(i) / s * ramp + theta(i) * (1 - ramp))
-    return out
+from rope_reference import BASE, D, L, llama3, plain, yarn
 
 
 def test_the_right_array_is_ok_even_in_float32():
@@ -75,16 +47,7 @@ def test_yarns_high_bound_at_half_is_named():
 
 def test_llama3_smoothed_in_wavelength_is_named():
     d, base, s, context = 128, 500000.0, 8.0, 8192
-    theirs = []
-    for i in range(d // 2):
-        wavelength = 2 * math.pi / theta(i, d, base)
-        if wavelength < context / 4:
-            theirs.append(2 * math.pi / wavelength)
-        elif wavelength > context / 1:
-            theirs.append(2 * math.pi / (wavelength * s))
-        else:
-            smooth = (context / wavelength - 1) / (4 - 1)
-            theirs.append(2 * math.pi / ((1 - smooth) * wavelength * s + smooth * wavelength))
+    theirs = llama3(in_wavelength=True, d=d, base=base, s=s, context=context)
     report = diagnose_rope(theirs, "llama3", d, base, s, context)
     assert "in wavelength, not frequency" in report.text
     assert report.pairs == (29, 30, 31, 32, 33, 34)  # exactly the smoothed band

@@ -85,7 +85,7 @@ def test_the_example_is_labelled_synthetic_everywhere(view):
 
 def test_a_table_file_is_drawn_beside_the_sinusoidal_table_of_its_size(view):
     table = synthetic_table(48, 20, seed=3)
-    view.load_file(npy(table), "wpe.npy")
+    view.check_file(npy(table), "wpe.npy")
     assert "Loaded <b>wpe.npy</b>: 48 positions × 20 dimensions" in view._status.object
     figure = view.figure()
     (matrix,) = traces_named(figure, "learned table")
@@ -104,14 +104,14 @@ def test_a_table_file_is_drawn_beside_the_sinusoidal_table_of_its_size(view):
 
 def test_a_csv_file_is_read_too(view):
     table = synthetic_table(10, 4, seed=1)
-    view.load_file(csv(table), "wpe.csv")
+    view.check_file(csv(table), "wpe.csv")
     assert "10 positions × 4 dimensions" in view._status.object
 
 
 def test_the_readout_compares_rows_pos_and_pos_plus_k_of_both_tables(view):
     table = synthetic_table(30, 8, seed=5)
     view.state.param.update(pos=4, offset=3)
-    view.load_file(npy(table), "t.npy")
+    view.check_file(npy(table), "t.npy")
     readout = view._readout.object
     for name, t in (("learned", table), ("sinusoidal", sinusoidal(30, 8))):
         u, v = t[4], t[7]
@@ -124,7 +124,7 @@ def test_the_readout_compares_rows_pos_and_pos_plus_k_of_both_tables(view):
 
 def test_the_accessible_name_gives_the_variance_explained_and_the_comparison(view):
     table = synthetic_table(40, 12, seed=8)
-    view.load_file(npy(table), "wpe.npy")
+    view.check_file(npy(table), "wpe.npy")
     name = view.description()
     learned_shares = shares(table)
     sinusoidal_shares = shares(sinusoidal(40, 12))
@@ -141,7 +141,7 @@ def test_the_accessible_name_gives_the_variance_explained_and_the_comparison(vie
 
 def test_rows_beyond_a_short_table_are_moved_into_it_and_it_says_so():
     view = view_spec("learned").make(ExplorerState(pos=60, offset=2))
-    view.load_file(npy(synthetic_table(10, 4)), "short.npy")
+    view.check_file(npy(synthetic_table(10, 4)), "short.npy")
     assert "rows 7 and 9 are compared" in view._readout.object
     assert "rows 7 and 9 (moved into the table)" in view.description()
     trajectory_marks = traces_named(view.figure(), "pos")
@@ -149,7 +149,7 @@ def test_rows_beyond_a_short_table_are_moved_into_it_and_it_says_so():
 
 
 def test_an_odd_width_is_set_beside_one_more_sinusoidal_dimension(view):
-    view.load_file(npy(synthetic_table(20, 7)), "odd.npy")
+    view.check_file(npy(synthetic_table(20, 7)), "odd.npy")
     assert "the sinusoidal table beside it has 8 dimensions" in view._status.object
     (reference,) = traces_named(view.figure(), "sinusoidal table")
     assert reference["z"].shape == (20, 8)
@@ -196,7 +196,7 @@ def over_the_cap() -> bytes:
     ],
 )
 def test_a_bad_file_gets_its_message_and_the_sinusoidal_table(view, data, filename, message):
-    view.load_file(data, filename)
+    view.check_file(data, filename)
     status = view._status.object
     assert "Not loaded: " in status and message.replace("'", "&#x27;") in status
     figure = view.figure()
@@ -207,11 +207,11 @@ def test_a_bad_file_gets_its_message_and_the_sinusoidal_table(view, data, filena
 
 def test_html_in_a_file_name_is_escaped(view):
     hostile = "<img src=x onerror=alert(1)>.npy"
-    view.load_file(npy(synthetic_table(10, 4)), hostile)
+    view.check_file(npy(synthetic_table(10, 4)), hostile)
     assert "&lt;img src=x" in view._status.object and "<img" not in view._status.object
     title = view.figure()["layout"]["title"]["text"]
     assert "&lt;img" in title and "<img" not in title
-    view.load_file(b"<script>alert(1)</script>", "<b>x</b>.csv")
+    view.check_file(b"<script>alert(1)</script>", "<b>x</b>.csv")
     assert "<script>" not in view._status.object and "<b>x" not in view._status.object
 
 
@@ -231,7 +231,7 @@ def test_the_3d_toggle_draws_two_scenes(view):
 def test_every_figure_with_a_table_follows_plotlys_schema(projection, theme, similarity):
     state = ExplorerState(theme=theme, similarity=similarity)
     view = view_spec("learned").make(state)
-    view.load_file(npy(synthetic_table(50, 9)), "t.npy")
+    view.check_file(npy(synthetic_table(50, 9)), "t.npy")
     view.projection = projection
     figure = view.figure()
     go.Figure(data=figure["data"], layout=figure["layout"])  # raises if anything is unknown
@@ -240,7 +240,7 @@ def test_every_figure_with_a_table_follows_plotlys_schema(projection, theme, sim
 
 def test_a_large_table_is_reduced_for_display():
     view = view_spec("learned").make(ExplorerState())
-    view.load_file(npy(synthetic_table(1500, 512, seed=2).astype(np.float32)), "big.npy")
+    view.check_file(npy(synthetic_table(1500, 512, seed=2).astype(np.float32)), "big.npy")
     figure = view.figure()
     for name in ("learned table", "sinusoidal table"):
         (matrix,) = traces_named(figure, name)
@@ -268,7 +268,7 @@ def test_the_table_is_never_state(view):
 
 def test_show_data_lists_the_principal_coordinates_around_pos(view):
     table = synthetic_table(30, 6, seed=4)
-    view.load_file(npy(table), "t.npy")
+    view.check_file(npy(table), "t.npy")
     data = view.data_table()
     assert data.columns[:4] == ("pos", "learned PC1", "learned PC2", "learned PC3")
     assert [row[0] for row in data.rows] == list(range(4, 11))
@@ -285,7 +285,7 @@ def test_the_code_reproduces_the_views_numbers(tmp_path, monkeypatch, layout):
     np.save(tmp_path / "wpe.npy", table)
     state = ExplorerState(pos=5, offset=4, base=1000.0, layout=layout)
     view = view_spec("learned").make(state)
-    view.load_file(npy(table), "wpe.npy")
+    view.check_file(npy(table), "wpe.npy")
     monkeypatch.chdir(tmp_path)
     namespace: dict = {}
     exec(learned.code(state), namespace)

@@ -18,20 +18,11 @@ import panel as pn
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pe_explorer.scaling import SCALING_LABELS, SCALINGS
 from pe_explorer.state import ExplorerState
 from pe_explorer.ui.view import data_html
 from pe_explorer.views import scaling, view_spec
 
-METHODS = ("none", "pi", "ntk", "dynamic", "yarn", "llama3", "longrope")
-LABELS = {
-    "none": "None",
-    "pi": "Position Interpolation",
-    "ntk": "NTK-aware",
-    "dynamic": "Dynamic NTK",
-    "yarn": "YaRN",
-    "llama3": "Llama 3",
-    "longrope": "LongRoPE",
-}
 # 0.1 ln 32 + 1: YaRN's attention factor at s = 32 (NousResearch/Yarn-Llama-2-7b-128k).
 YARN_128K_ATTENTION = 1.3465735902799727
 
@@ -319,13 +310,13 @@ def test_methods_without_a_temperature_leave_the_logits_alone(method):
 # The score curves.
 
 
-@pytest.mark.parametrize("chosen", METHODS)
+@pytest.mark.parametrize("chosen", SCALINGS)
 def test_every_methods_score_is_one_at_offset_zero(chosen):
     state = ExplorerState(scaling=chosen, longrope_factors=longrope_text(128))
     traces = score_traces(scaling.figure(state))
     assert [t["name"].removesuffix(" (chosen)") for t in traces] == [
         "original (none)",
-        *(LABELS[m] for m in METHODS[1:]),
+        *(SCALING_LABELS[m] for m in SCALINGS[1:]),
     ]
     for curve in traces:
         assert curve["x"][0] == 0 and curve["y"][0] == pytest.approx(1.0, abs=1e-6)
@@ -432,7 +423,7 @@ def test_the_name_gives_method_factor_bands_slowest_wavelength_and_attention(met
     name = scaling.describe(state)
     slowest = 2 * math.pi * 10000 ** (126 / 128) * 4  # both interpolate the slowest pair
     attention = 0.1 * math.log(4) + 1 if method == "yarn" else 1.0
-    assert name.startswith(f"RoPE scaling by {LABELS[method]}, factor s = 4 over a trained")
+    assert name.startswith(f"RoPE scaling by {SCALING_LABELS[method]}, factor s = 4 over a trained")
     assert "L = 4096" in name
     assert f"becomes {slowest:.4f} positions" in name
     assert name.endswith(f"attention factor {attention:.4f}")

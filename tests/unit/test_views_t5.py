@@ -11,27 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import t5
+from t5_reference import reference_bucket
 
 MINUS = "\u2212"
-
-
-def reference_bucket(relative_position, bidirectional=True, num_buckets=32, max_distance=128):
-    """transformers' T5Attention._relative_position_bucket for one int, in float32 scalars
-    (torch's .float() log, then .to(long), which truncates toward zero)."""
-    bucket = 0
-    if bidirectional:
-        num_buckets //= 2
-        bucket += num_buckets if relative_position > 0 else 0
-        n = abs(relative_position)
-    else:
-        n = -min(relative_position, 0)
-    max_exact = num_buckets // 2
-    if n < max_exact:
-        return bucket + n
-    value = np.log(np.float32(n) / np.float32(max_exact))
-    value = value / np.float32(math.log(max_distance / max_exact))
-    value = value * np.float32(num_buckets - max_exact)
-    return bucket + min(max_exact + int(value), num_buckets - 1)
 
 
 def shared_distances(bucket, side, bidirectional=True, num_buckets=32, max_distance=128):
