@@ -25,15 +25,15 @@ def test_a_keyboard_only_tour_sets_each_cards_state_and_escape_leaves_it(open_ap
     tab_to(page, "pe-tour-start")
     page.keyboard.press("Enter")
     first = QUESTIONS[0]
-    wait_for_text(page, ".pe-tour-step", lambda t: t == "Question 1 of 8")
+    wait_for_text(page, ".pe-tour-step", lambda t: t == f"Question 1 of {len(QUESTIONS)}")
     wait_until(page, lambda: query_of(page).get("n_positions") == "1024", what="card 1's state")
     assert query_of(page)["theme"] == "dark"  # the visitor's own choice stays
     assert all(query_of(page).get(k) == v for k, v in expected_query(first).items())
     tab_to(page, "pe-tour-next")
     page.keyboard.press("Enter")
-    wait_for_text(page, ".pe-tour-step", lambda t: t == "Question 2 of 8")
+    wait_for_text(page, ".pe-tour-step", lambda t: t == f"Question 2 of {len(QUESTIONS)}")
     page.keyboard.press("Enter")  # the focus stays on Next
-    wait_for_text(page, ".pe-tour-step", lambda t: t == "Question 3 of 8")
+    wait_for_text(page, ".pe-tour-step", lambda t: t == f"Question 3 of {len(QUESTIONS)}")
     third = QUESTIONS[2]
     wait_until(
         page,
