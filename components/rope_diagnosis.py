@@ -182,8 +182,12 @@ def diagnose_rope(
         )  # fmt: skip
     mistakes = _mistakes(method, d_head, base, factor, original_context, params)
     for name, make in mistakes.items():
-        candidate = make()
-        if np.all(_relative_error(theirs, candidate) <= RELATIVE_TOLERANCE):
+        # A mistaken formula may overflow (the factor inside the exponent, at large d and s):
+        # its inf then simply does not match, and says nothing on the console.
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            candidate = make()
+            matches = np.all(_relative_error(theirs, candidate) <= RELATIVE_TOLERANCE)
+        if matches:
             return _verdict(False, name, expected, theirs, "")
     return _verdict(False, None, expected, theirs, "no known mistake explains it")
 

@@ -77,3 +77,13 @@ def test_an_unexplained_array_says_so_and_where():
 def test_bad_arrays_get_a_clear_value_error(theirs, message):
     with pytest.raises(ValueError, match=message):
         diagnose_rope(theirs, "none", D, BASE, 1, L)
+
+
+def test_a_mistake_that_overflows_says_nothing_and_does_not_match():
+    import warnings
+
+    theirs = 1.0 / 10000.0 ** (np.arange(0, 2048, 2) / 2048)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning would fail the test
+        report = diagnose_rope(theirs, "yarn", 2048, 10000.0, 128.0, 4096)
+    assert not report.ok and "inside the exponent" not in report.text
