@@ -68,10 +68,13 @@ export_pyodide_mirror() {
 }
 
 # Pinned npm packages, installed into the ignored .cache/npm (never a CDN, never global): axe-core
-# for the accessibility tests (tests/support/a11y_support.py reads it there) and Biome, the
-# JavaScript linter of ./build.sh lint and tests/unit/test_lint.py, at the version biome.json's
-# $schema names, so the configuration and the tool change together.
+# for the accessibility tests (tests/support/a11y_support.py reads it there), plotly.js's partial
+# bundle for the site, and Biome, the JavaScript linter of ./build.sh lint and
+# tests/unit/test_lint.py, at the version biome.json's $schema names, so the configuration and
+# the tool change together.
 AXE_VERSION=4.14.1
+# plotly.js's cartesian bundle, the page's plotly.js (scripts/plotly_bundle.py): Panel's version.
+PLOTLY_PARTIAL=plotly.js-cartesian-dist-min@3.1.0
 BIOME_VERSION=$(sed -n 's|.*"https://biomejs.dev/schemas/\([0-9.]*\)/schema.json".*|\1|p' biome.json)
 NPM_PREFIX=$ROOT/.cache/npm
 BIOME=$NPM_PREFIX/node_modules/.bin/biome
@@ -86,7 +89,8 @@ npm_version() {
 # npm runs only when a package is missing or another version, and then installs them all: an
 # `npm install --no-save` removes from the folder what an earlier one installed.
 ensure_npm_packages() {
-    local specs=("axe-core@$AXE_VERSION" "@biomejs/biome@$BIOME_VERSION") spec stale=()
+    local specs=("axe-core@$AXE_VERSION" "@biomejs/biome@$BIOME_VERSION" "$PLOTLY_PARTIAL") spec
+    local stale=()
     [[ -n $BIOME_VERSION ]] || die "biome.json's \$schema names no Biome version"
     for spec in "${specs[@]}"; do
         [[ $(npm_version "${spec%@*}") == "${spec##*@}" ]] || stale+=("$spec")
@@ -107,6 +111,8 @@ cmd_setup() {
 
 cmd_build() {
     ensure_python_env
+    # The partial plotly.js bundle comes from npm, unless $PE_PLOTLY_PARTIAL names it.
+    [[ -n ${PE_PLOTLY_PARTIAL:-} ]] || ensure_npm_packages
     # The build, step by step: scripts/build_site.py. Its runtime files come from
     # $PE_RUNTIME_DIR, else ../shared/pyodide-mirror, else a download (it stops if none works).
     "$PY" scripts/build_site.py "${1:-dist}"

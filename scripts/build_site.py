@@ -25,6 +25,7 @@ from pathlib import Path
 
 import bytecode
 import panel_output
+import plotly_bundle
 import service_worker
 import site_lock
 import vendor_runtime
@@ -108,6 +109,15 @@ def vendor(out: Path) -> None:
     log(f"{count} runtime files checked and copied into {out / 'runtime'}")
 
 
+def partial_plotly(out: Path) -> None:
+    try:
+        full, partial = plotly_bundle.vendor_partial(out)
+    except (vendor_runtime.RuntimeUnavailable, vendor_runtime.RuntimeMismatch) as error:
+        raise BuildFailed(str(error)) from None
+    panel_output.use_partial_plotly(out, full, partial, plotly_bundle.ON_DEMAND)
+    log(f"plotly.js: {partial} on the page, {full} on demand")
+
+
 def page_and_worker(out: Path) -> None:
     from first_paint import first_paint_html
     from pe_explorer.ui.icon import ICON, icon_data_uri
@@ -162,6 +172,7 @@ def build(out: Path, compile_bytecode: bool = True) -> None:
     shutil.copytree(REPO / "static", out / "static")
     vendor(out)
     page_and_worker(out)
+    partial_plotly(out)
     lock = site_lock.write_lock(out, wheel)
     write_worker_config(out, lock)
     if compile_bytecode:

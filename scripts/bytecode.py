@@ -1,7 +1,8 @@
 """Bytecode for what the site's start-up imports (scripts/compile_wheels.py), where node runs.
 
 Only those modules: the rest (views built later, the share and export panels, most of Bokeh) is
-compiled in the browser when first used, and costs no download until then.
+compiled in the browser when first used, and costs no download until then. The compiled ones
+go as bytecode alone: tracebacks through them name the file and line without quoting it.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ def compile_startup(site: Path) -> str:
     if shutil.which("node") is None:
         return "no node: the wheels stay uncompiled (the browser compiles them at each start)"
     wheels, stdlib = startup_modules()
-    result = compile_site(site, wheels)
+    # Bytecode instead of the source: beside it, the wheels would send 2.2 MB more.
+    result = compile_site(site, wheels, keep_sources=False)
     modules = sum(wheel["pyc"] for wheel in result["wheels"].values())
     # Bytecode instead of the source for those: beside it, the zip would grow by 1.9 MiB, not
     # 0.9 MiB (tracebacks through the stdlib then give file and line, without the line's text).

@@ -20,6 +20,14 @@ adds an unchecked-hash `x.pyc` beside each `x.py` that start-up imports (zipimpo
 first), or puts it instead of the source when asked to: the bytecode of 3.13 is about twice
 the size of the source, zipped. Without the source, tracebacks still name the file and line
 (the code keeps the .py path) but do not quote it, and `inspect.getsource` fails.
+
+The same goes for the wheels with `keep_sources=False`: a compiled module's bytecode is `x.pyc`
+in its own folder (where Python imports it from without a source) and `x.py` leaves the wheel;
+the rest stay sources. Both steps also leave out what never runs in a browser (NEVER_RUN:
+C headers, static libraries, type stubs, tests, NumPy's f2py, Bokeh's Sphinx extension and
+subcommands, Panel's command line and the pictures of its server's pages; STDLIB_NEVER_RUN:
+the REPL, debugger, mail and network clients, and every codec but the Unicode ones and
+Latin-1). tests/unit/test_site_weight.py checks that the app, every view shown, imports none.
 """
 
 from __future__ import annotations
@@ -44,6 +52,102 @@ import vendor_runtime
 from site_lock import LOCK
 
 PYODIDE_DIR = Path("runtime") / vendor_runtime.PYODIDE_DIR
+
+# Wheel members that never run in a browser (regular expressions on the member's path).
+NEVER_RUN = re.compile(
+    r"""(
+        .*\.(h|a|c|pxd|pyx|pyi|cpp)$           # C sources, headers and libraries, type stubs
+      | .*/tests?/.*                          # test suites
+      | numpy/(f2py|_pyinstaller|_core/include|_core/lib|random/lib|doc)/.*
+      | bokeh/(sphinxext|sampledata)/.* | bokeh/command/subcommands/.*
+      | panel/(command)/.* | panel/__main__\.py
+      | panel/dist/images/.*                  # the pictures of the server's index page
+    )""",
+    re.VERBOSE,
+)
+# The standard library's modules and packages (top-level names) that never run in this app, and
+# the codecs it keeps (UTF-8/16/32, ASCII, Latin-1, IDNA and the escapes; CSV uploads are UTF-8).
+STDLIB_NEVER_RUN = frozenset(
+    [
+        "_pyrepl",
+        "pydoc",
+        "doctest",
+        "pdb",
+        "bdb",
+        "cmd",
+        "xmlrpc",
+        "wsgiref",
+        "mailbox",
+        "imaplib",
+        "smtplib",
+        "ftplib",
+        "poplib",
+        "nntplib",
+        "telnetlib",
+        "trace",
+        "tabnanny",
+        "pyclbr",
+        "zipapp",
+        "compileall",
+        "modulefinder",
+        "wave",
+        "pty",
+        "tty",
+        "antigravity",
+        "this",
+        "__phello__",
+        "__hello__",
+        "timeit",
+        "turtle",
+        "idlelib",
+        "tkinter",
+        "turtledemo",
+        "ensurepip",
+        "venv",
+        "lib2to3",
+        "sqlite3",
+        "dbm",
+    ]
+)
+KEPT_CODECS = frozenset(
+    [
+        "__init__",
+        "aliases",
+        "ascii",
+        "latin_1",
+        "utf_8",
+        "utf_8_sig",
+        "utf_16",
+        "utf_16_be",
+        "utf_16_le",
+        "utf_32",
+        "utf_32_be",
+        "utf_32_le",
+        "idna",
+        "punycode",
+        "unicode_escape",
+        "raw_unicode_escape",
+        "charmap",
+        "cp437",
+        "base64_codec",
+        "hex_codec",
+    ]
+)
+
+
+def never_runs(member: str) -> bool:
+    """Whether a wheel member never runs in the browser (so leaves the site's wheel)."""
+    return NEVER_RUN.fullmatch(member) is not None
+
+
+def stdlib_never_runs(member: str) -> bool:
+    """Whether a member of the standard library zip never runs in this app."""
+    top = member.split("/", 1)[0].removesuffix(".pyc").removesuffix(".py")
+    if top == "encodings" and member.count("/") == 1:
+        codec = member.split("/")[1].removesuffix(".pyc").removesuffix(".py")
+        return codec not in KEPT_CODECS
+    return top in STDLIB_NEVER_RUN
+
 
 # Runs in node: starts the site's Pyodide, copies the tree of sources into its in-memory file
 # system, runs a compile script there (COMPILE_PY, COMPILE_STDLIB_PY) and copies every .pyc it
@@ -224,36 +328,45 @@ def compile_in_pyodide(site: Path, root: Path, script: str = COMPILE_PY) -> dict
     return json.loads((root / "result.json").read_text(encoding="utf-8"))
 
 
-def rewrite_wheel(wheel: Path, folder: Path, cache_tag: str) -> int:
-    """Write the wheel again with the .pyc found under folder; returns how many were added."""
+def rewrite_wheel(wheel: Path, folder: Path, cache_tag: str, keep_sources: bool = True) -> int:
+    """Write the wheel again with the .pyc found under folder, in `__pycache__` beside their
+    sources, or instead of them without keep_sources, and without what never runs; returns
+    how many were added. Bytecode a wheel held before goes, unless it has no source."""
     with zipfile.ZipFile(wheel) as archive:
         members = [(info, archive.read(info)) for info in archive.infolist()]
-    records = [info.filename for info, _ in members if info.filename.endswith("dist-info/RECORD")]
+    names = {info.filename for info, _ in members}
+    records = [name for name in names if name.endswith("dist-info/RECORD")]
     if len(records) != 1:
         raise RuntimeError(f"{wheel}: expected one .dist-info/RECORD, found {len(records)}")
     record = records[0]
     dates = {info.filename: info.date_time for info, _ in members}
-    added = {}
+
+    def stays(name: str) -> bool:
+        sourceless = name.endswith(".pyc") and "__pycache__/" not in name and name[:-1] not in names
+        return name != record and not never_runs(name) and (sourceless or not is_pycache(name))
+
+    added, replaced = {}, set()
     for pyc in sorted(folder.rglob(f"*.{cache_tag}.pyc")):
         name = pyc.relative_to(folder).as_posix()
         source = re.sub(rf"__pycache__/(.+)\.{cache_tag}\.pyc$", r"\1.py", name)
+        if not keep_sources:
+            name = source + "c"
+            replaced.add(source)
         added[name] = (pyc.read_bytes(), dates[source])
-    rows = [
-        row
+    kept = [
+        (info, data)
         for info, data in members
-        if info.filename == record
-        for row in csv.reader(io.StringIO(data.decode("utf-8")))
-        if row and not is_pycache(row[0]) and row[0] != record
+        if stays(info.filename) and info.filename not in replaced and info.filename not in added
     ]
+    rows = [[info.filename, record_hash(data), str(len(data))] for info, data in kept]
     rows += [[name, record_hash(data), str(len(data))] for name, (data, _) in added.items()]
     rows.append([record, "", ""])
     text = io.StringIO()
     csv.writer(text, lineterminator="\n").writerows(rows)
     partial = wheel.with_name(wheel.name + ".partial")
     with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as out:
-        for info, data in members:
-            if info.filename != record and not is_pycache(info.filename):
-                out.writestr(info, data)
+        for info, data in kept:
+            out.writestr(info, data)
         for name, (data, date_time) in added.items():
             entry = zipfile.ZipInfo(name, date_time)
             entry.compress_type = zipfile.ZIP_DEFLATED
@@ -276,9 +389,10 @@ def update_lock(site: Path, wheels: dict[str, Path]) -> None:
     path.write_text(json.dumps(lock, indent=1), encoding="utf-8")
 
 
-def compile_site(site: Path, only: frozenset[str] | None = None) -> dict:
+def compile_site(site: Path, only: frozenset[str] | None = None, keep_sources: bool = True) -> dict:
     """Precompile the modules (all, or those named in `only` as wheel members such as
-    "panel/io/state.py") of the site's wheels in place; returns what was done."""
+    "panel/io/state.py") of the site's wheels in place, their sources kept beside or not;
+    returns what was done."""
     started = time.monotonic()
     site = site.resolve()
     wheels = site_wheels(site)
@@ -288,7 +402,7 @@ def compile_site(site: Path, only: frozenset[str] | None = None) -> dict:
         folders = extract_sources(wheels, root, only)
         result = compile_in_pyodide(site, root)
         counts = {
-            name: rewrite_wheel(wheels[name], folders[name], result["cache_tag"])
+            name: rewrite_wheel(wheels[name], folders[name], result["cache_tag"], keep_sources)
             for name in sorted(wheels)
         }
     update_lock(site, wheels)
@@ -316,7 +430,8 @@ def compile_site(site: Path, only: frozenset[str] | None = None) -> dict:
 
 def rewrite_stdlib(archive: Path, root: Path, keep_sources: bool = True) -> int:
     """Write the stdlib zip again with an `x.pyc` beside each `x.py` compiled under root (or
-    instead of it, without keep_sources); returns how many were added. The .pyc it held before
+    instead of it, without keep_sources), and without what never runs; returns how many were
+    added. The .pyc it held before
     go, but for those without a source (a zip written without keep_sources): they stay."""
     with zipfile.ZipFile(archive) as old:
         names = set(old.namelist())
@@ -324,6 +439,7 @@ def rewrite_stdlib(archive: Path, root: Path, keep_sources: bool = True) -> int:
             info
             for info in old.infolist()
             if not (info.filename.endswith(".pyc") and info.filename[:-1] in names)
+            and not stdlib_never_runs(info.filename)
         ]
         members = [(info, old.read(info)) for info in infos]
     added = 0

@@ -13,6 +13,9 @@ site's own (static/worker.js), never edited. The page becomes `index.html`, with
   nothing until they have run. They are deferred instead, and the page's header is painted at
   once, until Bokeh shows the prerendered page.
 * The CDN URLs of its scripts and stylesheets pointed at the site's copies in runtime/.
+* plotly.js's cartesian partial bundle where Panel's page loads the full one, followed by
+  static/plotly-on-demand.js, which loads the full bundle for a figure that needs it
+  (scripts/plotly_bundle.py).
 * The build's id, which names the service worker's cache and the shared worker.
 
 Each rewrite checks that it finds exactly what Panel 1.9.4 writes, and the build stops if not.
@@ -131,6 +134,18 @@ def make_index_page(
     index.write_text(html.replace(charset, charset + "\n" + head, 1), encoding="utf-8")
     page.unlink()
     return index
+
+
+def use_partial_plotly(site: Path, full: str, partial: str, on_demand: str) -> None:
+    """The page loads plotly.js's partial bundle instead of the full one, then the script that
+    loads the full one when a figure needs it."""
+    page = site / "index.html"
+    html = page.read_text(encoding="utf-8")
+    script = f'<script type="text/javascript" defer src="{full}"></script>'
+    expect_once(html, script, page)
+    loader = f'<script defer src="{on_demand}" data-full="{full}"></script>'
+    html = html.replace(script, script.replace(full, partial) + "\n" + loader)
+    page.write_text(html, encoding="utf-8")
 
 
 def name_build(site: Path, build_id: str, service_worker: str) -> None:

@@ -21,6 +21,7 @@ SITE_FILES = [
     "static/startup.js",
     "static/file-protocol.js",
     "static/frame-size.js",
+    "static/plotly-on-demand.js",
 ]
 
 

@@ -1,0 +1,232 @@
+"""What makes the site lighter (issue 34), in the built site: plotly.js's cartesian bundle on the
+page and the full one on demand (scripts/plotly_bundle.py, static/plotly-on-demand.js), wheels
+whose start-up modules are bytecode alone, and nothing in the wheels or the standard library that
+never runs in a browser (scripts/compile_wheels.py). The real Pyodide build runs all of it in
+tests/pyodide/test_pyodide_lighter.py and every other test of that tier.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import hashlib
+import io
+import json
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO_ROOT / "scripts"))
+
+import compile_wheels  # noqa: E402
+import plotly_bundle  # noqa: E402
+import vendor_runtime  # noqa: E402
+from test_build import EVERY_VIEW_AND_CONTROL, site_lock  # noqa: E402
+
+PLOTLY_DIR = "runtime/cdn.holoviz.org/panel/1.9.4/dist/bundled/plotlyplot/"
+STDLIB = "runtime/cdn.jsdelivr.net/pyodide/v0.29.3/full/python_stdlib.zip"
+
+
+def wheel_of(site: Path, package: str) -> Path:
+    return site / "runtime" / site_lock(site)["packages"][package]["file_name"]
+
+
+def test_the_page_loads_the_cartesian_bundle_then_the_loader_of_the_full_one(site_dir):
+    html = (site_dir / "index.html").read_text(encoding="utf-8")
+    scripts = re.findall(r"<script[^>]*\bsrc=\"([^\"]+)\"[^>]*>", html)
+    partial = f"{PLOTLY_DIR}plotly-cartesian-3.1.0.min.js"
+    assert partial in scripts and f"{PLOTLY_DIR}plotly-3.1.0.min.js" not in scripts
+    # Right after it, before BokehJS and Panel run: Panel's pane finds the wrapped Plotly.
+    assert scripts[scripts.index(partial) + 1] == "static/plotly-on-demand.js"
+    (full,) = re.findall(r'src="static/plotly-on-demand.js" data-full="([^"]+)"', html)
+    heads = {name: (site_dir / name).read_text(encoding="utf-8")[:200] for name in (partial, full)}
+    assert "plotly.js (cartesian - minified) v3.1.0" in heads[partial]
+    assert "plotly.js v3.1.0" in heads[full]
+
+
+def test_the_service_worker_keeps_the_loader_but_not_the_full_bundle(site_dir):
+    text = (site_dir / "sw.js").read_text(encoding="utf-8")
+    assert '"static/plotly-on-demand.js"' in text
+    assert "plotly-cartesian-3.1.0.min.js" in text and "/plotly-3.1.0.min.js" not in text
+
+
+def test_a_partial_bundle_of_another_plotly_version_stops_the_build(tmp_path):
+    (tmp_path / PLOTLY_DIR).mkdir(parents=True)
+    (tmp_path / PLOTLY_DIR / "plotly-3.2.0.min.js").write_text("/* plotly.js v3.2.0 */")
+    with pytest.raises(vendor_runtime.RuntimeMismatch, match="3.2.0"):
+        plotly_bundle.vendor_partial(tmp_path)
+
+
+def test_a_partial_bundle_that_is_not_the_pinned_file_is_refused(tmp_path, monkeypatch):
+    (tmp_path / PLOTLY_DIR).mkdir(parents=True)
+    (tmp_path / PLOTLY_DIR / "plotly-3.1.0.min.js").write_text("/* plotly.js v3.1.0 */")
+    forged = tmp_path / "plotly-cartesian.min.js"
+    forged.write_text("window.Plotly = {};")
+    monkeypatch.setenv("PE_PLOTLY_PARTIAL", str(forged))
+    with pytest.raises(vendor_runtime.RuntimeMismatch, match="sha256"):
+        plotly_bundle.vendor_partial(tmp_path)
+    monkeypatch.setenv("PE_PLOTLY_PARTIAL", str(tmp_path / "missing.js"))
+    with pytest.raises(vendor_runtime.RuntimeUnavailable, match="build.sh setup"):
+        plotly_bundle.vendor_partial(tmp_path)
+
+
+def record_rows(archive: zipfile.ZipFile) -> dict[str, list[str]]:
+    (record,) = [name for name in archive.namelist() if name.endswith(".dist-info/RECORD")]
+    rows = csv.reader(io.StringIO(archive.read(record).decode("utf-8")))
+    return {row[0]: row[1:] for row in rows if row}
+
+
+@pytest.mark.parametrize("package", ["panel", "bokeh", "numpy", "param", "pe-explorer"])
+def test_start_up_modules_are_bytecode_alone_and_the_record_lists_every_member(site_dir, package):
+    with zipfile.ZipFile(wheel_of(site_dir, package)) as archive:
+        names = set(archive.namelist())
+        compiled = {name for name in names if name.endswith(".pyc")}
+        assert compiled, f"{package}: no bytecode"
+        # Where Python imports bytecode without a source: beside, not in __pycache__.
+        assert not any("__pycache__/" in name for name in names)
+        assert not {name[:-1] for name in compiled} & names
+        assert any(name.endswith(".py") for name in names), "modules start-up skips stay sources"
+        rows = record_rows(archive)
+        assert set(rows) == names
+        for name in names - {n for n in names if n.endswith("RECORD")}:
+            data = archive.read(name)
+            digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+            assert rows[name] == [f"sha256={digest.decode()}", str(len(data))], name
+
+
+def test_the_bytecode_is_pyodides_python(site_dir):
+    with zipfile.ZipFile(wheel_of(site_dir, "panel")) as archive:
+        magic = archive.read("panel/__init__.pyc")[:4]
+    assert magic == (3571).to_bytes(2, "little") + b"\r\n"  # CPython 3.13's magic number
+
+
+def test_nothing_that_never_runs_is_in_the_wheels_or_the_standard_library(site_dir):
+    for package in site_lock(site_dir)["packages"]:
+        with zipfile.ZipFile(wheel_of(site_dir, package)) as archive:
+            left = [name for name in archive.namelist() if compile_wheels.never_runs(name)]
+        assert left == [], package
+    with zipfile.ZipFile(site_dir / STDLIB) as stdlib:
+        names = stdlib.namelist()
+    assert [name for name in names if compile_wheels.stdlib_never_runs(name)] == []
+    for kept in ("encodings/utf_8.pyc", "encodings/idna.pyc", "encodings/cp437.py", "json/"):
+        assert any(name.startswith(kept) for name in names), kept
+    assert not any(name.startswith(("encodings/cp1252", "_pyrepl/", "pdb.")) for name in names)
+
+
+def test_what_is_left_out_matches_only_what_never_runs():
+    assert compile_wheels.never_runs("numpy/_core/include/numpy/ndarrayobject.h")
+    assert compile_wheels.never_runs("numpy/f2py/crackfortran.py")
+    assert compile_wheels.never_runs("numpy/typing/tests/test_typing.py")
+    assert compile_wheels.never_runs("numpy/__init__.pyi")
+    assert compile_wheels.never_runs("bokeh/sphinxext/bokeh_plot.py")
+    assert compile_wheels.never_runs("panel/dist/images/index_background.png")
+    assert not compile_wheels.never_runs("numpy/_core/_multiarray_umath.cpython-313.so")
+    assert not compile_wheels.never_runs("bokeh/command/util.py")  # Panel imports it
+    assert not compile_wheels.never_runs("panel/dist/css/loading.css")
+    assert not compile_wheels.never_runs("panel/io/pyodide.py")
+    assert compile_wheels.stdlib_never_runs("encodings/cp1252.py")
+    assert compile_wheels.stdlib_never_runs("_pyrepl/console.py")
+    assert compile_wheels.stdlib_never_runs("pdb.py")
+    for kept in ("encodings/__init__.pyc", "encodings/utf_8.py", "email/parser.py", "cProfile.py"):
+        assert not compile_wheels.stdlib_never_runs(kept), kept
+
+
+# Every module imported with every view shown and every control moved, as wheel members and as
+# paths in the standard library, that the build leaves out.
+LEFT_OUT = (
+    EVERY_VIEW_AND_CONTROL.rsplit("print(", 1)[0]
+    + """
+import json, sysconfig
+sys.path.insert(0, "scripts")
+import compile_wheels
+files = [getattr(module, "__file__", None) or "" for module in list(sys.modules.values())]
+paths = sysconfig.get_paths()
+wheels = [f[len(paths["purelib"]) + 1:] for f in files if f.startswith(paths["purelib"] + "/")]
+stdlib = [f[len(paths["stdlib"]) + 1:] for f in files
+          if f.startswith(paths["stdlib"] + "/") and "-packages/" not in f]
+print(json.dumps({"wheels": [m for m in wheels if compile_wheels.never_runs(m)],
+                  "stdlib": [m for m in stdlib if compile_wheels.stdlib_never_runs(m)],
+                  "imported": len(wheels) + len(stdlib)}))
+"""
+)
+
+
+def test_the_app_in_full_use_imports_nothing_the_build_leaves_out():
+    run = subprocess.run(
+        [sys.executable, "-c", LEFT_OUT], cwd=REPO_ROOT, capture_output=True, text=True, check=True
+    )
+    found = json.loads(run.stdout.strip().splitlines()[-1])
+    assert found["imported"] > 500  # the check saw the app's modules
+    assert found["wheels"] == [] and found["stdlib"] == []
+
+
+# plotly-on-demand.js under node: a page with the partial bundle's window.Plotly, whose head
+# appends a script that "loads" the full bundle (a stand-in that records its calls).
+LOADER_DRIVER = r"""
+const fs = require('fs');
+const vm = require('vm');
+const calls = [];
+const stand = (name, traces) => ({
+  PlotSchema: {get: () => ({traces: Object.fromEntries(traces.map((t) => [t, {}]))})},
+  newPlot: async (gd, ...rest) => calls.push([name, 'newPlot', gd]),
+  react: async (gd, ...rest) => calls.push([name, 'react', gd]),
+});
+const window = {Plotly: stand('partial', ['scatter', 'heatmap', 'bar', 'box'])};
+const appended = [];
+const document = {
+  currentScript: {dataset: {full: 'runtime/plotly-3.1.0.min.js'}},
+  createElement: () => ({}),
+  head: {append: (script) => {
+    appended.push(script.src);
+    setTimeout(() => {
+      if (process.argv[2] === 'offline') return script.onerror();
+      window.Plotly = stand('full', ['scatter', 'heatmap', 'bar', 'box', 'scatter3d']);
+      script.onload();
+    }, 5);
+  }},
+};
+const warnings = [];
+const console = {warn: (text) => warnings.push(text)};
+vm.runInNewContext(fs.readFileSync(process.argv[1], 'utf8'), {window, document, console});
+const partial = window.Plotly;
+(async () => {
+  await partial.react('a', [{type: 'heatmap'}, {type: 'scatter'}], {});
+  await partial.react('b', [{type: 'box'}], {});
+  const three = [{type: 'scatter3d'}];
+  await Promise.all([partial.react('c', three, {}), partial.newPlot('d', {data: three})]);
+  console.log = undefined;
+  process.stdout.write(JSON.stringify({calls, appended, warnings}));
+})();
+"""
+
+
+def run_loader(mode: str) -> dict:
+    node = shutil.which("node")
+    assert node, "node is needed by the build (scripts/compile_wheels.py)"
+    script = REPO_ROOT / plotly_bundle.ON_DEMAND
+    run = subprocess.run(
+        [node, "-e", LOADER_DRIVER, str(script), mode], capture_output=True, text=True, check=True
+    )
+    return json.loads(run.stdout)
+
+
+def test_a_figure_with_a_trace_the_partial_bundle_lacks_loads_the_full_one_once():
+    result = run_loader("online")
+    assert result["calls"][:2] == [["partial", "react", "a"], ["partial", "react", "b"]]
+    assert sorted(result["calls"][2:]) == [["full", "newPlot", "d"], ["full", "react", "c"]]
+    assert result["appended"] == ["runtime/plotly-3.1.0.min.js"]  # once, for two figures
+    assert result["warnings"] == []
+
+
+def test_without_the_full_bundle_the_other_traces_still_draw_with_a_warning():
+    result = run_loader("offline")
+    assert [call[:2] for call in result["calls"]] == [["partial", "react"]] * 3 + [
+        ["partial", "newPlot"]
+    ]
+    assert len(result["warnings"]) == 2 and "could not load" in result["warnings"][0]
