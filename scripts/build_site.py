@@ -8,7 +8,10 @@ configuration; bytecode for what start-up imports (scripts/bytecode.py); the ser
 (scripts/service_worker.py). The runtime's files come from $PE_RUNTIME_DIR, a folder laid out by
 host, else ../shared/pyodide-mirror beside this checkout, else a download into
 ~/.cache/pe-explorer/runtime; when none works the build stops. $PE_BYTECODE=0 leaves the
-modules uncompiled (to measure what bytecode gains).
+modules uncompiled, and $PE_WITHOUT (a comma-separated list of CUTS) leaves out the cuts of
+issue 34 it names, to measure what each gains (benchmarks/RESULTS.md): partial-plotly (the full
+plotly.js bundle on the page), strip (what never runs stays in the wheels and stdlib), sourceless
+(the sources stay beside the bytecode).
 """
 
 from __future__ import annotations
@@ -165,18 +168,23 @@ def leaked_paths(site: Path, forbidden: list[str]) -> list[str]:
     return problems
 
 
-def build(out: Path, compile_bytecode: bool = True) -> None:
+CUTS = ("partial-plotly", "strip", "sourceless")
+
+
+def build(out: Path, compile_bytecode: bool = True, without: frozenset[str] = frozenset()) -> None:
     clear(out)
     wheel = project_wheel(out)
     convert(out)
     shutil.copytree(REPO / "static", out / "static")
     vendor(out)
     page_and_worker(out)
-    partial_plotly(out)
+    if "partial-plotly" not in without:
+        partial_plotly(out)
     lock = site_lock.write_lock(out, wheel)
     write_worker_config(out, lock)
     if compile_bytecode:
-        log(f"bytecode: {bytecode.compile_startup(out)}")
+        cuts = {"sourceless": "sourceless" not in without, "strip": "strip" not in without}
+        log(f"bytecode: {bytecode.compile_startup(out, **cuts)}")
     build_id = service_worker.write_service_worker(out, lock)
     panel_output.name_build(out, build_id, service_worker.NAME)
     problems = leaked_paths(out, sorted({str(REPO), str(out.resolve())}))
@@ -190,7 +198,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("out", type=Path, nargs="?", default=REPO / "dist")
     args = parser.parse_args(argv)
     try:
-        build(args.out.resolve(), compile_bytecode=os.environ.get("PE_BYTECODE", "1") != "0")
+        without = frozenset(filter(None, os.environ.get("PE_WITHOUT", "").split(",")))
+        if without - set(CUTS):
+            raise BuildFailed(f"PE_WITHOUT names no cut {sorted(without - set(CUTS))}: {CUTS}")
+        compile_bytecode = os.environ.get("PE_BYTECODE", "1") != "0"
+        build(args.out.resolve(), compile_bytecode, without)
     except (BuildFailed, panel_output.PanelOutputChanged) as error:
         print(f"build_site: {error}", file=sys.stderr)
         return 1

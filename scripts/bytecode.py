@@ -49,17 +49,18 @@ def startup_modules() -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(found["wheels"]), frozenset(p for p in stdlib if "-packages/" not in p)
 
 
-def compile_startup(site: Path) -> str:
-    """Precompile the start-up's modules of the site's wheels and stdlib; says what it did."""
+def compile_startup(site: Path, sourceless: bool = True, strip: bool = True) -> str:
+    """Precompile the start-up's modules of the site's wheels and stdlib, as bytecode alone (or
+    beside the source), leaving out what never runs (or not); says what it did."""
     if shutil.which("node") is None:
         return "no node: the wheels stay uncompiled (the browser compiles them at each start)"
     wheels, stdlib = startup_modules()
     # Bytecode instead of the source: beside it, the wheels would send 2.2 MB more.
-    result = compile_site(site, wheels, keep_sources=False)
+    result = compile_site(site, wheels, keep_sources=not sourceless, strip=strip)
     modules = sum(wheel["pyc"] for wheel in result["wheels"].values())
     # Bytecode instead of the source for those: beside it, the zip would grow by 1.9 MiB, not
     # 0.9 MiB (tracebacks through the stdlib then give file and line, without the line's text).
-    stdlib_result = compile_stdlib(site, stdlib, keep_sources=False)
+    stdlib_result = compile_stdlib(site, stdlib, keep_sources=False, strip=strip)
     return (
         f"{modules} modules of {len(result['wheels'])} wheels and "
         f"{stdlib_result['pyc']} of the standard library precompiled"

@@ -328,10 +328,12 @@ def compile_in_pyodide(site: Path, root: Path, script: str = COMPILE_PY) -> dict
     return json.loads((root / "result.json").read_text(encoding="utf-8"))
 
 
-def rewrite_wheel(wheel: Path, folder: Path, cache_tag: str, keep_sources: bool = True) -> int:
+def rewrite_wheel(
+    wheel: Path, folder: Path, cache_tag: str, keep_sources: bool = True, strip: bool = True
+) -> int:
     """Write the wheel again with the .pyc found under folder, in `__pycache__` beside their
-    sources, or instead of them without keep_sources, and without what never runs; returns
-    how many were added. Bytecode a wheel held before goes, unless it has no source."""
+    sources, or instead of them without keep_sources, and (with strip) without what never runs;
+    returns how many were added. Bytecode a wheel held before goes, unless it has no source."""
     with zipfile.ZipFile(wheel) as archive:
         members = [(info, archive.read(info)) for info in archive.infolist()]
     names = {info.filename for info, _ in members}
@@ -343,7 +345,8 @@ def rewrite_wheel(wheel: Path, folder: Path, cache_tag: str, keep_sources: bool 
 
     def stays(name: str) -> bool:
         sourceless = name.endswith(".pyc") and "__pycache__/" not in name and name[:-1] not in names
-        return name != record and not never_runs(name) and (sourceless or not is_pycache(name))
+        left_out = strip and never_runs(name)
+        return name != record and not left_out and (sourceless or not is_pycache(name))
 
     added, replaced = {}, set()
     for pyc in sorted(folder.rglob(f"*.{cache_tag}.pyc")):
@@ -389,10 +392,12 @@ def update_lock(site: Path, wheels: dict[str, Path]) -> None:
     path.write_text(json.dumps(lock, indent=1), encoding="utf-8")
 
 
-def compile_site(site: Path, only: frozenset[str] | None = None, keep_sources: bool = True) -> dict:
+def compile_site(
+    site: Path, only: frozenset[str] | None = None, keep_sources: bool = True, strip: bool = True
+) -> dict:
     """Precompile the modules (all, or those named in `only` as wheel members such as
-    "panel/io/state.py") of the site's wheels in place, their sources kept beside or not;
-    returns what was done."""
+    "panel/io/state.py") of the site's wheels in place, their sources kept beside or not, what
+    never runs left out or not; returns what was done."""
     started = time.monotonic()
     site = site.resolve()
     wheels = site_wheels(site)
@@ -402,7 +407,9 @@ def compile_site(site: Path, only: frozenset[str] | None = None, keep_sources: b
         folders = extract_sources(wheels, root, only)
         result = compile_in_pyodide(site, root)
         counts = {
-            name: rewrite_wheel(wheels[name], folders[name], result["cache_tag"], keep_sources)
+            name: rewrite_wheel(
+                wheels[name], folders[name], result["cache_tag"], keep_sources, strip
+            )
             for name in sorted(wheels)
         }
     update_lock(site, wheels)
@@ -428,7 +435,7 @@ def compile_site(site: Path, only: frozenset[str] | None = None, keep_sources: b
     }
 
 
-def rewrite_stdlib(archive: Path, root: Path, keep_sources: bool = True) -> int:
+def rewrite_stdlib(archive: Path, root: Path, keep_sources: bool = True, strip: bool = True) -> int:
     """Write the stdlib zip again with an `x.pyc` beside each `x.py` compiled under root (or
     instead of it, without keep_sources), and without what never runs; returns how many were
     added. The .pyc it held before
@@ -439,7 +446,7 @@ def rewrite_stdlib(archive: Path, root: Path, keep_sources: bool = True) -> int:
             info
             for info in old.infolist()
             if not (info.filename.endswith(".pyc") and info.filename[:-1] in names)
-            and not stdlib_never_runs(info.filename)
+            and not (strip and stdlib_never_runs(info.filename))
         ]
         members = [(info, old.read(info)) for info in infos]
     added = 0
@@ -460,7 +467,9 @@ def rewrite_stdlib(archive: Path, root: Path, keep_sources: bool = True) -> int:
     return added
 
 
-def compile_stdlib(site: Path, only: frozenset[str], keep_sources: bool = True) -> dict:
+def compile_stdlib(
+    site: Path, only: frozenset[str], keep_sources: bool = True, strip: bool = True
+) -> dict:
     """Precompile, in the site's python_stdlib.zip, the standard library modules that start-up
     imports: those named in `only` (paths in the stdlib such as "json/decoder.py", as another
     Python imported them), what they import under Pyodide's Python, and what Pyodide itself
@@ -481,7 +490,7 @@ def compile_stdlib(site: Path, only: frozenset[str], keep_sources: bool = True) 
                     target.write_bytes(stdlib.read(member))
         (root / "startup.txt").write_text("\n".join(sorted(only)) + "\n", encoding="utf-8")
         result = compile_in_pyodide(site, root, COMPILE_STDLIB_PY)
-        count = rewrite_stdlib(archive, root, keep_sources)
+        count = rewrite_stdlib(archive, root, keep_sources, strip)
     return {
         "python": result["version"],
         "archive": result["archive"],
