@@ -83,7 +83,7 @@ def open_course_page(offline_site, hosted: Path, n: int, timeout_s: float = 300)
             times = site.page.evaluate(FRAMES_JS)
             time.sleep(0.1)
         cpu = chromium_cpu_s(started)
-        entries = site.server.log.snapshot()
+        entries = site.metrics()["requests"]
         return {
             "embeds": n,
             "interactive_ms": [round(t) if t is not None else None for t in times],

@@ -23,12 +23,12 @@ def steps(site) -> dict:
     # The service worker keeps the site's files once the page is interactive (scripts/sw.js),
     # app.js among them, which this page (on the shared runtime) never loads itself.
     wait_for_service_worker_cache(site.page)
-    before = len(site.server.log.snapshot())
+    before = len(site.metrics()["requests"])
     shown = upload_each(site.page) if load["interactive"] else {}
     # Chromium's own background requests (e.g. autofill) go to other hosts.
     sent = [
         e["path"]
-        for e in site.server.log.snapshot()[before:]
+        for e in site.metrics()["requests"][before:]
         if e["host"] == offline_site.offline_server.SITE_HOST
     ]
     return {"load": load, "shown": shown, "requests": sent}

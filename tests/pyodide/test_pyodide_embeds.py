@@ -103,7 +103,7 @@ def three_embeds(site) -> dict:
         time.sleep(0.25)
     site_requests = collections.Counter(
         entry["path"]
-        for entry in site.server.log.snapshot()
+        for entry in site.metrics()["requests"]
         if entry["host"] == offline_site.offline_server.SITE_HOST
     )
     queries = press_right_in_the_first_frame(site.page)

@@ -58,7 +58,7 @@ def press_while_starting(site) -> dict:
     errors = []
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(site.url, wait_until="commit")
+    page.goto(site.metrics()["url"], wait_until="commit")
     handle = page.locator(POS_HANDLE).first
     handle.wait_for(timeout=60_000)
     starting = page.evaluate("document.body.classList.contains('pn-loading')")
@@ -146,7 +146,7 @@ def visit_under_a_sub_path(site_dir) -> dict:
 
 def requests_outside(site) -> dict:
     """Every request of the site's load that left its folder /courses/pe/."""
-    paths = [entry["path"] for entry in site.server.log.snapshot()]
+    paths = [entry["path"] for entry in site.metrics()["requests"]]
     return {"outside": [p for p in paths if not p.startswith("/courses/pe/")]}
 
 

@@ -40,14 +40,14 @@ def steps(site) -> dict:
     for n, to in enumerate(DRAG_TARGETS):
         site.drag(POS_HANDLE, steps=30, to=to)
         check(f"drag {n} to {to}")
-    before = len(site.server.log.snapshot())
+    before = len(site.metrics()["requests"])
     site.press(POS_HANDLE, "ArrowLeft", 120)
     check("120 × ArrowLeft")
     site.press(POS_HANDLE, "ArrowRight", 40)
     check("40 × ArrowRight")
     record["site_requests_in_steps"] = [
         entry["path"]
-        for entry in site.server.log.snapshot()[before:]
+        for entry in site.metrics()["requests"][before:]
         if entry["host"] == offline_site.offline_server.SITE_HOST
     ]
     return record
