@@ -125,9 +125,9 @@ def partial_plotly(out: Path) -> None:
 
 def page_and_worker(out: Path) -> None:
     from first_paint import first_paint_html
-    from pe_explorer.ui.icon import ICON, icon_data_uri
+    from pe_explorer.plotkit.icon import ICON, icon_data_uri
+    from pe_explorer.plotkit.theme import document_css
     from pe_explorer.ui.page import before_python_facts
-    from pe_explorer.ui.theme import document_css
 
     icon = icon_data_uri()
     if icon is None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import base64
 import io
 
+from pe_explorer.plotkit import theme
 from pe_explorer.state import ExplorerState
-from pe_explorer.ui import theme
 from pe_explorer.ui.page import INTRODUCTION, PAGE_STYLE
 from pe_explorer.ui.placeholder import (
     CARD_HEADING,

@@ -5,7 +5,7 @@ site's own (static/worker.js), never edited. The page becomes `index.html`, with
 
 * In its head: the viewport (a phone lays the page out at its own width), the page's colours in
   both themes, the site's icon inline (browsers then neither ask for a missing `/favicon.ico` nor
-  fetch the icon again after each step: components/ui/icon.py), the `file://` notice
+  fetch the icon again after each step: components/plotkit/icon.py), the `file://` notice
   (static/file-protocol.js: browsers refuse to start the worker for a page opened from disk, and
   Panel's spinner would turn forever), the facts static/startup.js needs to draw the page a link
   asks for, the worker's protocol (static/protocol.js) and static/startup.js.

@@ -16,7 +16,7 @@ from functools import cache
 
 import panel as pn
 
-from ..ui.design import ExplorerDesign
+from ..plotkit.design import ExplorerDesign
 
 PANEL_THEMES = {"light": "default", "dark": "dark"}
 

@@ -13,7 +13,7 @@ import sys
 
 import panel as pn
 
-from ..ui.icon import icon_data_uri
+from ..plotkit.icon import icon_data_uri
 from . import location
 
 _imports_frozen = False

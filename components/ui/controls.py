@@ -15,10 +15,10 @@ import param
 
 from ..fixes.slider import Slider
 from ..methods import MAX_SEED, METHOD_LABELS
+from ..plotkit.frame import WhileShown
 from ..scaling import SCALING_LABELS
 from ..state import MAX_CHOSEN_PAIRS, MAX_FACTORS_CHARS, MAX_TEXT_CHARS, ExplorerState
 from .player import Player
-from .view import WhileShown
 
 D_MODEL_PRESETS = (4, 16, 64, 128, 512)
 # Stops of the base slider: a 1-2-5 log scale from 10 to 100 000.

@@ -15,9 +15,9 @@ from ..fixes.redraw_guard import RedrawGuard
 from ..fixes.scroll_regions import ScrollRegions
 from ..fixes.serving import prepare_session
 from ..fixes.slider_keys import SliderKeys
+from ..plotkit import theme
 from ..state import ExplorerState
 from ..views import VIEWS, view_spec
-from . import theme
 from .announcer import Announcer
 from .controls import Controls
 from .export import ExportPanel

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import panel as pn
 
 from ..methods import METHOD_LABELS, METHODS
+from ..plotkit.frame import DataTable, PlotView
 from ..state import ExplorerState
-from ..ui.view import DataTable, PlotView
 from . import (
     alibi,
     checker,

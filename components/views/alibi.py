@@ -9,10 +9,10 @@ from fractions import Fraction
 import numpy as np
 
 from .. import derived, methods
+from ..plotkit import theme
+from ..plotkit.charts import matrix_axis, panel_caption, titled_layout
+from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
-from .layout import matrix_axis, panel_caption, titled_layout
 
 # With more heads than this the readout lists the first few, then "…", then the last.
 MAX_LISTED_HEADS = 8

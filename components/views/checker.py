@@ -17,11 +17,11 @@ import param
 
 from .. import derived, encoding
 from .. import diagnosis as diagnose
+from ..plotkit import theme
+from ..plotkit.charts import matrix_axis, panel_caption, panel_heatmap, titled_layout
+from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, DataTable, number, pe_table, span_text
+from ..plotkit.upload import UploadView, box_style, file_input, labelled_choice, paste_box
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.upload import UploadView, box_style, file_input, labelled_choice, paste_box
-from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, number, pe_table, span_text
-from .layout import matrix_axis, panel_caption, panel_heatmap, titled_layout
 
 # Pasted text is for small matrices; larger ones come as a file (diagnose.SIZE_CAP).
 MAX_PASTE_CHARS = 1 << 20

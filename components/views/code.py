@@ -17,10 +17,10 @@ import panel as pn
 import param
 
 from .. import derived, encoding
+from ..plotkit import theme
+from ..plotkit.charts import pe_matrix_layout, pe_matrix_trace
+from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text, window
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text, window
-from .layout import pe_matrix_layout, pe_matrix_trace
 
 # The batch the last step adds pe to: this many sequences of the sentence's length.
 BATCH = 2

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import encoding
+from ..plotkit import theme
+from ..plotkit.charts import titled_layout
+from ..plotkit.frame import DATA_COLUMNS, DataTable, number, span_text
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DataTable, number, span_text
-from .layout import titled_layout
 
 # Starting positions of the other pairs at the same offset (the text's 7 → 8 and 22 → 23).
 OTHER_STARTS = (0, 22, 100, 1000)

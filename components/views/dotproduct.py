@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .. import derived, encoding
+from ..plotkit import theme
+from ..plotkit.charts import curve_trace, point_trace, reduced_note, toeplitz_layout, toeplitz_trace
+from ..plotkit.frame import DataTable, number, offset_window, positions_table
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DataTable, number, offset_window, positions_table
-from .layout import curve_trace, point_trace, reduced_note, toeplitz_layout, toeplitz_trace
 
 SIMILARITY_TITLES = {"dot": "dot products PE(i)·PE(j)", "cosine": "cosine similarities"}
 

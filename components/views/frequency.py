@@ -7,10 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import encoding
+from ..plotkit import theme
+from ..plotkit.charts import titled_layout
+from ..plotkit.frame import DATA_COLUMNS, DataTable, number
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DataTable, number
-from .layout import titled_layout
 
 
 @dataclass(frozen=True)

@@ -7,10 +7,10 @@ under the plot (HeatmapView).
 from __future__ import annotations
 
 from .. import derived, formula
+from ..plotkit import theme
+from ..plotkit.charts import pe_matrix_layout, pe_matrix_trace
+from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, pe_table, window
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, pe_table, window
-from .layout import pe_matrix_layout, pe_matrix_trace
 
 # Decimals of the angle and value in the hover label and the formula under the plot.
 DIGITS = 4

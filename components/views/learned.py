@@ -18,11 +18,11 @@ import param
 from .. import derived, encoding
 from .. import diagnosis as diagnose
 from .. import learned as analysis
+from ..plotkit import theme
+from ..plotkit.charts import panel_caption, panel_heatmap, titled_layout
+from ..plotkit.frame import DATA_ROWS, DataTable, number, span_text, window
+from ..plotkit.upload import UploadView, box_style, file_input, input_button, labelled_choice
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.upload import UploadView, box_style, file_input, input_button, labelled_choice
-from ..ui.view import DATA_ROWS, DataTable, number, span_text, window
-from .layout import panel_caption, panel_heatmap, titled_layout
 
 ACCEPT = ".npy,.csv,.txt,.tsv"
 PROJECTIONS = ("2D", "3D")

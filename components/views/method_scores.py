@@ -8,11 +8,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import derived
+from ..plotkit import theme
+from ..plotkit.charts import offset_label, titled_layout
+from ..plotkit.frame import DATA_ROWS, DataTable, span_text, window
+from ..plotkit.frame import number as four_decimals
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DATA_ROWS, DataTable, span_text, window
-from ..ui.view import number as four_decimals
-from .layout import offset_label, titled_layout
 
 NAMES = {
     "sinusoidal": "sinusoidal",

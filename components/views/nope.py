@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import derived
+from ..plotkit import theme
+from ..plotkit.charts import matrix_axis, message_figure
+from ..plotkit.frame import DATA_COLUMNS, DataTable, number, span_text
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DataTable, number, span_text
-from .layout import matrix_axis, message_figure
 
 # Longer words are cut in tick labels and hover text, so one long word cannot squash the plot.
 MAX_LABEL_CHARS = 12

@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import derived, encoding
+from ..plotkit import theme
+from ..plotkit.charts import titled_layout
+from ..plotkit.frame import DATA_ROWS, DataTable, number, span_text, window
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DATA_ROWS, DataTable, number, span_text, window
-from .layout import titled_layout
 
 HORIZON = encoding.NEAREST_HORIZON
 # The last position searched, with a thin space between thousands: "9 999".

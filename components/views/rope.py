@@ -7,10 +7,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import derived, encoding, methods
+from ..plotkit import theme
+from ..plotkit.charts import curve_trace, point_trace, reduced_note, toeplitz_layout, toeplitz_trace
+from ..plotkit.frame import DataTable, number, offset_window, positions_table
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DataTable, number, offset_window, positions_table
-from .layout import curve_trace, point_trace, reduced_note, toeplitz_layout, toeplitz_trace
 
 # Where the other pairs at the same offset start, as in the compare view.
 OTHER_STARTS = (0, 22, 100, 1000)

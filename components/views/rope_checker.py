@@ -19,12 +19,19 @@ import param
 
 from .. import diagnosis as diagnose
 from .. import encoding, scaling
+from ..plotkit import theme
+from ..plotkit.charts import message_figure, panel_caption
+from ..plotkit.frame import DATA_COLUMNS, DataTable
+from ..plotkit.upload import (
+    UploadView,
+    box_style,
+    file_input,
+    input_button,
+    labelled_choice,
+    paste_box,
+)
 from ..rope_diagnosis import RELATIVE_TOLERANCE, RopeDiagnosis, diagnose_rope
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.upload import UploadView, box_style, file_input, input_button, labelled_choice, paste_box
-from ..ui.view import DATA_COLUMNS, DataTable
-from .layout import message_figure, panel_caption
 from .scaling import method_parameters
 
 # An inv_freq has d_head / 2 numbers (or d_head, one per dimension): at most MAX_D_MODEL.

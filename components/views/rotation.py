@@ -8,10 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import encoding
+from ..plotkit import theme
+from ..plotkit.charts import titled_layout
+from ..plotkit.frame import DataTable, number
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DataTable, number
-from .layout import titled_layout
 
 # R_i(k) is also read off at this position + pos, to show it does not depend on pos.
 FAR_START = 1000

@@ -17,10 +17,10 @@ import numpy as np
 import panel as pn
 
 from .. import scaling
+from ..plotkit import theme
+from ..plotkit.charts import panel_caption, titled_layout
+from ..plotkit.frame import DATA_COLUMNS, DataTable, PlotView, number
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DataTable, PlotView, number
-from .layout import panel_caption, titled_layout
 
 # Offsets drawn on each score curve at most: 0, then whole offsets spaced evenly on a log scale
 # up to s·L (every one near 0, where the curves part), with L and s·L among them. Fewer with

@@ -8,10 +8,10 @@ import numpy as np
 
 from .. import derived, methods
 from ..formula import MINUS
+from ..plotkit import theme
+from ..plotkit.charts import matrix_axis, offset_shapes, panel_caption, reduced_note, titled_layout
+from ..plotkit.frame import DATA_ROWS, DataTable, number, span_text, window
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DATA_ROWS, DataTable, number, span_text, window
-from .layout import matrix_axis, offset_shapes, panel_caption, reduced_note, titled_layout
 
 # The n × n matrix on the left, the 2K + 1 vectors on the right, each with its colour bar.
 MATRIX_DOMAIN, VECTORS_DOMAIN = [0.0, 0.38], [0.64, 0.93]

@@ -9,11 +9,8 @@ import numpy as np
 
 from .. import derived, relative
 from ..formula import MINUS
-from ..relative import BucketRun
-from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DataTable, span_text
-from .layout import (
+from ..plotkit import theme
+from ..plotkit.charts import (
     matrix_axis,
     message_figure,
     offset_shapes,
@@ -21,6 +18,9 @@ from .layout import (
     reduced_note,
     titled_layout,
 )
+from ..plotkit.frame import DataTable, span_text
+from ..relative import BucketRun
+from ..state import ExplorerState
 
 # A sequential, colour-blind-safe scale for bucket numbers: viridis, sampled at ten stops and
 # spelled out (figures skip the validation that would turn a scale's name into stops).

@@ -11,10 +11,10 @@ import panel as pn
 import param
 
 from .. import encoding
+from ..plotkit import theme
+from ..plotkit.charts import panel_caption
+from ..plotkit.frame import DATA_COLUMNS, DataTable, PlotView, number, span_text
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DATA_COLUMNS, DataTable, PlotView, number, span_text
-from .layout import panel_caption
 
 # Dark text on the amber chip of pos + k: Bootstrap's white on #f0ad4e is 1.9:1 (WCAG asks 4.5).
 CHIP_STYLE = ".bk-btn-warning { color: #1f2328; }"

@@ -8,10 +8,10 @@ import numpy as np
 
 from .. import derived
 from ..formula import MINUS
+from ..plotkit import theme
+from ..plotkit.charts import matrix_axis, offset_label, panel_caption, titled_layout
+from ..plotkit.frame import DATA_ROWS, DataTable, number, span_text, window
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DATA_ROWS, DataTable, number, span_text, window
-from .layout import matrix_axis, offset_label, panel_caption, titled_layout
 
 # The four terms, in the paper's order, each with its name, its formula (HTML) and its colour.
 TERMS = (

@@ -7,9 +7,9 @@ import math
 import numpy as np
 
 from .. import encoding
+from ..plotkit import theme
+from ..plotkit.frame import DATA_ROWS, DataTable, number, span_text, window
 from ..state import ExplorerState
-from ..ui import theme
-from ..ui.view import DATA_ROWS, DataTable, number, span_text, window
 
 # Points per wavelength of the continuous curves, and bounds on points per curve.
 SAMPLES_PER_WAVELENGTH = 24

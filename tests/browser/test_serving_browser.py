@@ -6,7 +6,7 @@ import urllib.request
 
 import pytest
 from browser_support import panel_serve
-from pe_explorer.ui import icon
+from pe_explorer.plotkit import icon
 
 
 @pytest.mark.browser

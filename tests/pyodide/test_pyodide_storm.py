@@ -66,5 +66,5 @@ def test_every_view_ends_on_the_final_value(visit):
 
 def test_steps_fetch_nothing_from_the_site(visit):
     """The page rewrites its URL on each step; with a linked icon, Chromium fetched the icon
-    again after every one (components/ui/icon.py)."""
+    again after every one (components/plotkit/icon.py)."""
     assert visit["site_requests_in_steps"] == []

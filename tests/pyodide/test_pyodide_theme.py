@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from pe_explorer.ui.theme import THEMES
+from pe_explorer.plotkit.theme import THEMES
 from pyodide_support import (  # noqa: F401 (test_console_has_no_errors: collected here)
     on_the_site,
     test_console_has_no_errors,

@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path, PurePosixPath
 
 import pytest
-from pe_explorer.ui.icon import icon_data_uri
+from pe_explorer.plotkit.icon import icon_data_uri
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TITLE = "Positional Encoding Explorer"
@@ -303,7 +303,7 @@ def test_index_page_lays_out_at_the_device_width(site_dir):
 
 
 def test_index_page_has_both_themes_colours_before_any_script(site_dir):
-    from pe_explorer.ui.theme import document_css
+    from pe_explorer.plotkit.theme import document_css
 
     head = (site_dir / "index.html").read_text(encoding="utf-8").split("</head>")[0]
     style = head.index('<style id="pe-theme-style">')

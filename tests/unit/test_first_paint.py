@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from pe_explorer.ui import theme
+from pe_explorer.plotkit import theme
 from pe_explorer.ui.page import TITLE
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -14,8 +14,8 @@ import pytest
 from bokeh.document import Document
 from panel.io.state import set_curdoc
 from pe_explorer.fixes import serving
+from pe_explorer.plotkit import icon
 from pe_explorer.state import ExplorerState
-from pe_explorer.ui import icon
 from pe_explorer.ui.controls import Controls
 from pe_explorer.views import view_spec
 from tornado import locks

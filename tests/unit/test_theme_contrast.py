@@ -5,7 +5,7 @@ import base64
 import re
 
 import pytest
-from pe_explorer.ui import theme
+from pe_explorer.plotkit import theme
 
 MARKS = ("pos", "second", "focus")
 

@@ -6,8 +6,8 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+from pe_explorer.plotkit.frame import DataTable, data_html, window
 from pe_explorer.state import ExplorerState
-from pe_explorer.ui.view import DataTable, data_html, window
 from pe_explorer.views import VIEWS, alibi, dotproduct, heatmap, rope, tokens, view_spec
 
 MINUS = "\u2212"

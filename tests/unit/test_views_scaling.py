@@ -18,9 +18,9 @@ import panel as pn
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pe_explorer.plotkit.frame import data_html
 from pe_explorer.scaling import SCALING_LABELS, SCALINGS
 from pe_explorer.state import ExplorerState
-from pe_explorer.ui.view import data_html
 from pe_explorer.views import scaling, view_spec
 
 # 0.1 ln 32 + 1: YaRN's attention factor at s = 32 (NousResearch/Yarn-Llama-2-7b-128k).

@@ -5,8 +5,8 @@ import json
 import plotly.graph_objs as go
 import plotly.io
 import pytest
+from pe_explorer.plotkit import theme
 from pe_explorer.state import ExplorerState
-from pe_explorer.ui import theme
 from pe_explorer.views import VIEW_NAMES, view_spec
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import panel as pn
 
 from ..diagnosis import UploadFormat
-from .view import DataTable, PlotView
+from .frame import DataTable, PlotView
 
 
 def box_style(box: str, prefix: str) -> str:

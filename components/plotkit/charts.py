@@ -10,7 +10,7 @@ import numpy as np
 
 from ..derived import MatrixCells
 from ..state import ExplorerState
-from ..ui import theme
+from . import theme
 
 
 def titled_layout(state: ExplorerState, uirevision: str, title: str, size: int = 15) -> dict:
