@@ -45,7 +45,7 @@ def module_name(path: Path) -> str:
 
 
 def imported_modules(path: Path) -> list[tuple[int, str]]:
-    """(line, module inside pe_explorer) for every import of the package in a file, lazy ones too."""
+    """(line, module inside pe_explorer) in a file, lazy ones too."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     here = module_name(path).split(".")
     package = here if path.name == "__init__.py" else here[:-1]
