@@ -11,12 +11,10 @@ import numpy as np
 import panel as pn
 import param
 
-from .. import formula
 from ..fixes.chart_names import NamedPlotly
 from ..state import ExplorerState
+from .numbers import number
 
-# Decimals of the numbers in a chart's name and its Show data table, as in the hover labels.
-DATA_DIGITS = 4
 # Show data lists the rows near the selection: pos − 3 … pos + 3, and at most 16 columns.
 DATA_ROWS, DATA_COLUMNS = 7, 16
 
@@ -57,7 +55,7 @@ p.pe-data-note { margin: 0.3em 0; line-height: 1.45; }
 
 
 @dataclass(frozen=True)
-class DataTable:
+class ChartData:
     """The numbers a chart draws, as its Show data table lists them (plain text throughout:
     data_html escapes it)."""
 
@@ -67,13 +65,8 @@ class DataTable:
     note: str = ""  # which part of the data is listed, when not all of it
 
 
-def number(value: float) -> str:
-    """A number as a chart's name and its table print it: 4 decimals, minus as U+2212."""
-    return formula.fixed(float(value), DATA_DIGITS)
-
-
 def cell_text(value) -> str:
-    """One cell of a DataTable as text: floats with 4 decimals, NaN (nothing drawn) as "–"."""
+    """One cell of a ChartData as text: floats with 4 decimals, NaN (nothing drawn) as "–"."""
     if isinstance(value, str):
         return value
     if isinstance(value, int | np.integer):
@@ -93,10 +86,10 @@ def span_text(shown: range) -> str:
     return f"{shown[0]}–{shown[-1]}" if len(shown) > 1 else f"{shown[0]}"
 
 
-def pe_table(caption: str, matrix: np.ndarray, rows: range, columns: range, end: str) -> DataTable:
+def pe_table(caption: str, matrix: np.ndarray, rows: range, columns: range, end: str) -> ChartData:
     """The PE matrix's rows and its first columns as a data table; its note says which of how
     many are shown, and ends with end."""
-    return DataTable(
+    return ChartData(
         caption=caption,
         columns=("pos", *(f"dim {c}" for c in columns)),
         rows=tuple((r, *matrix[r, : len(columns)]) for r in rows),
@@ -115,9 +108,9 @@ def offset_window(state: ExplorerState) -> tuple[range, range, np.ndarray]:
 
 def positions_table(
     caption: str, corner: str, rows: range, columns: range, values, n_positions: int
-) -> DataTable:
+) -> ChartData:
     """A data table of a matrix of positions: values at the rows and columns (offset_window)."""
-    return DataTable(
+    return ChartData(
         caption=caption,
         columns=(corner, *(str(j) for j in columns)),
         rows=tuple((i, *row) for i, row in zip(rows, values, strict=True)),
@@ -126,7 +119,7 @@ def positions_table(
     )
 
 
-def data_html(table: DataTable) -> str:
+def data_html(table: ChartData) -> str:
     """The table in a closed <details> "Show data", scrollable sideways on its own."""
     escape = html.escape
     head = "".join(f'<th scope="col">{escape(column)}</th>' for column in table.columns)
@@ -255,7 +248,7 @@ class PlotView(pn.viewable.Viewer):
         """The chart's accessible name: what it shows and its key numbers now."""
         return self.spec.describe(self.state)
 
-    def data_table(self) -> DataTable:
+    def data_table(self) -> ChartData:
         """The numbers the chart draws, for its Show data table."""
         return self.spec.data(self.state)
 

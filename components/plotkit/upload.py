@@ -10,7 +10,7 @@ import numpy as np
 import panel as pn
 
 from ..diagnosis import UploadFormat
-from .frame import DataTable, PlotView
+from .frame import ChartData, PlotView
 
 
 def box_style(box: str, prefix: str) -> str:
@@ -125,7 +125,7 @@ class UploadView(PlotView):
     def description(self) -> str:
         return self.spec.describe(self.state, self.result())
 
-    def data_table(self) -> DataTable:
+    def data_table(self) -> ChartData:
         return self.spec.data(self.state, self.result())
 
     def read_input(self, upload: UploadFormat) -> np.ndarray | None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import panel as pn
 
 from ..methods import METHOD_LABELS, METHODS
-from ..plotkit.frame import DataTable, PlotView
+from ..plotkit.frame import ChartData, PlotView
 from ..state import ExplorerState
 from . import (
     alibi,
@@ -57,7 +57,7 @@ class ViewSpec:
     embed_height: int  # the height of its <iframe> in the share panel's snippet
     # The chart's accessible name: one plain-text sentence of what it shows and its key numbers.
     describe: Callable[[ExplorerState], str]
-    data: Callable[[ExplorerState], DataTable]  # the numbers it draws, for its Show data table
+    data: Callable[[ExplorerState], ChartData]  # the numbers it draws, for its Show data table
     readout: Callable[[ExplorerState], str] | None = None  # state -> HTML of numbers only
     readout_style: str = ""
     # Of the controls, the ones the full page shows in this view's card instead of the sidebar:

@@ -11,7 +11,8 @@ import numpy as np
 from .. import derived, methods
 from ..plotkit import theme
 from ..plotkit.charts import matrix_axis, panel_caption, titled_layout
-from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, DataTable, number, span_text, window
+from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, ChartData, span_text, window
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 # With more heads than this the readout lists the first few, then "…", then the last.
@@ -307,12 +308,12 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """Each head's slope and bias −m_h·|pos − j| for the keys j near pos ("masked" after pos)."""
     shown = numbers(state)
     keys = window(state.pos, state.n_positions, DATA_ROWS)
     heads = range(min(shown.heads, DATA_COLUMNS))
-    return DataTable(
+    return ChartData(
         caption=f"Bias −m_h·|pos − j| of query pos = {state.pos}, by head and key j",
         columns=("head h", "slope m_h", *(f"key {j}" for j in keys)),
         rows=tuple(

@@ -19,7 +19,8 @@ from .. import derived, encoding
 from .. import diagnosis as diagnose
 from ..plotkit import theme
 from ..plotkit.charts import matrix_axis, panel_caption, panel_heatmap, titled_layout
-from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, DataTable, number, pe_table, span_text
+from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, ChartData, pe_table, span_text
+from ..plotkit.numbers import number
 from ..plotkit.upload import UploadView, box_style, file_input, labelled_choice, paste_box
 from ..state import ExplorerState
 
@@ -424,14 +425,14 @@ def describe(state: ExplorerState, result=None) -> str:
     )
 
 
-def data(state: ExplorerState, result=None) -> DataTable:
+def data(state: ExplorerState, result=None) -> ChartData:
     """The first rows and columns of the visitor's matrix beside the reference's, or of the
     reference alone before any."""
     if isinstance(result, diagnose.Diagnosis):
         theirs, ours = result.theirs, result.reference
         rows = range(min(theirs.shape[0], DATA_ROWS))
         columns = range(min(theirs.shape[1], DATA_COLUMNS // 2))
-        return DataTable(
+        return ChartData(
             caption="Your matrix beside the reference, first rows and dimensions",
             columns=(
                 "pos",

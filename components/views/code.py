@@ -19,7 +19,8 @@ import param
 from .. import derived, encoding
 from ..plotkit import theme
 from ..plotkit.charts import pe_matrix_layout, pe_matrix_trace
-from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, span_text, window
+from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, ChartData, PlotView, span_text, window
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 # The batch the last step adds pe to: this many sequences of the sentence's length.
@@ -392,7 +393,7 @@ class CodeView(PlotView):
     def description(self) -> str:
         return describe(self.state, self.step)
 
-    def data_table(self) -> DataTable:
+    def data_table(self) -> ChartData:
         return data(self.state, self.step)
 
     def _indicator_html(self) -> str:
@@ -433,7 +434,7 @@ def describe(state: ExplorerState, step: int = 1) -> str:
     )
 
 
-def data(state: ExplorerState, step: int = 1) -> DataTable:
+def data(state: ExplorerState, step: int = 1) -> ChartData:
     """The rows of pe near pos, the first DATA_COLUMNS dimensions, "–" where the step has not
     filled a cell yet."""
     step = check_step(step)
@@ -442,7 +443,7 @@ def data(state: ExplorerState, step: int = 1) -> DataTable:
     columns = range(min(d, DATA_COLUMNS))
     matrix = derived.shown_pe_matrix(state)
     filled = set(step_cells(n, d, state.layout, seq_len(state), step).filled.tolist())
-    return DataTable(
+    return ChartData(
         caption=f"pe[pos, dimension] near pos = {pos}, after {step_label(step).lower()}",
         columns=("pos", *(f"dim {c}" for c in columns)),
         rows=tuple(

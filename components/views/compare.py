@@ -9,7 +9,8 @@ import numpy as np
 from .. import encoding
 from ..plotkit import theme
 from ..plotkit.charts import titled_layout
-from ..plotkit.frame import DATA_COLUMNS, DataTable, number, span_text
+from ..plotkit.frame import DATA_COLUMNS, ChartData, span_text
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 # Starting positions of the other pairs at the same offset (the text's 7 → 8 and 22 → 23).
@@ -162,11 +163,11 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """The first DATA_COLUMNS dimensions of PE(pos) and PE(pos + k)."""
     first, second = vectors(state)
     dimensions = range(min(state.d_model, DATA_COLUMNS))
-    return DataTable(
+    return ChartData(
         caption=f"PE({state.pos}) and PE({state.second_pos}) by dimension",
         columns=("dimension", f"PE({state.pos})", f"PE({state.second_pos})"),
         rows=tuple((c, first[c], second[c]) for c in dimensions),

@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from .. import derived, encoding
 from ..plotkit import theme
 from ..plotkit.charts import curve_trace, point_trace, reduced_note, toeplitz_layout, toeplitz_trace
-from ..plotkit.frame import DataTable, number, offset_window, positions_table
+from ..plotkit.frame import ChartData, offset_window, positions_table
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 SIMILARITY_TITLES = {"dot": "dot products PE(i)·PE(j)", "cosine": "cosine similarities"}
@@ -118,7 +119,7 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """Entries (i, j) of PE·PEᵀ (or the cosines) for i near pos and j near pos + k."""
     n, d, base = state.n_positions, state.d_model, float(state.base)
     rows, columns, offsets = offset_window(state)

@@ -9,7 +9,8 @@ import numpy as np
 from .. import encoding
 from ..plotkit import theme
 from ..plotkit.charts import titled_layout
-from ..plotkit.frame import DATA_COLUMNS, DataTable, number
+from ..plotkit.frame import DATA_COLUMNS, ChartData
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 
@@ -123,7 +124,7 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """ω_i and λ_i of the first and last pairs and the pairs marked (every pair when few)."""
     omega = encoding.angular_frequencies(state.d_model, state.base)
     lengths = encoding.wavelengths(state.d_model, state.base)
@@ -133,7 +134,7 @@ def data(state: ExplorerState) -> DataTable:
     else:
         pairs = sorted({0, omega.size - 1, *state.chosen_pairs})
         note = f"Pairs 0, {omega.size - 1} and the ones marked shown, of {omega.size}."
-    return DataTable(
+    return ChartData(
         caption=f"Angular frequency and wavelength per pair, base {state.base:g}",
         columns=("pair i", "ω_i (rad / position)", "λ_i (positions)"),
         # ω falls to 1/base: four significant digits, not four decimals.

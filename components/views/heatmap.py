@@ -9,7 +9,8 @@ from __future__ import annotations
 from .. import derived, formula
 from ..plotkit import theme
 from ..plotkit.charts import pe_matrix_layout, pe_matrix_trace
-from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, DataTable, PlotView, number, pe_table, window
+from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, ChartData, PlotView, pe_table, window
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 # Decimals of the angle and value in the hover label and the formula under the plot.
@@ -177,7 +178,7 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """The rows of the PE matrix near pos, the first DATA_COLUMNS dimensions."""
     n, d, pos = state.n_positions, state.d_model, state.pos
     rows = window(pos, n, DATA_ROWS)

@@ -20,7 +20,8 @@ from .. import diagnosis as diagnose
 from .. import learned as analysis
 from ..plotkit import theme
 from ..plotkit.charts import panel_caption, panel_heatmap, titled_layout
-from ..plotkit.frame import DATA_ROWS, DataTable, number, span_text, window
+from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
+from ..plotkit.numbers import number
 from ..plotkit.upload import UploadView, box_style, file_input, input_button, labelled_choice
 from ..state import ExplorerState
 
@@ -527,7 +528,7 @@ def readout(state: ExplorerState, table: analysis.LearnedTable | None = None) ->
     return "".join(lines)
 
 
-def data(state: ExplorerState, table: analysis.LearnedTable | None = None) -> DataTable:
+def data(state: ExplorerState, table: analysis.LearnedTable | None = None) -> ChartData:
     """Each table's coordinates on its top principal components, for the rows around pos."""
     n_positions, _ = table_size(state, table)
     _, components = sinusoidal_side(state, table)
@@ -542,7 +543,7 @@ def data(state: ExplorerState, table: analysis.LearnedTable | None = None) -> Da
         columns += [f"{name} PC{c + 1}" for c in range(count)]
         values.append(side_components.scores[list(rows)])
     matrix = np.concatenate(values, axis=1)
-    return DataTable(
+    return ChartData(
         caption="Coordinates of the rows around pos on each table's top principal components",
         columns=tuple(columns),
         rows=tuple((r, *matrix[index]) for index, r in enumerate(rows)),
@@ -666,7 +667,7 @@ class LearnedView(UploadView):
     def description(self) -> str:
         return describe(self.state, self.table())
 
-    def data_table(self) -> DataTable:
+    def data_table(self) -> ChartData:
         return data(self.state, self.table())
 
     def result(self) -> analysis.LearnedTable | diagnose.MatrixError | None:

@@ -10,8 +10,8 @@ import numpy as np
 from .. import derived
 from ..plotkit import theme
 from ..plotkit.charts import offset_label, titled_layout
-from ..plotkit.frame import DATA_ROWS, DataTable, span_text, window
-from ..plotkit.frame import number as four_decimals
+from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
+from ..plotkit.numbers import number as four_decimals
 from ..state import ExplorerState
 
 NAMES = {
@@ -380,12 +380,12 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """Each curve's score at the offsets near k = |offset|."""
     lines = curves(state)
     k = abs(state.offset)
     offsets = window(k, last_offset(state) + 1, DATA_ROWS)
-    return DataTable(
+    return ChartData(
         caption=f"Position part of the score near k = {k}",
         columns=("k", *(line.label for line in lines)),
         rows=tuple((o, *(line.scores[o] for line in lines)) for o in offsets),

@@ -10,7 +10,8 @@ import numpy as np
 from .. import derived
 from ..plotkit import theme
 from ..plotkit.charts import matrix_axis, message_figure
-from ..plotkit.frame import DATA_COLUMNS, DataTable, number, span_text
+from ..plotkit.frame import DATA_COLUMNS, ChartData, span_text
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 # Longer words are cut in tick labels and hover text, so one long word cannot squash the plot.
@@ -207,14 +208,14 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """The scores S = E·Eᵀ/√d_model of the sentence, at most DATA_COLUMNS words each way."""
     words = tuple(state.words)
     if not words:
-        return DataTable("No words: type a sentence", ("query \\ key",), ())
+        return ChartData("No words: type a sentence", ("query \\ key",), ())
     shown = range(min(len(words), DATA_COLUMNS))
     scores = derived.nope_scores(words, state.d_model)
-    return DataTable(
+    return ChartData(
         caption="Scores with no position information, query word by key word",
         columns=("query \\ key", *(f"{j} {words[j]}" for j in shown)),
         rows=tuple((f"{i} {words[i]}", *scores[i, : len(shown)]) for i in shown),

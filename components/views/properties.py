@@ -10,7 +10,8 @@ import numpy as np
 from .. import derived, encoding
 from ..plotkit import theme
 from ..plotkit.charts import titled_layout
-from ..plotkit.frame import DATA_ROWS, DataTable, number, span_text, window
+from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 HORIZON = encoding.NEAREST_HORIZON
@@ -165,13 +166,13 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """The distances from PE(pos) to the positions near it, and to the nearest one."""
     d, base, pos = state.d_model, float(state.base), state.pos
     distances = encoding.position_distances(pos, derived.offset_distance_curve(d, base))
     shown = window(pos, HORIZON, DATA_ROWS)
     q, distance = properties(state).nearest
-    return DataTable(
+    return ChartData(
         caption=f"Distance ‖PE(q) − PE({pos})‖ near q = pos = {pos}",
         columns=("q", f"‖PE(q) − PE({pos})‖"),
         rows=tuple((p, distances[p]) for p in shown),

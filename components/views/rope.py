@@ -9,7 +9,8 @@ import numpy as np
 from .. import derived, encoding, methods
 from ..plotkit import theme
 from ..plotkit.charts import curve_trace, point_trace, reduced_note, toeplitz_layout, toeplitz_trace
-from ..plotkit.frame import DataTable, number, offset_window, positions_table
+from ..plotkit.frame import ChartData, offset_window, positions_table
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 # Where the other pairs at the same offset start, as in the compare view.
@@ -232,7 +233,7 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """Scores q_m·k_n for queries m near pos and keys n near pos + k."""
     n, d, base = state.n_positions, state.d_model, float(state.base)
     rows, columns, offsets = offset_window(state)

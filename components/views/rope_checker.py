@@ -21,7 +21,7 @@ from .. import diagnosis as diagnose
 from .. import encoding, scaling
 from ..plotkit import theme
 from ..plotkit.charts import message_figure, panel_caption
-from ..plotkit.frame import DATA_COLUMNS, DataTable
+from ..plotkit.frame import DATA_COLUMNS, ChartData
 from ..plotkit.upload import (
     UploadView,
     box_style,
@@ -655,7 +655,7 @@ def shown_pairs(n_pairs: int, flagged: tuple[int, ...], worst: int) -> list[int]
     return sorted(picked | {worst})
 
 
-def data(state: ExplorerState, result=None) -> DataTable:
+def data(state: ExplorerState, result=None) -> ChartData:
     """Per pair: yours, the expected and the relative error (the expected and the unscaled
     before any array)."""
     try:
@@ -663,7 +663,7 @@ def data(state: ExplorerState, result=None) -> DataTable:
     except ConfigError as error:
         plain = scaling.default_frequencies(state.d_model, state.base)
         rows = shown_pairs(plain.size, (), 0)
-        return DataTable(
+        return ChartData(
             caption="Unscaled inv_freq per pair (the config cannot be computed)",
             columns=("pair", "unscaled θᵢ"),
             rows=tuple((i, f"{plain[i]:.6g}") for i in rows),
@@ -672,7 +672,7 @@ def data(state: ExplorerState, result=None) -> DataTable:
     if not isinstance(result, RopeCheck):
         plain = scaling.default_frequencies(chosen.d_head, chosen.base)
         rows = shown_pairs(expected.size, (), 0)
-        return DataTable(
+        return ChartData(
             caption=f"Expected inv_freq per pair: {chosen.text()}",
             columns=("pair", "expected θ′ᵢ", "unscaled θᵢ"),
             rows=tuple((i, f"{expected[i]:.6g}", f"{plain[i]:.6g}") for i in rows),
@@ -681,7 +681,7 @@ def data(state: ExplorerState, result=None) -> DataTable:
     diagnosis = result.diagnosis
     rows = shown_pairs(diagnosis.expected.size, diagnosis.pairs, result.worst_pair)
     among = "where yours differs" if diagnosis.pairs else "spread evenly"
-    return DataTable(
+    return ChartData(
         caption=f"Your inv_freq against the expected per pair: {chosen.text()}",
         columns=("pair", "yours", "expected", "relative error"),
         rows=tuple(

@@ -10,7 +10,8 @@ import numpy as np
 from .. import encoding
 from ..plotkit import theme
 from ..plotkit.charts import titled_layout
-from ..plotkit.frame import DataTable, number
+from ..plotkit.frame import ChartData
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 # R_i(k) is also read off at this position + pos, to show it does not depend on pos.
@@ -200,13 +201,13 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """The two points of pair i and the rotation R_i(k) between them."""
     shown = numbers(state)
     first, second = points(state)
     sin_dim, cos_dim = encoding.pair_columns(state.d_model, state.layout, state.rotation_pair)
     i = shown.pair
-    return DataTable(
+    return ChartData(
         caption=f"Pair i = {i} (dimensions {sin_dim}, {cos_dim}) of PE(pos) and PE(pos + k)",
         columns=("point", f"sin(pos·ω_{i})", f"cos(pos·ω_{i})"),
         rows=(

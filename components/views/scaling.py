@@ -19,7 +19,8 @@ import panel as pn
 from .. import scaling
 from ..plotkit import theme
 from ..plotkit.charts import panel_caption, titled_layout
-from ..plotkit.frame import DATA_COLUMNS, DataTable, PlotView, number
+from ..plotkit.frame import DATA_COLUMNS, ChartData, PlotView
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 # Offsets drawn on each score curve at most: 0, then whole offsets spaced evenly on a log scale
@@ -593,7 +594,7 @@ def shown_pairs(bands: np.ndarray) -> list[int]:
     return sorted(chosen)
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """Per pair: θ_i, θ'_i, the divisor, λ_i, λ'_i and its band."""
     chosen = scaled(state)
     pairs = shown_pairs(chosen.bands)
@@ -602,7 +603,7 @@ def data(state: ExplorerState) -> DataTable:
         f"{len(pairs)} of {size} pairs shown: the first and last two, where each band begins "
         "and ends, and pairs spread between; the code under Export recomputes every pair."
     )  # fmt: skip
-    return DataTable(
+    return ChartData(
         caption=f"Per-pair frequencies before and after {chosen.label}, s = {state.factor:g}",
         columns=("pair i", "θ_i", "θ'_i", "θ_i / θ'_i", "λ_i", "λ'_i", "band"),
         rows=tuple(

@@ -10,7 +10,8 @@ from .. import derived, methods
 from ..formula import MINUS
 from ..plotkit import theme
 from ..plotkit.charts import matrix_axis, offset_shapes, panel_caption, reduced_note, titled_layout
-from ..plotkit.frame import DATA_ROWS, DataTable, number, span_text, window
+from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 # The n × n matrix on the left, the 2K + 1 vectors on the right, each with its colour bar.
@@ -274,7 +275,7 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """The vectors near the pair's: the distances using each, how many pairs, first numbers."""
     clip, n, d = state.shaw_clip, state.n_positions, state.d_model
     vectors = derived.shaw_vectors(clip, d, state.seed)
@@ -297,7 +298,7 @@ def data(state: ExplorerState) -> DataTable:
         )
         for index in listed
     )
-    return DataTable(
+    return ChartData(
         caption=f"Shaw et al.'s vectors near a_{c}, the one (pos, pos + k) uses (K = {clip}, "
         f"seed {state.seed})",
         columns=(

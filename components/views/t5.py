@@ -18,7 +18,7 @@ from ..plotkit.charts import (
     reduced_note,
     titled_layout,
 )
-from ..plotkit.frame import DataTable, span_text
+from ..plotkit.frame import ChartData, span_text
 from ..relative import BucketRun
 from ..state import ExplorerState
 
@@ -432,10 +432,10 @@ def listed_runs(state: ExplorerState) -> tuple[list[tuple[int, BucketRun]], int,
     return every[start : start + LISTED_RUNS], start, len(every)
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """The runs of distances that share a bucket, near k's."""
     if message := problem(state):
-        return DataTable(f"T5 buckets: {message}", ("bucket",), ())
+        return ChartData(f"T5 buckets: {message}", ("bucket",), ())
     runs, start, total = listed_runs(state)
 
     def side_name(side: int, run: BucketRun) -> str:
@@ -454,7 +454,7 @@ def data(state: ExplorerState) -> DataTable:
         for side, run in runs
     )
     kind = "bidirectional" if state.t5_bidirectional else "causal"
-    return DataTable(
+    return ChartData(
         caption=f"T5 buckets and the distances each holds ({state.t5_buckets} buckets, "
         f"max_distance {state.t5_max_distance}, {kind})",
         columns=("bucket", "side of the query", "first distance", "last distance", "distances"),

@@ -13,7 +13,8 @@ import param
 from .. import encoding
 from ..plotkit import theme
 from ..plotkit.charts import panel_caption
-from ..plotkit.frame import DATA_COLUMNS, DataTable, PlotView, number, span_text
+from ..plotkit.frame import DATA_COLUMNS, ChartData, PlotView, span_text
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 # Dark text on the amber chip of pos + k: Bootstrap's white on #f0ad4e is 1.9:1 (WCAG asks 4.5).
@@ -700,19 +701,19 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """The embedding, PE(pos) and their sum for the word at pos, first DATA_COLUMNS dimensions."""
     current = step(state, state.pos)
     dimensions = range(min(state.d_model, DATA_COLUMNS))
     note = f"Dimensions {span_text(dimensions)} of {state.d_model} shown."
     if current.token is None:
-        return DataTable(
+        return ChartData(
             caption=f"PE({state.pos}): no word at pos = {state.pos}",
             columns=("dimension", f"PE({state.pos})"),
             rows=tuple((c, current.pe[c]) for c in dimensions),
             note=note,
         )
-    return DataTable(
+    return ChartData(
         caption=f"“{current.token}” at pos = {state.pos}: TokenEmbedding + PE = model input",
         columns=("dimension", "TokenEmbedding", f"PE({state.pos})", "model input"),
         rows=tuple((c, current.embedding[c], current.pe[c], current.total[c]) for c in dimensions),

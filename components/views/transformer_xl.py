@@ -10,7 +10,8 @@ from .. import derived
 from ..formula import MINUS
 from ..plotkit import theme
 from ..plotkit.charts import matrix_axis, offset_label, panel_caption, titled_layout
-from ..plotkit.frame import DATA_ROWS, DataTable, number, span_text, window
+from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 # The four terms, in the paper's order, each with its name, its formula (HTML) and its colour.
@@ -249,13 +250,13 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """The four terms and the score at the offsets near |k|."""
     curves = derived.transformer_xl_curves(
         state.n_positions, state.d_model, float(state.base), state.seed
     )
     offsets = window(abs(state.offset), state.n_positions, DATA_ROWS)
-    return DataTable(
+    return ChartData(
         caption=f"Transformer-XL's score terms near i − j = {abs(state.offset)} "
         f"(d_model {state.d_model}, seed {state.seed})",
         columns=("i − j", *(label for _, label, *_ in TERMS), "score"),

@@ -8,7 +8,8 @@ import numpy as np
 
 from .. import encoding
 from ..plotkit import theme
-from ..plotkit.frame import DATA_ROWS, DataTable, number, span_text, window
+from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
+from ..plotkit.numbers import number
 from ..state import ExplorerState
 
 # Points per wavelength of the continuous curves, and bounds on points per curve.
@@ -149,7 +150,7 @@ def describe(state: ExplorerState) -> str:
     )
 
 
-def data(state: ExplorerState) -> DataTable:
+def data(state: ExplorerState) -> ChartData:
     """The sines and cosines of the pairs drawn at the whole positions near pos."""
     pairs = state.chosen_pairs
     span = max(state.n_positions - 1, state.pos, state.second_pos, 1)
@@ -158,7 +159,7 @@ def data(state: ExplorerState) -> DataTable:
         np.asarray(positions), state.d_model, state.base, layout=state.layout
     )
     columns = [encoding.pair_columns(state.d_model, state.layout, i) for i in pairs]
-    return DataTable(
+    return ChartData(
         caption=f"sin(pos·ω_i) and cos(pos·ω_i) near pos = {state.pos}",
         columns=("pos", *(f"{name} i = {i}" for i in pairs for name in ("sin", "cos"))),
         rows=tuple(

@@ -6,7 +6,7 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from pe_explorer.plotkit.frame import DataTable, data_html, window
+from pe_explorer.plotkit.frame import ChartData, data_html, window
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import VIEWS, alibi, dotproduct, heatmap, rope, tokens, view_spec
 
@@ -53,7 +53,7 @@ class TableReader(HTMLParser):
         self._tag = None
 
 
-def read(table: DataTable) -> TableReader:
+def read(table: ChartData) -> TableReader:
     reader = TableReader()
     reader.feed(data_html(table))
     return reader

@@ -1,0 +1,70 @@
+"""A figure of several charts, composed from one small function per chart.
+
+A view's figure function builds each chart as a Subplot, whose traces, shapes and annotations
+name the chart's own axes "x" and "y", and hands them to compose, which gives each its pair of
+Plotly axes (x, y; x2, y2 …), its place on the paper and its caption.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..state import ExplorerState
+from . import theme
+from .charts import panel_caption
+
+Domain = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Subplot:
+    """One chart of a figure: its traces, axes and place, with "x"/"y" meaning its own axes."""
+
+    traces: list[dict]
+    x_axis: dict  # keys of a Plotly axis (title, type, range …), styled by the theme
+    y_axis: dict
+    domain: tuple[Domain, Domain]  # its x and y domains on the paper
+    caption: str = ""  # set over the chart's top left corner
+    shapes: list[dict] = field(default_factory=list)
+    annotations: list[dict] = field(default_factory=list)
+
+
+def axis_names(index: int) -> tuple[str, str]:
+    """The Plotly axes of the index-th subplot, from 1: ("x", "y"), ("x2", "y2") …"""
+    suffix = "" if index == 1 else str(index)
+    return f"x{suffix}", f"y{suffix}"
+
+
+def _on_axes(items: list[dict], x_name: str, y_name: str) -> list[dict]:
+    """Shapes or annotations with their "x"/"y" references (and "x domain" …) renamed."""
+    rename = {"x": x_name, "y": y_name, "x domain": f"{x_name} domain"}
+    rename["y domain"] = f"{y_name} domain"
+    return [
+        {**item, **{ref: rename[item[ref]] for ref in ("xref", "yref") if item.get(ref) in rename}}
+        for item in items
+    ]
+
+
+def compose(state: ExplorerState, layout: dict, subplots: Sequence[Subplot]) -> dict:
+    """The figure of subplots on layout (its title, margins, legend …), each on its own axes."""
+    data: list[dict] = []
+    shapes = list(layout.get("shapes", []))
+    annotations = list(layout.get("annotations", []))
+    for index, subplot in enumerate(subplots, 1):
+        x_name, y_name = axis_names(index)
+        (x_domain, y_domain) = subplot.domain
+        data += [{**trace, "xaxis": x_name, "yaxis": y_name} for trace in subplot.traces]
+        shapes += _on_axes(subplot.shapes, x_name, y_name)
+        annotations += _on_axes(subplot.annotations, x_name, y_name)
+        if subplot.caption:
+            annotations.append(panel_caption(subplot.caption, x_domain[0], y_domain[1] + 0.01))
+        suffix = x_name[1:]
+        layout[f"xaxis{suffix}"] = theme.axis(
+            state.theme, domain=list(x_domain), anchor=y_name, **subplot.x_axis
+        )
+        layout[f"yaxis{suffix}"] = theme.axis(
+            state.theme, domain=list(y_domain), anchor=x_name, **subplot.y_axis
+        )
+    layout.update(shapes=shapes, annotations=annotations)
+    return {"data": data, "layout": layout}
