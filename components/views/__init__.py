@@ -26,7 +26,7 @@ from . import (
     frequency,
     heatmap,
     learned,
-    method_scores,
+    methods,
     nope,
     properties,
     rope,
@@ -36,8 +36,8 @@ from . import (
     shaw,
     t5,
     tokens,
-    transformer_xl,
     waves,
+    xl,
 )
 
 
@@ -277,7 +277,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         missing="no encoding matrix to build",
     ),
     view_of(
-        method_scores,
+        methods,
         name="methods",
         title="How each method scores offset k",
         short="Methods",
@@ -378,7 +378,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         embed_height=960,
     ),
     view_of(
-        transformer_xl,
+        xl,
         name="xl",
         title="Transformer-XL: four terms of a relative score",
         short="Transformer-XL",

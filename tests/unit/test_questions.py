@@ -10,7 +10,7 @@ from pe_explorer import encoding, urlstate
 from pe_explorer.state import ExplorerState
 from pe_explorer.ui import questions
 from pe_explorer.views import VIEW_NAMES, dotproduct, frequency, properties, rotation, view_spec
-from pe_explorer.views import method_scores as methods_view
+from pe_explorer.views import methods as methods_view
 
 QUESTIONS = questions.QUESTIONS
 NAMES = [q.name for q in QUESTIONS]

@@ -8,7 +8,7 @@ import pytest
 from pe_explorer import derived, encoding
 from pe_explorer.fixes.plotly_patch import same_value
 from pe_explorer.state import ExplorerState
-from pe_explorer.views import method_scores as methods
+from pe_explorer.views import methods
 
 OFFSETS = [0, 1, 5, 17, 63]
 

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 from pe_explorer.state import ExplorerState
-from pe_explorer.views import transformer_xl
+from pe_explorer.views import xl
 
 MINUS = "\u2212"
 
@@ -28,7 +28,7 @@ def draws(d_model: int, seed: int):
 
 def terms_at(state: ExplorerState, offset: int) -> list[float]:
     """(a), (b), (c), (d) and their sum at i − j = offset, as the figure's curves draw them."""
-    traces = transformer_xl.figure(state)["data"]
+    traces = xl.figure(state)["data"]
     return [float(trace["y"][offset]) for trace in traces[:5]]
 
 
@@ -46,7 +46,7 @@ def test_the_position_terms_are_q_plus_v_through_w_r_of_the_sinusoid(d_model, ba
 
 
 def test_the_content_terms_do_not_change_with_the_offset():
-    traces = transformer_xl.figure(ExplorerState())["data"]
+    traces = xl.figure(ExplorerState())["data"]
     assert np.ptp(traces[0]["y"]) == 0 and np.ptp(traces[2]["y"]) == 0
     assert np.ptp(traces[1]["y"]) > 0 and np.ptp(traces[3]["y"]) > 0
 
@@ -54,7 +54,7 @@ def test_the_content_terms_do_not_change_with_the_offset():
 @pytest.mark.parametrize("offset", [3, -3])
 def test_the_offset_marked_is_the_distance_of_pos_and_pos_plus_k(offset):
     state = ExplorerState(pos=10, offset=offset)
-    figure = transformer_xl.figure(state)
+    figure = xl.figure(state)
     marks = figure["data"][5]
     assert list(marks["x"]) == [3] * 5
     np.testing.assert_allclose(marks["y"], terms_at(state, 3))
@@ -64,7 +64,7 @@ def test_the_offset_marked_is_the_distance_of_pos_and_pos_plus_k(offset):
 
 def test_the_readout_lists_the_four_terms_and_their_sum():
     state = ExplorerState(offset=5)
-    text = transformer_xl.readout(state)
+    text = xl.readout(state)
     q, key, u, v, w_r = draws(128, 0)
     r = np.array(sinusoid(5, 128, 10000.0))
     expected = {
@@ -82,27 +82,27 @@ def test_the_readout_lists_the_four_terms_and_their_sum():
 
 
 def test_r_is_drawn_in_the_concatenated_layout():
-    heatmap = transformer_xl.figure(ExplorerState(d_model=16))["data"][6]
+    heatmap = xl.figure(ExplorerState(d_model=16))["data"][6]
     assert heatmap["type"] == "heatmap"
     np.testing.assert_array_equal(heatmap["z"][0], [0.0] * 8 + [1.0] * 8)
     np.testing.assert_allclose(heatmap["z"][9], sinusoid(9, 16, 10000.0), atol=1e-7)
 
 
 def test_the_view_does_not_follow_the_pair_layout():
-    first = transformer_xl.figure(ExplorerState(layout="interleaved"))
-    second = transformer_xl.figure(ExplorerState(layout="concatenated"))
+    first = xl.figure(ExplorerState(layout="interleaved"))
+    second = xl.figure(ExplorerState(layout="concatenated"))
     np.testing.assert_array_equal(first["data"][6]["z"], second["data"][6]["z"])
 
 
 def test_the_name_gives_the_terms_at_the_offset():
-    name = transformer_xl.describe(ExplorerState(offset=1))
+    name = xl.describe(ExplorerState(offset=1))
     a, b, c, d, total = terms_at(ExplorerState(offset=1), 1)
     assert f"(a) content {a:.4f}".replace("-", MINUS) in name
     assert f"add up to {total:.4f}".replace("-", MINUS) in name
 
 
 def test_show_data_lists_the_offsets_near_k():
-    table = transformer_xl.data(ExplorerState(offset=20))
+    table = xl.data(ExplorerState(offset=20))
     assert [row[0] for row in table.rows] == list(range(17, 24))
     assert table.rows[3][1:] == pytest.approx(terms_at(ExplorerState(offset=20), 20))
 
@@ -110,13 +110,13 @@ def test_show_data_lists_the_offsets_near_k():
 def test_the_script_reproduces_the_numbers_the_view_shows():
     for state in (ExplorerState(offset=-4), ExplorerState(d_model=32, base=500.0, seed=3)):
         namespace: dict = {}
-        exec(transformer_xl.code(state), namespace)
-        traces = transformer_xl.figure(state)["data"]
+        exec(xl.code(state), namespace)
+        traces = xl.figure(state)["data"]
         for name, trace in zip("abcd", traces, strict=False):
             np.testing.assert_array_equal(namespace[name], trace["y"])
         np.testing.assert_array_equal(namespace["score"], traces[4]["y"])
 
 
 def test_the_script_is_numpy_only():
-    code = transformer_xl.code(ExplorerState())
+    code = xl.code(ExplorerState())
     assert re.findall(r"^(?:import|from) (\w+)", code, re.MULTILINE) == ["numpy"]
