@@ -11,14 +11,12 @@ host, else ../shared/pyodide-mirror beside this checkout, else a download into
 modules uncompiled, and $PE_WITHOUT (a comma-separated list of CUTS) leaves out the cuts of
 issue 34 it names, to measure what each gains (benchmarks/RESULTS.md): partial-plotly (the full
 plotly.js bundle on the page), strip (what never runs stays in the wheels and stdlib), sourceless
-(the sources stay beside the bytecode). $PE_SNAPSHOT=1 makes return visits restore Python's core
-from a memory snapshot (static/snapshot.js), which did not pay on this machine.
+(the sources stay beside the bytecode).
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -138,21 +136,8 @@ def page_and_worker(out: Path) -> None:
     panel_output.replace_worker(out)
 
 
-def snapshot_key(out: Path) -> str:
-    """What a memory snapshot of Python's core (static/snapshot.js) is good for: Pyodide's
-    version and a hash of the files it is made from, as the site has them (after bytecode)."""
-    digest = hashlib.sha256()
-    core = out / "runtime" / vendor_runtime.PYODIDE_DIR
-    files = [core / name for name in ("pyodide.asm.wasm", "pyodide.asm.js", "python_stdlib.zip")]
-    for path in [*files, out / site_lock.LOCK]:
-        digest.update(path.name.encode() + b"\0" + hashlib.sha256(path.read_bytes()).digest())
-    return f"{vendor_runtime.PYODIDE_VERSION}-{digest.hexdigest()[:16]}"
-
-
-def write_worker_config(out: Path, lock: dict, snapshot: bool = False) -> None:
-    """What static/worker.js loads, as only the build knows it; paths relative to the site.
-    With snapshot, the key under which a return visit restores Python's core from a memory
-    snapshot; without, none is made (it did not pay: benchmarks/RESULTS.md, issue 34)."""
+def write_worker_config(out: Path, lock: dict) -> None:
+    """What static/worker.js loads, as only the build knows it; paths relative to the site."""
     runtime = "runtime/"
     config = {
         "pyodide": f"{runtime}{vendor_runtime.PYODIDE_DIR}pyodide.js",
@@ -160,7 +145,6 @@ def write_worker_config(out: Path, lock: dict, snapshot: bool = False) -> None:
         "lockFile": site_lock.LOCK.as_posix(),
         "packages": sorted(lock["packages"]),
         "env": PANEL_ENV,
-        "snapshotKey": snapshot_key(out) if snapshot else None,
     }
     (out / WORKER_CONFIG).write_text(
         "// What only the build knows, for static/worker.js (scripts/build_site.py writes it).\n"
@@ -187,12 +171,7 @@ def leaked_paths(site: Path, forbidden: list[str]) -> list[str]:
 CUTS = ("partial-plotly", "strip", "sourceless")
 
 
-def build(
-    out: Path,
-    compile_bytecode: bool = True,
-    without: frozenset[str] = frozenset(),
-    snapshot: bool = False,
-) -> None:
+def build(out: Path, compile_bytecode: bool = True, without: frozenset[str] = frozenset()) -> None:
     clear(out)
     wheel = project_wheel(out)
     convert(out)
@@ -202,10 +181,10 @@ def build(
     if "partial-plotly" not in without:
         partial_plotly(out)
     lock = site_lock.write_lock(out, wheel)
+    write_worker_config(out, lock)
     if compile_bytecode:
         cuts = {"sourceless": "sourceless" not in without, "strip": "strip" not in without}
         log(f"bytecode: {bytecode.compile_startup(out, **cuts)}")
-    write_worker_config(out, lock, snapshot)
     build_id = service_worker.write_service_worker(out, lock)
     panel_output.name_build(out, build_id, service_worker.NAME)
     problems = leaked_paths(out, sorted({str(REPO), str(out.resolve())}))
@@ -223,8 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         if without - set(CUTS):
             raise BuildFailed(f"PE_WITHOUT names no cut {sorted(without - set(CUTS))}: {CUTS}")
         compile_bytecode = os.environ.get("PE_BYTECODE", "1") != "0"
-        snapshot = os.environ.get("PE_SNAPSHOT", "0") == "1"
-        build(args.out.resolve(), compile_bytecode, without, snapshot)
+        build(args.out.resolve(), compile_bytecode, without)
     except (BuildFailed, panel_output.PanelOutputChanged) as error:
         print(f"build_site: {error}", file=sys.stderr)
         return 1

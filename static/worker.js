@@ -7,13 +7,10 @@
 'use strict';
 
 // The messages and phases (static/protocol.js); what only the build knows (worker-config.js:
-// the runtime's paths, the packages of the site's lock file and, if the build asked for it
-// (PE_SNAPSHOT=1), the key of a memory snapshot of Python's core: static/snapshot.js).
+// the runtime's paths and the packages of the site's lock file).
 importScripts('static/protocol.js', 'worker-config.js');
 const P = self.PE_PROTOCOL;
 const CONFIG = self.PE_WORKER_CONFIG;
-if (CONFIG.snapshotKey) importScripts('static/snapshot.js');
-const SNAPSHOT = self.PE_SNAPSHOT;
 
 // Connected frames, by number: the port their page talks on.
 const frames = new Map();
@@ -38,23 +35,17 @@ async function loadRuntime() {
   importScripts(CONFIG.pyodide);
   // Everything from this site: the runtime and every package of the lock file, at once.
   const runtime = new URL(CONFIG.runtime, self.location).href;
-  const options = {
+  const pyodide = await loadPyodide({
     lockFileURL: new URL(CONFIG.lockFile, self.location).href,
     packages: CONFIG.packages,
     env: Object.fromEntries(
       Object.entries(CONFIG.env).map(([name, path]) => [name, runtime + path])),
-  };
-  const start = (pyodide) => {
-    console.log('Loaded pyodide and packages!');
-    // Imports on their own, so that the page (and the benchmark) can tell the phases apart.
-    broadcast(phase('imports'));
-    const module = pyodide.pyimport('pe_explorer.worker');
-    module.prepare();
-    return module;
-  };
-  python = SNAPSHOT
-    ? await SNAPSHOT.boot(loadPyodide, options, CONFIG.snapshotKey, start)
-    : start(await loadPyodide(options));
+  });
+  console.log('Loaded pyodide and packages!');
+  // Imports on their own, so that the page (and the benchmark) can tell the phases apart.
+  broadcast(phase('imports'));
+  python = pyodide.pyimport('pe_explorer.worker');
+  python.prepare();
 }
 let runtime = null;
 
@@ -113,8 +104,7 @@ function connectFrame(port, location) {
   port.onmessage = (event) => {
     const msg = event.data || {};
     if (msg.type === P.RENDERED) {
-      // A snapshot made by this boot is stored once a page has rendered: off its critical path.
-      serial(frame, msg.type, () => python.rendered(frame, sendPatch)).then(SNAPSHOT?.keep);
+      serial(frame, msg.type, () => python.rendered(frame, sendPatch));
     } else if (msg.type === P.PATCH) {
       applyThenTell(frame, port, msg.type, () => python.patch(frame, msg.patch), P.IDLE);
     } else if (msg.type === P.LOCATION) {

@@ -97,7 +97,7 @@ const port = (name) => ({
 });
 const scope = port('page');
 Object.assign(scope, {
-  console, URL, setTimeout, Promise, performance,
+  console, URL, setTimeout, Promise,
   location: new URL('https://x.org/pe/app.js'),
   name: mode === 'relay' ? 'pe-relay' : '',
   importScripts(...names) {
