@@ -4,9 +4,8 @@
 | --- | --- |
 | plotly_patch | Panel's Plotly pane drawing a whole figure (twice) for every change |
 | redraw_guard | Panel's Plotly model redrawing plots whose size did not change |
-| serving | the served session: Nagle, busy socket, GC pauses, departed pages, keep-alive, icon |
-| slider | Panel's 50 ms debounce of served slider changes |
-| location | Panel's Location failing on a URL with a second `?` (`?text=why?`) |
+| location | Panel's Location failing on a URL with a second `?` (`?text=why?`), served |
+| departed_pages | Panel's unawaited writes to a page closed mid-step, a traceback when served |
 | notebook_location | Panel's global notebook Location, which a page would take for its link |
 | slider_keys | noUiSlider's Home and End keys using a slider's first range after it changed |
 | chart_names | Panel's Plotly pane giving a chart no name; its HTML pane closing `<details>` |
@@ -20,8 +19,10 @@ Panel's: static/worker.js) calls Panel's private worker helpers, and scripts/pan
 rewrites Panel's page; check them too.
 
 Each module's first line names what it works around and links the upstream report; where none
-exists, docs/upstream.md holds the text of one. When Panel or Bokeh is upgraded, go through
-this list: tests/unit/test_fixes_versions.py fails until WRITTEN_FOR says the new versions.
+exists, docs/upstream.md holds the text of one. When Panel or Bokeh is upgraded, go through this
+list: tests/unit/test_fixes_versions.py fails until WRITTEN_FOR says the new versions.
+`panel serve` (./build.sh dev) is for development: it gets only what keeps it correct
+(location, departed_pages), never a fix for speed.
 """
 
 # The versions these workarounds were written for and checked against.

@@ -13,7 +13,6 @@ from functools import partial
 import panel as pn
 import param
 
-from ..fixes.slider import Slider
 from ..methods import MAX_SEED, METHOD_LABELS
 from ..plotkit.frame import WhileShown
 from ..scaling import SCALING_LABELS
@@ -100,14 +99,14 @@ def control_label(text: str) -> pn.pane.HTML:
     return pn.pane.HTML(f"<span>{text}</span>", margin=(6, 10, 0, 10))
 
 
-def bounded_slider(state: ExplorerState, name: str, css_class: str) -> Slider:
+def bounded_slider(state: ExplorerState, name: str, css_class: str) -> pn.widgets.IntSlider:
     """A slider for a parameter of ExplorerState.limits, offering just the values it may take.
 
     Not from_param: Panel would also follow the parameter's own (wider) bounds.
     """
     parameter = state.param[name]
     start, end = state.limits()[name]
-    return Slider(
+    return pn.widgets.IntSlider(
         label=parameter.label,
         value=getattr(state, name),
         start=start,
@@ -127,10 +126,10 @@ class Controls(pn.viewable.Viewer):
         state = self.state
         self.pos = bounded_slider(state, "pos", "pe-control-pos")
         self.offset = bounded_slider(state, "offset", "pe-control-offset")
-        self.d_model = Slider.from_param(
+        self.d_model = pn.widgets.IntSlider.from_param(
             state.param.d_model, sizing_mode="stretch_width", css_classes=["pe-control-d-model"]
         )
-        self.n_positions = Slider.from_param(
+        self.n_positions = pn.widgets.IntSlider.from_param(
             state.param.n_positions,
             sizing_mode="stretch_width",
             css_classes=["pe-control-n-positions"],
@@ -184,7 +183,7 @@ class Controls(pn.viewable.Viewer):
             sizing_mode="stretch_width",
             css_classes=["pe-control-method"],
         )
-        self.heads = Slider.from_param(
+        self.heads = pn.widgets.IntSlider.from_param(
             state.param.heads, sizing_mode="stretch_width", css_classes=["pe-control-heads"]
         )
         self.seed = pn.widgets.IntInput.from_param(
@@ -260,7 +259,7 @@ class Controls(pn.viewable.Viewer):
         self.t5_bidirectional = choice_buttons(
             state, "t5_bidirectional", {"Encoder: both sides": True, "Decoder: causal": False}
         )
-        self.shaw_clip = Slider.from_param(
+        self.shaw_clip = pn.widgets.IntSlider.from_param(
             state.param.shaw_clip, sizing_mode="stretch_width", css_classes=["pe-control-shaw-clip"]
         )
         # Not from_param, as the sentence: text the state refuses is turned away with a log line.

@@ -8,12 +8,13 @@ import panel as pn
 import param
 
 from .. import urlstate
+from ..fixes import location
 from ..fixes.chart_names import ChartNames
 from ..fixes.control_names import ControlNames
+from ..fixes.departed_pages import quiet_departed_pages
 from ..fixes.design_theme import apply_theme, use_design
 from ..fixes.redraw_guard import RedrawGuard
 from ..fixes.scroll_regions import ScrollRegions
-from ..fixes.serving import prepare_session
 from ..fixes.slider_keys import SliderKeys
 from ..plotkit import theme
 from ..state import ExplorerState
@@ -123,7 +124,11 @@ class ExplorerPage(pn.viewable.Viewer):
         params.setdefault("state", ExplorerState())
         params.setdefault("options", PageOptions())
         super().__init__(**params)
-        prepare_session()
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            # Under `panel serve` (./build.sh dev), what a served session needs to be right.
+            location.install()
+            quiet_departed_pages()
         use_design(self.state.theme)
         self.controls = Controls(state=self.state)
         self.lazy = LazyViews(self.state, self.controls)

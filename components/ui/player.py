@@ -11,7 +11,6 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
-from ..fixes.slider import Slider
 from ..state import ExplorerState
 
 TARGETS = {"pos": "pos", "k": "offset"}
@@ -63,7 +62,7 @@ class Player(pn.viewable.Viewer):
             width=110,
             css_classes=["pe-play"],
         )
-        self.speed_slider = Slider.from_param(
+        self.speed_slider = pn.widgets.IntSlider.from_param(
             self.param.speed, sizing_mode="stretch_width", css_classes=["pe-play-speed"]
         )
         self.target_choice = pn.widgets.RadioButtonGroup.from_param(

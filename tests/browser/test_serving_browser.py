@@ -1,12 +1,9 @@
-"""The served app (panel serve): visitors leaving mid-step, and the page's inline icon."""
+"""The served app (panel serve, for development): visitors leaving mid-step."""
 
-import re
 import time
-import urllib.request
 
 import pytest
 from browser_support import panel_serve
-from pe_explorer.plotkit import icon
 
 
 @pytest.mark.browser
@@ -25,13 +22,3 @@ def test_visitors_leaving_mid_step_leave_no_traceback_in_the_servers_log(browser
             context.close()
         # The server notices the closed sockets and finishes its writes.
         time.sleep(2)
-
-
-def test_the_served_page_never_asks_the_server_for_its_icon(served_app):
-    """Panel's page would link ./favicon.ico, which Bokeh sends without cache headers; with the
-    URL changing on every step, Chromium fetched it again after each one (seen in the server's
-    writes: one 15 KB icon per d_model step)."""
-    with urllib.request.urlopen(served_app, timeout=30) as response:
-        page = response.read().decode()
-    assert re.findall(r'<link rel="icon" href="([^"]+)"', page) == [icon.icon_data_uri()]
-    assert "favicon.ico" not in page
