@@ -15,7 +15,7 @@ from functools import lru_cache, wraps
 
 import numpy as np
 
-from . import encoding, formula, learned, methods, relative
+from . import encoding, formula, learned, methods, relative, scaling
 
 # A screen shows at most about this many distinct cells; larger matrices are strided.
 MAX_DISPLAY_CELLS = 250_000
@@ -426,6 +426,9 @@ def cached_functions() -> tuple:
         shaw_offset_cells,
         shaw_vectors,
         transformer_xl_curves,
+        scaled_rope_of,
+        scaling_score_curves,
+        attention_logits,
     )
 
 
@@ -551,3 +554,211 @@ def transformer_xl_curves(
 ) -> relative.XLTerms:
     """Transformer-XL's four terms at the offsets i − j = 0 … n_positions − 1."""
     return relative.transformer_xl_terms(np.arange(n_positions), d_model, seed, base)
+
+
+# ---- RoPE scaling: the scaling view's arrays, also the export's and the questions' ----------
+
+
+@dataclass(frozen=True)
+class ScalingSettings:
+    """The state's RoPE model (d_model as d_head) and every scaling method's own parameters:
+    what the scaling view's arrays depend on, a cache key."""
+
+    d_head: int
+    base: float
+    factor: float  # s
+    original_context: int  # L
+    seq_len: int
+    beta_fast: float
+    beta_slow: float
+    truncate: bool
+    low_freq_factor: float
+    high_freq_factor: float
+    longrope_factors: str  # as typed: parsed (and checked) when LongRoPE is applied
+
+    @classmethod
+    def of(cls, state) -> ScalingSettings:
+        return cls(
+            state.d_model,
+            float(state.base),
+            float(state.factor),
+            state.original_context,
+            state.seq_len,
+            float(state.beta_fast),
+            float(state.beta_slow),
+            bool(state.truncate),
+            float(state.low_freq_factor),
+            float(state.high_freq_factor),
+            state.longrope_factors,
+        )
+
+    def parameters(self, method: str) -> dict[str, object]:
+        """The method's own parameters (ValueError for LongRoPE factors that are not
+        d_head / 2 numbers)."""
+        values = {
+            "seq_len": lambda: self.seq_len,
+            "beta_fast": lambda: self.beta_fast,
+            "beta_slow": lambda: self.beta_slow,
+            "truncate": lambda: self.truncate,
+            "low_freq_factor": lambda: self.low_freq_factor,
+            "high_freq_factor": lambda: self.high_freq_factor,
+            "factors": lambda: scaling.parse_factors(self.longrope_factors, self.d_head // 2),
+        }
+        return {name: values[name]() for name in scaling.PARAMETERS[method]}
+
+
+def scaling_parameters(state, method: str) -> dict[str, object]:
+    """A scaling method's own parameters, from the state (ValueError for LongRoPE factors that
+    are not d_head / 2 numbers)."""
+    return ScalingSettings.of(state).parameters(method)
+
+
+@dataclass(frozen=True)
+class ScaledRope:
+    """The state's RoPE model before and after one scaling method, or why it cannot be scaled."""
+
+    method: str
+    original: np.ndarray  # inv_freq θ_i
+    scaled: np.ndarray  # θ'_i (θ_i when the method's settings are not valid)
+    attention_factor: float
+    bands: np.ndarray  # 'kept' / 'ramped' / 'interpolated' per pair
+    problem: str = ""  # why the settings are not valid (then drawn unscaled)
+
+    @property
+    def label(self) -> str:
+        return scaling.SCALING_LABELS[self.method]
+
+    @property
+    def divisor(self) -> np.ndarray:
+        """θ_i / θ'_i: how many times slower each pair turns."""
+        return self.original / self.scaled
+
+    @property
+    def wavelength(self) -> np.ndarray:
+        """λ_i = 2π / θ_i, in positions."""
+        return 2 * np.pi / self.original
+
+    @property
+    def scaled_wavelength(self) -> np.ndarray:
+        """λ'_i = 2π / θ'_i, in positions."""
+        return 2 * np.pi / self.scaled
+
+    def counts(self) -> dict[str, int]:
+        """How many pairs fall in each band."""
+        return {band: int((self.bands == band).sum()) for band in scaling.BANDS}
+
+    def band_spans(self, original_context: int) -> list[tuple[str, float, float]]:
+        """Runs of pairs in one band as (band, low, high) of λ_i / L, the edges halfway (in log)
+        between neighbouring pairs, and a factor 1.2 beyond the first and the last pair."""
+        ratio = self.wavelength / original_context
+        spans = []
+        start = 0
+        for index in range(1, self.bands.size + 1):
+            if index < self.bands.size and self.bands[index] == self.bands[start]:
+                continue
+            last = index - 1
+            low = ratio[0] / 1.2 if start == 0 else math.sqrt(ratio[start - 1] * ratio[start])
+            end = index == self.bands.size
+            high = ratio[last] * 1.2 if end else math.sqrt(ratio[last] * ratio[index])
+            spans.append((str(self.bands[start]), float(low), float(high)))
+            start = index
+        return spans
+
+
+@read_only_cache(maxsize=16)
+def scaled_rope_of(settings: ScalingSettings, method: str) -> ScaledRope:
+    """The settings' model scaled by method; unscaled, with the reason, where it cannot be."""
+    original = scaling.default_frequencies(settings.d_head, settings.base)
+    args = (method, settings.d_head, settings.base, settings.factor, settings.original_context)
+    try:
+        params = settings.parameters(method)
+        inv_freq, attention = scaling.rope_scaled_frequencies(*args, **params)
+        bands = scaling.scaling_bands(*args, **params)
+    except ValueError as error:
+        kept = np.full(original.shape, "kept", dtype=object)
+        return ScaledRope(method, original, original, 1.0, kept, str(error))
+    return ScaledRope(method, original, inv_freq, attention, bands)
+
+
+def scaled_rope(state, method: str | None = None) -> ScaledRope:
+    """The state's d_model (as d_head), base, factor s and context L, scaled by method (the
+    state's by default)."""
+    method = scaling.check_scaling(state.scaling if method is None else method)
+    return scaled_rope_of(ScalingSettings.of(state), method)
+
+
+def every_scaled_rope(state) -> tuple[ScaledRope, ...]:
+    """The state's model under each method of scaling.SCALINGS, in that order."""
+    settings = ScalingSettings.of(state)
+    return tuple(scaled_rope_of(settings, method) for method in scaling.SCALINGS)
+
+
+# Offsets drawn on each score curve at most: 0, then whole offsets spaced evenly on a log scale
+# up to s·L (every one near 0, where the curves part), with L and s·L among them. Fewer with
+# many pairs: each curve costs offsets × pairs cosines (512 offsets at d_model 2048).
+CURVE_POINTS = 2048
+CURVE_CELLS = 1 << 19
+
+
+def score_offsets(factor: float, original_context: int, d_head: int) -> np.ndarray:
+    """Offsets 0 … s·L: 0, then whole offsets evenly spaced on a log scale (every one while they
+    are closer than 1), L and s·L among them; at most CURVE_POINTS, and CURVE_CELLS / pairs."""
+    end = int(math.ceil(factor * original_context))
+    points = min(CURVE_POINTS, CURVE_CELLS // (d_head // 2))
+    spaced = np.rint(np.geomspace(1, end, points - 3))
+    return np.unique(np.concatenate(([0.0, float(original_context), float(end)], spaced)))
+
+
+@dataclass(frozen=True)
+class ScoreCurve:
+    """One method's RoPE score of q = k = (1, …, 1) over the offsets (scaling.offset_scores)."""
+
+    model: ScaledRope
+    offsets: np.ndarray
+    scores: np.ndarray
+
+
+@read_only_cache()
+def scaling_score_curves(settings: ScalingSettings) -> tuple[ScoreCurve, ...]:
+    """The score curve of no scaling and of every method whose settings are valid, in
+    scaling.SCALINGS's order; methods that give the same frequencies share one array."""
+    offsets = score_offsets(settings.factor, settings.original_context, settings.d_head)
+    shared: dict[bytes, np.ndarray] = {}
+    curves = []
+    for method in scaling.SCALINGS:
+        model = scaled_rope_of(settings, method)
+        if model.problem and method != "none":
+            continue  # not drawn: the view says why
+        key = model.scaled.tobytes()
+        if key not in shared:
+            shared[key] = scaling.offset_scores(model.scaled, offsets)
+        curves.append(ScoreCurve(model, offsets, shared[key]))
+    return tuple(curves)
+
+
+# The fixed row of logits the attention factor is shown on: 16 keys, evenly from 2 down to −2.
+ATTENTION_LOGITS = np.linspace(2.0, -2.0, 16)
+ATTENTION_LOGITS.flags.writeable = False
+
+
+@dataclass(frozen=True)
+class AttentionLogits:
+    """The softmax of ATTENTION_LOGITS before and after multiplying them by the attention
+    factor squared (cos and sin are both multiplied by it)."""
+
+    multiplier: float  # attention_factor²
+    before: np.ndarray  # softmax weights
+    after: np.ndarray
+    entropy_before: float  # nats
+    entropy_after: float
+
+
+@read_only_cache(maxsize=8)
+def attention_logits(attention_factor: float) -> AttentionLogits:
+    """What the attention factor does to the softmax of the fixed row of logits."""
+    multiplier = attention_factor**2
+    before = scaling.softmax(ATTENTION_LOGITS)
+    after = scaling.softmax(ATTENTION_LOGITS * multiplier)
+    return AttentionLogits(
+        multiplier, before, after, scaling.entropy(before), scaling.entropy(after)
+    )

@@ -278,3 +278,33 @@ def rope_config_frequencies(
     keep = PARAMETERS.get(ALIASES.get(method, method), {})
     params = {key: value for key, value in config.items() if key in keep}
     return rope_scaled_frequencies(method, d_head, base, factor, original_context, **params)
+
+
+# The bands scaling_bands sorts the pairs into, from the fastest pairs to the slowest.
+BANDS = ("kept", "ramped", "interpolated")
+
+
+def offset_scores(inv_freq: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """RoPE's score of q = k = (1, …, 1) at each offset m, over q·k = d: (2 / d) Σ_i cos(m θ_i),
+    1 at m = 0 (RoFormer's long-term decay).
+
+    The angle is reduced to at most half a turn in float64 first, so that the cosine can be
+    taken in float32 (several times faster) to about 1e-7, even at m = 128 × 2²⁰.
+    """
+    turns = np.multiply.outer(offsets, inv_freq / (2 * np.pi))
+    turns -= np.rint(turns)
+    angles = np.empty(turns.shape, dtype=np.float32)
+    np.multiply(turns, 2 * np.pi, out=angles, casting="same_kind")
+    np.cos(angles, out=angles)
+    return (angles @ np.ones(inv_freq.size, dtype=np.float32)).astype(np.float64) / inv_freq.size
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Attention weights of a row of logits: exp(z_j) / Σ exp(z), shifted by the largest."""
+    weights = np.exp(logits - logits.max())
+    return weights / weights.sum()
+
+
+def entropy(weights: np.ndarray) -> float:
+    """Shannon entropy in nats of weights that sum to 1."""
+    return float(-(weights * np.log(weights)).sum())

@@ -12,7 +12,6 @@ import param
 from .. import derived, methods, relative
 from ..state import ExplorerState
 from ..views import VIEWS
-from ..views import scaling as scaling_view
 
 CODE_STYLE = """
 pre { background: var(--pe-code-bg, #f6f8fa); padding: 0.6em 0.8em; border-radius: 6px;
@@ -159,7 +158,7 @@ def long_context_arrays(state: ExplorerState) -> dict[str, np.ndarray]:
     terms against the offset i − j = 0 … n − 1.
     """
     n = state.n_positions
-    model = scaling_view.scaled(state)
+    model = derived.scaled_rope(state)
     arrays = {
         "scaling_original_inv_freq": model.original,
         "scaling_inv_freq": model.scaled,

@@ -17,9 +17,8 @@ from types import MappingProxyType
 
 import numpy as np
 
-from .. import encoding, methods, scaling, urlstate
+from .. import derived, encoding, methods, scaling, urlstate
 from ..state import DEFAULT_D_MODEL, ExplorerState
-from ..views import scaling as scaling_view
 
 # The base the "why 10 000" card compares with: small enough that its longest wavelength is
 # shorter than the card's text.
@@ -246,7 +245,7 @@ def beyond_training_numbers(state: ExplorerState) -> dict[str, float]:
 
 def _scaled(state: ExplorerState) -> np.ndarray:
     """The state's RoPE frequencies, scaled by its method, as the scaling view draws them."""
-    return scaling_view.scaled(state).scaled
+    return derived.scaled_rope(state).scaled
 
 
 def _near_score(inv_freq: np.ndarray) -> float:

@@ -1,10 +1,11 @@
 """RoPE scaling: what each long-context method does to every pair's frequency, and to attention.
 
-The maths is components/scaling.py (`rope_scaled_frequencies`, `scaling_bands`); this view
-draws it for the state's d_model (as d_head), base, trained length L and factor s: the divisor
-of each pair against its wavelength, the wavelengths before and after, the RoPE score of
-q = k = (1, …, 1) over offsets 0 … s·L for every method, and the attention factor's effect on
-a row of logits.
+The maths is components/scaling.py (`rope_scaled_frequencies`, `scaling_bands`) and the arrays
+drawn are components/derived.py's (`scaled_rope`, `scaling_score_curves`, `attention_logits`);
+this view draws them for the state's d_model (as d_head), base, trained length L and factor s:
+the divisor of each pair against its wavelength, the wavelengths before and after, the RoPE
+score of q = k = (1, …, 1) over offsets 0 … s·L for every method, and the attention factor's
+effect on a row of logits.
 """
 
 from __future__ import annotations
@@ -16,18 +17,16 @@ from dataclasses import dataclass
 import numpy as np
 import panel as pn
 
-from .. import scaling
+from .. import derived, scaling
+from ..derived import ScaledRope
 from ..plotkit import theme
-from ..plotkit.charts import panel_caption, titled_layout
+from ..plotkit.charts import titled_layout
 from ..plotkit.frame import DATA_COLUMNS, ChartData, PlotView
-from ..plotkit.numbers import number
+from ..plotkit.numbers import number, readout_number
+from ..plotkit.presets import preset_buttons
+from ..plotkit.subplots import Subplot, compose
 from ..state import ExplorerState
 
-# Offsets drawn on each score curve at most: 0, then whole offsets spaced evenly on a log scale
-# up to s·L (every one near 0, where the curves part), with L and s·L among them. Fewer with
-# many pairs: each curve costs offsets × pairs cosines (512 offsets at d_model 2048).
-CURVE_POINTS = 2048
-CURVE_CELLS = 1 << 19
 # How each method treats a pair, as scaling.scaling_bands names it, and as the chart says it.
 BAND_NAMES = {"kept": "left alone", "ramped": "ramped", "interpolated": "interpolated"}
 BAND_LABEL_HEIGHTS = {"kept": 0.98, "ramped": 0.86, "interpolated": 0.02}  # of the panel
@@ -47,8 +46,6 @@ CURVE_STYLES = {
     "llama3": (theme.PAIR_COLOURS[4], "longdash"),
     "longrope": (theme.PAIR_COLOURS[3], "longdashdot"),
 }
-# The fixed row of logits the attention factor is shown on: 16 keys, evenly from 2 down to −2.
-LOGITS = np.linspace(2.0, -2.0, 16)
 # Panels: (x domain, y domain).
 DIVISOR_PANEL = ([0.0, 0.42], [0.6, 0.95])
 WAVELENGTH_PANEL = ([0.6, 1.0], [0.6, 0.95])
@@ -121,125 +118,58 @@ PRESETS = (
 )
 
 
-def method_parameters(state: ExplorerState, method: str) -> dict[str, object]:
-    """A method's own parameters, from the state (ValueError for LongRoPE factors that are not
-    d_head / 2 numbers)."""
-    values = {
-        "seq_len": lambda: state.seq_len,
-        "beta_fast": lambda: state.beta_fast,
-        "beta_slow": lambda: state.beta_slow,
-        "truncate": lambda: state.truncate,
-        "low_freq_factor": lambda: state.low_freq_factor,
-        "high_freq_factor": lambda: state.high_freq_factor,
-        "factors": lambda: scaling.parse_factors(state.longrope_factors, state.d_model // 2),
+def length_text(value: float) -> str:
+    """A length as the chart prints it: whole positions with thin separators."""
+    return f"{value:,.0f}".replace(",", "\u2009") if value == round(value) else f"{value:g}"
+
+
+def _axis(title: str, axis_type: str, **extra) -> dict:
+    """A subplot's axis, titled close to its tick labels; powers of ten on a log axis."""
+    if axis_type == "log":
+        extra["exponentformat"] = "power"
+    return {"type": axis_type, "title": {"text": title, "standoff": 4}, **extra}
+
+
+def _line(value: float, horizontal: bool, colour: str, dash: str) -> dict:
+    """A line across a subplot at value: horizontal (on its y axis) or vertical (on its x)."""
+    if horizontal:
+        where = {"xref": "x domain", "x0": 0, "x1": 1, "yref": "y", "y0": value, "y1": value}
+    else:
+        where = {"yref": "y domain", "y0": 0, "y1": 1, "xref": "x", "x0": value, "x1": value}
+    return {"type": "line", **where, "line": {"color": colour, "dash": dash, "width": 1}}
+
+
+def _note(text: str, x: float, y: float, refs: tuple[str, str], anchors: tuple[str, str]) -> dict:
+    """A line of small text on a subplot at (x, y) in refs, anchored at its (x, y) anchors."""
+    (xref, yref), (xanchor, yanchor) = refs, anchors
+    return {
+        "text": text,
+        "xref": xref,
+        "yref": yref,
+        "x": x,
+        "y": y,
+        "xanchor": xanchor,
+        "yanchor": yanchor,
+        "showarrow": False,
+        "font": {"size": 11},
     }
-    return {name: values[name]() for name in scaling.PARAMETERS[method]}
 
 
-@dataclass(frozen=True)
-class Scaled:
-    """The state's model before and after one method's scaling, or why it cannot be scaled."""
-
-    method: str
-    original: np.ndarray  # inv_freq θ_i
-    scaled: np.ndarray  # θ'_i (θ_i when the method's settings are not valid)
-    attention_factor: float
-    bands: np.ndarray  # 'kept' / 'ramped' / 'interpolated' per pair
-    problem: str = ""  # why the settings are not valid (then drawn unscaled)
-
-    @property
-    def label(self) -> str:
-        return scaling.SCALING_LABELS[self.method]
-
-    @property
-    def divisor(self) -> np.ndarray:
-        """θ_i / θ'_i: how many times slower each pair turns."""
-        return self.original / self.scaled
-
-    def counts(self) -> dict[str, int]:
-        """How many pairs fall in each band."""
-        return {band: int((self.bands == band).sum()) for band in BAND_NAMES}
-
-
-def scaled(state: ExplorerState, method: str | None = None) -> Scaled:
-    """The state's d_model (as d_head), base, factor s and context L, scaled by method (the
-    state's by default)."""
-    method = scaling.check_scaling(state.scaling if method is None else method)
-    original = scaling.default_frequencies(state.d_model, state.base)
-    args = (method, state.d_model, state.base, state.factor, state.original_context)
-    try:
-        params = method_parameters(state, method)
-        inv_freq, attention = scaling.rope_scaled_frequencies(*args, **params)
-        bands = scaling.scaling_bands(*args, **params)
-    except ValueError as error:
-        kept = np.full(original.shape, "kept", dtype=object)
-        return Scaled(method, original, original, 1.0, kept, str(error))
-    return Scaled(method, original, inv_freq, attention, bands)
-
-
-def curve_offsets(state: ExplorerState) -> np.ndarray:
-    """Offsets 0 … s·L: 0, then whole offsets evenly spaced on a log scale (every one while they
-    are closer than 1), L and s·L among them; at most CURVE_POINTS, and CURVE_CELLS / pairs."""
-    end = int(math.ceil(state.factor * state.original_context))
-    points = min(CURVE_POINTS, CURVE_CELLS // (state.d_model // 2))
-    spaced = np.rint(np.geomspace(1, end, points - 3))
-    return np.unique(np.concatenate(([0.0, float(state.original_context), float(end)], spaced)))
-
-
-def offset_scores(inv_freq: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """RoPE's score of q = k = (1, …, 1) at each offset m, over q·k = d: (2 / d) Σ_i cos(m θ_i),
-    1 at m = 0 (RoFormer's long-term decay).
-
-    The angle is reduced to at most half a turn in float64 first, so that the cosine can be
-    taken in float32 (several times faster) to about 1e-7, even at m = 128 × 2²⁰.
-    """
-    turns = np.multiply.outer(offsets, inv_freq / (2 * np.pi))
-    turns -= np.rint(turns)
-    angles = np.empty(turns.shape, dtype=np.float32)
-    np.multiply(turns, 2 * np.pi, out=angles, casting="same_kind")
-    np.cos(angles, out=angles)
-    return (angles @ np.ones(inv_freq.size, dtype=np.float32)).astype(np.float64) / inv_freq.size
-
-
-def softmax(logits: np.ndarray) -> np.ndarray:
-    weights = np.exp(logits - logits.max())
-    return weights / weights.sum()
-
-
-def entropy(weights: np.ndarray) -> float:
-    """Shannon entropy in nats."""
-    return float(-(weights * np.log(weights)).sum())
-
-
-@dataclass(frozen=True)
-class Logits:
-    """The fixed row of logits before and after multiplying by the attention factor squared."""
-
-    multiplier: float  # attention_factor²
-    before: np.ndarray  # softmax weights
-    after: np.ndarray
-
-    @classmethod
-    def of(cls, attention_factor: float) -> Logits:
-        multiplier = attention_factor**2
-        return cls(multiplier, softmax(LOGITS), softmax(LOGITS * multiplier))
-
-
-def _band_spans(ratio: np.ndarray, bands: np.ndarray) -> list[tuple[str, float, float]]:
-    """Runs of pairs in one band as (band, low, high) of λ_i / L, halfway (in log) between
-    neighbouring pairs."""
-    spans = []
-    start = 0
-    for index in range(1, bands.size + 1):
-        if index == bands.size or bands[index] != bands[start]:
-            last = index - 1
-            low = ratio[start] / 1.2 if start == 0 else math.sqrt(ratio[start - 1] * ratio[start])
-            high = (
-                ratio[last] * 1.2 if index == bands.size else math.sqrt(ratio[last] * ratio[index])
-            )
-            spans.append((str(bands[start]), low, high))
-            start = index
-    return spans
+def _band_shade(span: tuple[str, float, float]) -> dict:
+    """A band's span of λ_i / L shaded in its colour, the panel's full height."""
+    band, low, high = span
+    return {
+        "type": "rect",
+        "xref": "x",
+        "yref": "y domain",
+        "x0": low,
+        "x1": high,
+        "y0": 0,
+        "y1": 1,
+        "line": {"width": 0},
+        "fillcolor": BAND_COLOURS[band],
+        "layer": "below",
+    }
 
 
 def _band_label(span: tuple[str, float, float], index: int, count: int) -> dict:
@@ -255,239 +185,8 @@ def _band_label(span: tuple[str, float, float], index: int, count: int) -> dict:
     elif index == count - 1 and count > 1:
         x, anchor = math.log10(high), "right"
     top = band != "interpolated"
-    return {
-        "text": BAND_NAMES[band],
-        "xref": "x",
-        "yref": "y domain",
-        "x": x,
-        "xanchor": anchor,
-        "y": BAND_LABEL_HEIGHTS[band],
-        "yanchor": "top" if top else "bottom",
-        "showarrow": False,
-        "font": {"size": 11},
-    }
-
-
-def _line(suffix: str, value: float, horizontal: bool, colour: str, dash: str) -> dict:
-    """A line across the panel of axes x{suffix}, y{suffix} at value: horizontal (on its y
-    axis) or vertical (on its x axis)."""
-    if horizontal:
-        where = {"xref": f"x{suffix} domain", "x0": 0, "x1": 1, "yref": f"y{suffix}"}
-        where.update(y0=value, y1=value)
-    else:
-        where = {"yref": f"y{suffix} domain", "y0": 0, "y1": 1, "xref": f"x{suffix}"}
-        where.update(x0=value, x1=value)
-    return {"type": "line", **where, "line": {"color": colour, "dash": dash, "width": 1}}
-
-
-def figure(state: ExplorerState) -> dict:
-    """The divisor θ_i/θ'_i against λ_i/L (bands shaded and named), the wavelengths before and
-    after against L and s·L, every method's score over offsets 0 … s·L, and the softmax of a
-    fixed row of logits before and after the attention factor."""
-    chosen = scaled(state)
-    palette = theme.colours(state.theme)
-    context, factor = state.original_context, state.factor
-    target = factor * context
-    wavelength = 2 * np.pi / chosen.original
-    new_wavelength = 2 * np.pi / chosen.scaled
-    ratio = wavelength / context
-    pair = np.arange(chosen.original.size)
-    text_colour = palette["text"]
-
-    traces = [
-        {
-            "type": "scatter",
-            "mode": "lines+markers",
-            "x": ratio,
-            "y": chosen.divisor,
-            "customdata": pair,
-            "name": f"θ_i / θ'_i, {chosen.label}",
-            "showlegend": False,
-            "line": {"color": theme.PAIR_COLOURS[0], "width": 2},
-            "marker": {"size": 5},
-            "hovertemplate": "pair %{customdata}<br>λ_i / L = %{x:.4g}<br>"
-            "θ_i / θ'_i = %{y:.6g}<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "mode": "lines",
-            "x": pair,
-            "y": wavelength,
-            "xaxis": "x2",
-            "yaxis": "y2",
-            "name": "λ_i before",
-            "line": {"color": text_colour, "width": 2},
-            "hovertemplate": "pair %{x}<br>λ_i = %{y:.6g}<extra></extra>",
-        },
-        {
-            "type": "scatter",
-            "mode": "lines",
-            "x": pair,
-            "y": new_wavelength,
-            "xaxis": "x2",
-            "yaxis": "y2",
-            "name": f"λ'_i after {chosen.label}",
-            "line": {"color": theme.PAIR_COLOURS[0], "dash": "dash", "width": 2},
-            "hovertemplate": "pair %{x}<br>λ'_i = %{y:.6g}<extra></extra>",
-        },
-    ]
-
-    offsets = curve_offsets(state)
-    curves: dict[bytes, np.ndarray] = {}  # methods that give the same frequencies share a curve
-    for method in scaling.SCALINGS:
-        model = chosen if method == chosen.method else scaled(state, method)
-        if model.problem and method != "none":
-            continue  # not drawn: the readout says why
-        key = model.scaled.tobytes()
-        if key not in curves:
-            curves[key] = offset_scores(model.scaled, offsets)
-        colour, dash = CURVE_STYLES[method]
-        highlighted = method == chosen.method
-        name = "original (none)" if method == "none" else model.label
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines",
-                "x": offsets,
-                "y": curves[key],
-                "xaxis": "x3",
-                "yaxis": "y3",
-                "name": f"{name} (chosen)" if highlighted else name,
-                "opacity": 1.0 if highlighted else 0.7,
-                "line": {
-                    "color": colour or text_colour,
-                    "dash": dash,
-                    "width": 3 if highlighted else 1.2,
-                },
-                "legendgroup": "scores",
-                "legendrank": 1 if highlighted else 2,
-                "hovertemplate": f"{html.escape(name)}<br>m = %{{x:.0f}}<br>"
-                "score = %{y:.4f}<extra></extra>",
-            }
-        )
-
-    logits = Logits.of(chosen.attention_factor)
-    keys = np.arange(LOGITS.size)
-    for weights, name, colour in (
-        (logits.before, "softmax of the logits", text_colour),
-        (logits.after, f"softmax of logits × {logits.multiplier:.4f}", theme.PAIR_COLOURS[2]),
-    ):
-        traces.append(
-            {
-                "type": "bar",
-                "x": keys,
-                "y": weights,
-                "xaxis": "x4",
-                "yaxis": "y4",
-                "name": name,
-                "marker": {"color": colour},
-                "legendgroup": "softmax",
-                "hovertemplate": f"{name}<br>key %{{x}}<br>weight %{{y:.4f}}<extra></extra>",
-            }
-        )
-
-    layout = titled_layout(
-        state,
-        f"scaling-{state.d_model}",
-        f"{chosen.label}: s = {factor:g}, L = {number_text(context)} → s·L = {number_text(target)}",
-    )
-    spans = _band_spans(ratio, chosen.bands)
-    shapes = [
-        {
-            "type": "rect",
-            "xref": "x",
-            "yref": "y domain",
-            "x0": low,
-            "x1": high,
-            "y0": 0,
-            "y1": 1,
-            "line": {"width": 0},
-            "fillcolor": BAND_COLOURS[band],
-            "layer": "below",
-        }
-        for band, low, high in spans
-    ]
-    annotations = [_band_label(span, index, len(spans)) for index, span in enumerate(spans)]
-    shapes.append(_line("", 1.0, False, text_colour, "dot"))  # λ_i = L
-    for value, dash, label in ((context, "dot", "L"), (target, "dash", "s·L")):
-        shapes.append(_line("2", value, True, text_colour, dash))
-        annotations.append(
-            {
-                "text": f"{label} = {number_text(value)}",
-                "xref": "x2 domain",
-                "yref": "y2",
-                "x": 0.0,
-                "y": math.log10(value),
-                "xanchor": "left",
-                "yanchor": "bottom",
-                "showarrow": False,
-                "font": {"size": 11},
-            }
-        )
-    shapes.append(_line("3", context, False, text_colour, "dot"))
-    annotations.append(
-        {
-            # At the foot of the line: the scores seldom go that low, and the panel's caption
-            # is above it.
-            "text": f"trained length L = {number_text(context)}",
-            "xref": "x3",
-            "yref": "y3 domain",
-            "x": math.log10(context),
-            "y": 0.02,
-            "xanchor": "right",
-            "yanchor": "bottom",
-            "showarrow": False,
-            "font": {"size": 11},
-        }
-    )
-    captions = (
-        ("divisor θ_i / θ'_i", DIVISOR_PANEL),
-        ("wavelengths", WAVELENGTH_PANEL),
-        ("score of q = k = (1, …, 1)", SCORE_PANEL),
-        (f"attention factor<br>a = {chosen.attention_factor:.4f}", SOFTMAX_PANEL),
-    )
-    annotations += [
-        panel_caption(text, x_domain[0], y_domain[1] + 0.01)
-        for text, (x_domain, y_domain) in captions
-    ]
-    axes = (
-        ("λ_i / L (log)", "θ_i / θ'_i (log)", DIVISOR_PANEL, "log", "log"),
-        ("pair i", "wavelength (log)", WAVELENGTH_PANEL, "linear", "log"),
-        ("offset m (log)", "score / q·k", SCORE_PANEL, "log", "linear"),
-        ("key", "weight", SOFTMAX_PANEL, "linear", "linear"),
-    )
-    for panel, (x_title, y_title, (x_domain, y_domain), x_type, y_type) in enumerate(axes, 1):
-        suffix = "" if panel == 1 else str(panel)
-        x_name, y_name = f"x{suffix}", f"y{suffix}"
-        layout[f"xaxis{suffix}"] = theme.axis(
-            state.theme,
-            type=x_type,
-            domain=x_domain,
-            anchor=y_name,
-            title={"text": x_title, "standoff": 4},
-            **({"exponentformat": "power"} if x_type == "log" else {}),
-        )
-        layout[f"yaxis{suffix}"] = theme.axis(
-            state.theme,
-            type=y_type,
-            domain=y_domain,
-            anchor=x_name,
-            title={"text": y_title, "standoff": 4},
-            **({"exponentformat": "power"} if y_type == "log" else {}),
-        )
-    # Divisors are read against powers of two (s is one in every preset); a log axis spanning
-    # less than a decade would otherwise label every digit.
-    divisor_range = _divisor_range(chosen.divisor)
-    layout["yaxis"].update(range=divisor_range, tickvals=_divisor_ticks(divisor_range))
-    layout["yaxis3"]["range"] = [-1.05, 1.05]
-    layout.update(
-        shapes=shapes,
-        annotations=annotations,
-        barmode="group",
-        margin={"l": 64, "r": 16, "t": 72, "b": 64},
-        legend={"orientation": "h", "x": 0, "y": -0.12, "font": {"size": 12}},
-    )
-    return {"data": traces, "layout": layout}
+    refs, anchors = ("x", "y domain"), (anchor, "top" if top else "bottom")
+    return _note(BAND_NAMES[band], x, BAND_LABEL_HEIGHTS[band], refs, anchors)
 
 
 def _divisor_range(divisor: np.ndarray) -> list[float]:
@@ -505,67 +204,248 @@ def _divisor_ticks(log_range: list[float], most: int = 8) -> list[float]:
     return [2.0**power for power in powers if power % step == 0]
 
 
-def number_text(value: float) -> str:
-    """A length as the chart prints it: whole positions with thin separators."""
-    return f"{value:,.0f}".replace(",", "\u2009") if value == round(value) else f"{value:g}"
+def divisor_subplot(state: ExplorerState, chosen: ScaledRope, text_colour: str) -> Subplot:
+    """θ_i / θ'_i against λ_i / L on log axes, each band shaded and named, λ_i = L dotted."""
+    trace = {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "x": chosen.wavelength / state.original_context,
+        "y": chosen.divisor,
+        "customdata": np.arange(chosen.original.size),
+        "name": f"θ_i / θ'_i, {chosen.label}",
+        "showlegend": False,
+        "line": {"color": theme.PAIR_COLOURS[0], "width": 2},
+        "marker": {"size": 5},
+        "hovertemplate": "pair %{customdata}<br>λ_i / L = %{x:.4g}<br>"
+        "θ_i / θ'_i = %{y:.6g}<extra></extra>",
+    }
+    spans = chosen.band_spans(state.original_context)
+    # Divisors are read against powers of two (s is one in every preset); a log axis spanning
+    # less than a decade would otherwise label every digit.
+    divisor_range = _divisor_range(chosen.divisor)
+    ticks = _divisor_ticks(divisor_range)
+    return Subplot(
+        traces=[trace],
+        x_axis=_axis("λ_i / L (log)", "log"),
+        y_axis=_axis("θ_i / θ'_i (log)", "log", range=divisor_range, tickvals=ticks),
+        domain=DIVISOR_PANEL,
+        caption="divisor θ_i / θ'_i",
+        shapes=[*map(_band_shade, spans), _line(1.0, False, text_colour, "dot")],
+        annotations=[_band_label(span, index, len(spans)) for index, span in enumerate(spans)],
+    )
 
 
-def _drawn_problems(state: ExplorerState) -> list[str]:
-    """Why a method's curve is not drawn (its settings are not valid), one line each."""
-    problems = []
-    for method in scaling.SCALINGS:
-        model = scaled(state, method)
-        if model.problem:
-            problems.append(f"{model.label} is not drawn: {model.problem}.")
-    return problems
+def wavelength_subplot(state: ExplorerState, chosen: ScaledRope, text_colour: str) -> Subplot:
+    """λ_i and λ'_i against the pair i on a log axis, with L and s·L across."""
+    pair = np.arange(chosen.original.size)
+    traces = [
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": pair,
+            "y": chosen.wavelength,
+            "name": "λ_i before",
+            "line": {"color": text_colour, "width": 2},
+            "hovertemplate": "pair %{x}<br>λ_i = %{y:.6g}<extra></extra>",
+        },
+        {
+            "type": "scatter",
+            "mode": "lines",
+            "x": pair,
+            "y": chosen.scaled_wavelength,
+            "name": f"λ'_i after {chosen.label}",
+            "line": {"color": theme.PAIR_COLOURS[0], "dash": "dash", "width": 2},
+            "hovertemplate": "pair %{x}<br>λ'_i = %{y:.6g}<extra></extra>",
+        },
+    ]
+    context = state.original_context
+    lengths = ((context, "dot", "L"), (state.factor * context, "dash", "s·L"))
+    return Subplot(
+        traces=traces,
+        x_axis=_axis("pair i", "linear"),
+        y_axis=_axis("wavelength (log)", "log"),
+        domain=WAVELENGTH_PANEL,
+        caption="wavelengths",
+        shapes=[_line(value, True, text_colour, dash) for value, dash, _ in lengths],
+        annotations=[
+            _note(
+                f"{name} = {length_text(value)}",
+                0.0,
+                math.log10(value),
+                ("x domain", "y"),
+                ("left", "bottom"),
+            )
+            for value, _, name in lengths
+        ],
+    )
 
 
-def readout(state: ExplorerState) -> str:
-    """The bands' sizes, the attention factor and what it does to the logits, and any setting
-    that cannot be applied (escaped)."""
-    chosen = scaled(state)
+def _score_trace(curve: derived.ScoreCurve, chosen: str, text_colour: str) -> dict:
+    """One method's score curve, the chosen method's thick."""
+    method = curve.model.method
+    colour, dash = CURVE_STYLES[method]
+    highlighted = method == chosen
+    name = "original (none)" if method == "none" else curve.model.label
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "x": curve.offsets,
+        "y": curve.scores,
+        "name": f"{name} (chosen)" if highlighted else name,
+        "opacity": 1.0 if highlighted else 0.7,
+        "line": {"color": colour or text_colour, "dash": dash, "width": 3 if highlighted else 1.2},
+        "legendgroup": "scores",
+        "legendrank": 1 if highlighted else 2,
+        "hovertemplate": f"{html.escape(name)}<br>m = %{{x:.0f}}<br>"
+        "score = %{y:.4f}<extra></extra>",
+    }
+
+
+def score_subplot(state: ExplorerState, chosen: ScaledRope, text_colour: str) -> Subplot:
+    """Every method's score of q = k = (1, …, 1) over the offsets 0 … s·L, L dotted."""
+    curves = derived.scaling_score_curves(derived.ScalingSettings.of(state))
+    context = state.original_context
+    return Subplot(
+        traces=[_score_trace(curve, chosen.method, text_colour) for curve in curves],
+        x_axis=_axis("offset m (log)", "log"),
+        y_axis=_axis("score / q·k", "linear", range=[-1.05, 1.05]),
+        domain=SCORE_PANEL,
+        caption="score of q = k = (1, …, 1)",
+        shapes=[_line(context, False, text_colour, "dot")],
+        # At the foot of the line: the scores seldom go that low, and the caption is above it.
+        annotations=[
+            _note(
+                f"trained length L = {length_text(context)}",
+                math.log10(context),
+                0.02,
+                ("x", "y domain"),
+                ("right", "bottom"),
+            )
+        ],
+    )
+
+
+def softmax_subplot(chosen: ScaledRope, text_colour: str) -> Subplot:
+    """The softmax of the fixed row of logits, before and after the attention factor."""
+    logits = derived.attention_logits(chosen.attention_factor)
+    keys = np.arange(derived.ATTENTION_LOGITS.size)
+    bars = (
+        (logits.before, "softmax of the logits", text_colour),
+        (logits.after, f"softmax of logits × {number(logits.multiplier)}", theme.PAIR_COLOURS[2]),
+    )
+    traces = [
+        {
+            "type": "bar",
+            "x": keys,
+            "y": weights,
+            "name": name,
+            "marker": {"color": colour},
+            "legendgroup": "softmax",
+            "hovertemplate": f"{name}<br>key %{{x}}<br>weight %{{y:.4f}}<extra></extra>",
+        }
+        for weights, name, colour in bars
+    ]
+    return Subplot(
+        traces=traces,
+        x_axis=_axis("key", "linear"),
+        y_axis=_axis("weight", "linear"),
+        domain=SOFTMAX_PANEL,
+        caption=f"attention factor<br>a = {number(chosen.attention_factor)}",
+    )
+
+
+def figure(state: ExplorerState) -> dict:
+    """The divisor θ_i/θ'_i against λ_i/L (bands shaded and named), the wavelengths before and
+    after against L and s·L, every method's score over offsets 0 … s·L, and the softmax of a
+    fixed row of logits before and after the attention factor."""
+    chosen = derived.scaled_rope(state)
+    text_colour = theme.colours(state.theme)["text"]
+    context, target = state.original_context, state.factor * state.original_context
+    layout = titled_layout(
+        state,
+        f"scaling-{state.d_model}",
+        f"{chosen.label}: s = {state.factor:g}, L = {length_text(context)} → "
+        f"s·L = {length_text(target)}",
+    )
+    layout.update(
+        barmode="group",
+        margin={"l": 64, "r": 16, "t": 72, "b": 64},
+        legend={"orientation": "h", "x": 0, "y": -0.12, "font": {"size": 12}},
+    )
+    subplots = (
+        divisor_subplot(state, chosen, text_colour),
+        wavelength_subplot(state, chosen, text_colour),
+        score_subplot(state, chosen, text_colour),
+        softmax_subplot(chosen, text_colour),
+    )
+    return compose(state, layout, subplots)
+
+
+def _not_applied(chosen: ScaledRope) -> list[str]:
+    """Why the chosen method cannot be applied, as an alert (escaped); none when it can."""
+    if not chosen.problem:
+        return []
+    return [
+        f'<p class="pe-scaling-problem" role="alert">{html.escape(chosen.label)} cannot be '
+        f"applied, so the model is drawn unscaled: {html.escape(chosen.problem)}.</p>"
+    ]
+
+
+def _not_drawn(state: ExplorerState, chosen: ScaledRope) -> list[str]:
+    """Why another method's curve is not drawn (its settings are not valid), one line each."""
+    return [
+        '<p class="pe-note pe-scaling-not-drawn">'
+        f"{html.escape(f'{model.label} is not drawn: {model.problem}.')}</p>"
+        for model in derived.every_scaled_rope(state)
+        if model.problem and model.method != chosen.method
+    ]
+
+
+def _bands_line(state: ExplorerState, chosen: ScaledRope) -> str:
+    """The bands' sizes and the slowest pair's wavelength before and after."""
     counts = chosen.counts()
-    logits = Logits.of(chosen.attention_factor)
-    lines = []
-    if chosen.problem:
-        lines.append(
-            f'<p class="pe-scaling-problem" role="alert">{html.escape(chosen.label)} cannot be '
-            f"applied, so the model is drawn unscaled: {html.escape(chosen.problem)}.</p>"
-        )
-    lines.append(
+    return (
         f'<p class="pe-note">{html.escape(chosen.label)}: pairs left alone '
         f'<span class="pe-scaling-kept">{counts["kept"]}</span>, ramped '
         f'<span class="pe-scaling-ramped">{counts["ramped"]}</span>, interpolated '
         f'<span class="pe-scaling-interpolated">{counts["interpolated"]}</span> '
         f"of {chosen.original.size}. The slowest pair's wavelength goes from "
-        f"{number(2 * math.pi / chosen.original[-1])} to "
-        f'<span class="pe-scaling-slowest">{number(2 * math.pi / chosen.scaled[-1])}</span> '
+        f"{number(chosen.wavelength[-1])} to "
+        f'<span class="pe-scaling-slowest">{number(chosen.scaled_wavelength[-1])}</span> '
         f"positions (s·L = {state.factor * state.original_context:g}).</p>"
     )
-    lines.append(
+
+
+def _attention_line(chosen: ScaledRope) -> str:
+    """The attention factor and what it does to the softmax of the fixed row of logits."""
+    logits = derived.attention_logits(chosen.attention_factor)
+    return (
         '<p class="pe-note">Attention factor a = '
-        f'<span class="pe-scaling-attention">{chosen.attention_factor:.10f}</span>: cos and '
-        "sin are multiplied by a, so q·k and every logit by "
-        f'a² = <span class="pe-scaling-logit-multiplier">{logits.multiplier:.10f}</span>. On 16 '
-        "logits evenly from 2 to −2, the softmax's largest weight goes from "
-        f'<span class="pe-scaling-peak-before">{logits.before.max():.4f}</span> to '
-        f'<span class="pe-scaling-peak-after">{logits.after.max():.4f}</span> and its entropy '
-        f'from <span class="pe-scaling-entropy-before">{entropy(logits.before):.4f}</span> to '
-        f'<span class="pe-scaling-entropy-after">{entropy(logits.after):.4f}</span> nats '
-        "(sharper attention, against the flattening that more keys bring).</p>"
+        f'<span class="pe-scaling-attention">{readout_number(chosen.attention_factor)}</span>: '
+        "cos and sin are multiplied by a, so q·k and every logit by a² = "
+        f'<span class="pe-scaling-logit-multiplier">{readout_number(logits.multiplier)}</span>. '
+        "On 16 logits evenly from 2 to −2, the softmax's largest weight goes from "
+        f'<span class="pe-scaling-peak-before">{number(logits.before.max())}</span> to '
+        f'<span class="pe-scaling-peak-after">{number(logits.after.max())}</span> and its '
+        f'entropy from <span class="pe-scaling-entropy-before">{number(logits.entropy_before)}'
+        '</span> to <span class="pe-scaling-entropy-after">'
+        f"{number(logits.entropy_after)}</span> nats (sharper attention, against the "
+        "flattening that more keys bring).</p>"
     )
-    lines += [
-        f'<p class="pe-note pe-scaling-not-drawn">{html.escape(problem)}</p>'
-        for problem in _drawn_problems(state)
-        if not problem.startswith(chosen.label + " ")
-    ]
-    return "".join(lines)
+
+
+def readout(state: ExplorerState) -> str:
+    """The bands' sizes, the attention factor and what it does to the logits, and any setting
+    that cannot be applied (escaped)."""
+    chosen = derived.scaled_rope(state)
+    lines = [_bands_line(state, chosen), _attention_line(chosen), *_not_drawn(state, chosen)]
+    return "".join(_not_applied(chosen) + lines)
 
 
 def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the method, its bands, the slowest wavelength and the
     attention factor."""
-    chosen = scaled(state)
+    chosen = derived.scaled_rope(state)
     counts = chosen.counts()
     applied = f" (not applied: {chosen.problem})" if chosen.problem else ""
     return (
@@ -573,12 +453,12 @@ def describe(state: ExplorerState) -> str:
         f"length L = {state.original_context}, d_head {state.d_model}, base {state.base:g}: "
         f"{counts['kept']} pairs left alone, {counts['ramped']} ramped, "
         f"{counts['interpolated']} interpolated; the slowest pair's wavelength becomes "
-        f"{number(2 * math.pi / chosen.scaled[-1])} positions; attention factor "
+        f"{number(chosen.scaled_wavelength[-1])} positions; attention factor "
         f"{number(chosen.attention_factor)}"
     )
 
 
-def shown_pairs(bands: np.ndarray) -> list[int]:
+def listed_pairs(bands: np.ndarray) -> list[int]:
     """At most DATA_COLUMNS pairs: the first and last two, where each band starts and ends,
     then evenly spread ones."""
     size = bands.size
@@ -594,10 +474,19 @@ def shown_pairs(bands: np.ndarray) -> list[int]:
     return sorted(chosen)
 
 
+def _pair_row(chosen: ScaledRope, i: int) -> tuple:
+    """Pair i's row: θ_i, θ'_i, the divisor, λ_i, λ'_i and its band (six significant digits:
+    the frequencies and wavelengths span many powers of ten)."""
+    columns = (chosen.original, chosen.scaled, chosen.wavelength, chosen.scaled_wavelength)
+    theta, theta_scaled, wavelength, wavelength_scaled = (f"{c[i]:.6g}" for c in columns)
+    divisor, band = float(chosen.divisor[i]), str(chosen.bands[i])
+    return (i, theta, theta_scaled, divisor, wavelength, wavelength_scaled, band)
+
+
 def data(state: ExplorerState) -> ChartData:
     """Per pair: θ_i, θ'_i, the divisor, λ_i, λ'_i and its band."""
-    chosen = scaled(state)
-    pairs = shown_pairs(chosen.bands)
+    chosen = derived.scaled_rope(state)
+    pairs = listed_pairs(chosen.bands)
     size = chosen.original.size
     note = "" if len(pairs) == size else (
         f"{len(pairs)} of {size} pairs shown: the first and last two, where each band begins "
@@ -606,18 +495,7 @@ def data(state: ExplorerState) -> ChartData:
     return ChartData(
         caption=f"Per-pair frequencies before and after {chosen.label}, s = {state.factor:g}",
         columns=("pair i", "θ_i", "θ'_i", "θ_i / θ'_i", "λ_i", "λ'_i", "band"),
-        rows=tuple(
-            (
-                i,
-                f"{chosen.original[i]:.6g}",
-                f"{chosen.scaled[i]:.6g}",
-                float(chosen.divisor[i]),
-                f"{2 * math.pi / chosen.original[i]:.6g}",
-                f"{2 * math.pi / chosen.scaled[i]:.6g}",
-                str(chosen.bands[i]),
-            )
-            for i in pairs
-        ),
+        rows=tuple(_pair_row(chosen, i) for i in pairs),
         note=note,
     )
 
@@ -675,7 +553,7 @@ CODE_METHODS = {
 def code(state: ExplorerState) -> str:
     """A standalone NumPy script that recomputes the view's inv_freq, divisor and attention
     factor at the state, from the published formulas."""
-    chosen = scaled(state)
+    chosen = derived.scaled_rope(state)
     # Settings that cannot be applied are drawn unscaled: the script does the same.
     method = "none" if chosen.problem else chosen.method
     lines = [
@@ -693,7 +571,7 @@ def code(state: ExplorerState) -> str:
         f"factor = {float(state.factor)!r}  # s",
         f"original_context = {state.original_context}  # L",
     ]
-    for name, value in method_parameters(state, method).items():
+    for name, value in derived.scaling_parameters(state, method).items():
         if name == "factors":
             value = [float(f) for f in value]
         lines.append(f"{name} = {value!r}")
@@ -709,24 +587,20 @@ def code(state: ExplorerState) -> str:
     )
 
 
+def _preset_name(preset: Preset) -> tuple[str, str, str]:
+    """A preset button's label, description and CSS class."""
+    description = f"Set the {preset.label} settings: {preset.source}"
+    return preset.label, description, f"pe-scaling-preset-{preset.key}"
+
+
 class ScalingView(PlotView):
     """The view, with a row of buttons above the chart that set a published model's settings."""
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._presets = [
-            pn.widgets.Button(
-                label=preset.label,
-                color="default",
-                width=190,
-                margin=(4, 8, 4, 0),
-                description=f"Set the {preset.label} settings: {preset.source}",
-                css_classes=[f"pe-scaling-preset-{preset.key}"],
-            )
-            for preset in PRESETS
-        ]
-        for button, preset in zip(self._presets, PRESETS, strict=True):
-            button.on_click(lambda event, preset=preset: self.apply_preset(preset))
+        self._presets = preset_buttons(
+            PRESETS, self.apply_preset, _preset_name, width=190, margin=(4, 8, 4, 0)
+        )
 
     def apply_preset(self, preset: Preset) -> None:
         """Set the preset's values on the state, in one update."""
@@ -739,14 +613,7 @@ class ScalingView(PlotView):
             for preset in PRESETS
         )
         return pn.Column(
-            pn.FlexBox(
-                label,
-                *self._presets,
-                flex_wrap="wrap",
-                align_items="center",
-                sizing_mode="stretch_width",
-                css_classes=["pe-scaling-presets"],
-            ),
+            self.step_bar("pe-scaling-presets", label, *self._presets),
             pn.pane.HTML(
                 f'<p class="pe-scaling-sources">Sources: {sources}.</p>',
                 stylesheets=[PRESET_STYLE],

@@ -18,6 +18,7 @@ import panel as pn
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pe_explorer import derived
 from pe_explorer.plotkit.frame import data_html
 from pe_explorer.scaling import SCALING_LABELS, SCALINGS
 from pe_explorer.state import ExplorerState
@@ -95,7 +96,7 @@ def test_ntk_raises_the_base_to_base_times_s_to_the_d_over_d_minus_2(d_model, ba
 )
 def test_ntk_divisor_is_s_to_the_2i_over_d_minus_2(d_model, base, factor):
     state = ExplorerState(scaling="ntk", d_model=d_model, base=base, factor=factor)
-    divisor = scaling.scaled(state).divisor
+    divisor = derived.scaled_rope(state).divisor
     expected = [factor ** (2 * i / (d_model - 2)) for i in range(d_model // 2)]
     np.testing.assert_allclose(divisor, expected, rtol=1e-9)
 
@@ -105,7 +106,7 @@ def test_dynamic_ntk_grows_the_base_with_the_sequence_length(seq_len, factor):
     state = ExplorerState(scaling="dynamic", seq_len=seq_len, factor=factor)
     n = max(seq_len, 4096)
     new_base = 10000.0 * (factor * n / 4096 - (factor - 1)) ** (128 / 126)
-    np.testing.assert_allclose(scaling.scaled(state).scaled, theta(128, new_base), rtol=1e-12)
+    np.testing.assert_allclose(derived.scaled_rope(state).scaled, theta(128, new_base), rtol=1e-12)
 
 
 def yarn_range(d: int, base: float, context: int, beta_fast: float, beta_slow: float):
@@ -150,7 +151,7 @@ def test_yarn_bands_follow_the_correction_range(d_model, base, context, beta_fas
     )
     ramp = [min(max((i - low) / (high - low), 0.0), 1.0) for i in range(pairs)]
     scaled = [t / 8.0 * r + t * (1 - r) for t, r in zip(theta(d_model, base), ramp, strict=True)]
-    np.testing.assert_allclose(scaling.scaled(state).scaled, scaled, rtol=1e-12)
+    np.testing.assert_allclose(derived.scaled_rope(state).scaled, scaled, rtol=1e-12)
 
 
 def test_the_default_yarn_bands_are_named_on_the_chart():
@@ -173,7 +174,7 @@ def test_without_truncate_the_ramp_ends_at_fractional_pairs():
     dim = [128 * math.log(4096 / (2 * math.pi * b)) / (2 * math.log(10000)) for b in (32, 1)]
     ramp = [min(max((i - dim[0]) / (dim[1] - dim[0]), 0.0), 1.0) for i in range(64)]
     expected = [1 / (r / 4 + (1 - r)) for r in ramp]
-    np.testing.assert_allclose(scaling.scaled(state).divisor, expected, rtol=1e-12)
+    np.testing.assert_allclose(derived.scaled_rope(state).divisor, expected, rtol=1e-12)
 
 
 def test_llama_31_8b_keeps_short_wavelengths_and_divides_long_ones_by_8():
@@ -198,7 +199,7 @@ def test_llama_31_8b_keeps_short_wavelengths_and_divides_long_ones_by_8():
 def test_longrope_divides_each_pair_by_its_factor(factor):
     state = ExplorerState(scaling="longrope", d_model=16, longrope_factors=longrope_text(16))
     state.factor = factor
-    shown = scaling.scaled(state)
+    shown = derived.scaled_rope(state)
     np.testing.assert_allclose(shown.divisor, [1 + i / 2 for i in range(8)], rtol=1e-12)
     assert shown.attention_factor == pytest.approx(
         math.sqrt(1 + math.log(factor) / math.log(4096)), rel=1e-12
@@ -260,11 +261,12 @@ def test_the_yarn_128k_preset_has_its_published_attention_factor():
     view = view_spec("scaling").make(state)
     view.apply_preset(scaling.PRESETS[2])
     assert 0.1 * math.log(32) + 1 == YARN_128K_ATTENTION
-    assert scaling.scaled(state).attention_factor == pytest.approx(YARN_128K_ATTENTION, 1e-15)
+    assert derived.scaled_rope(state).attention_factor == pytest.approx(YARN_128K_ATTENTION, 1e-15)
     text = view._readout.object
     assert readout_number(text, "pe-scaling-attention") == pytest.approx(YARN_128K_ATTENTION)
     multiplier = readout_number(text, "pe-scaling-logit-multiplier")
-    assert multiplier == pytest.approx(YARN_128K_ATTENTION**2, abs=1e-10)
+    # The readout prints nine decimals (plotkit.numbers.READOUT_DIGITS).
+    assert multiplier == pytest.approx(YARN_128K_ATTENTION**2, abs=5e-10)
     assert view.description().endswith("attention factor 1.3466")
 
 
@@ -330,7 +332,7 @@ def test_every_methods_score_is_one_at_offset_zero(chosen):
 def test_a_score_curve_is_the_mean_cosine_of_the_scaled_angles(method):
     state = ExplorerState(scaling=method, factor=8.0)
     curve = next(t for t in score_traces(scaling.figure(state)) if t["name"].endswith("(chosen)"))
-    scaled = scaling.scaled(state).scaled  # checked against the closed forms above
+    scaled = derived.scaled_rope(state).scaled  # checked against the closed forms above
     for index in (1, 7, 100, len(curve["x"]) - 1):
         m = curve["x"][index]
         expected = sum(math.cos(m * t) for t in scaled) / 64
@@ -391,7 +393,7 @@ def test_bad_longrope_factors_get_a_message_and_draw_the_model_unscaled(text, me
     assert "LongRoPE (not applied: " in view.description()
     names = [t["name"] for t in score_traces(view.figure())]
     assert "LongRoPE (chosen)" not in names and "LongRoPE" not in names
-    assert np.array_equal(scaling.scaled(state).divisor, np.ones(64))
+    assert np.array_equal(derived.scaled_rope(state).divisor, np.ones(64))
 
 
 def test_invalid_method_settings_are_named_not_raised():
@@ -481,7 +483,7 @@ def test_the_code_recomputes_the_views_numbers_with_numpy_alone(values):
     imports = re.findall(r"^(?:import|from) .*$", script, re.MULTILINE)
     assert imports == ["import numpy as np"]
     namespace = run(script)
-    shown = scaling.scaled(state)
+    shown = derived.scaled_rope(state)
     np.testing.assert_allclose(namespace["inv_freq"], shown.scaled, rtol=1e-12)
     np.testing.assert_allclose(namespace["divisor"], shown.divisor, rtol=1e-12)
     assert namespace["attention_factor"] == pytest.approx(shown.attention_factor, rel=1e-12)
