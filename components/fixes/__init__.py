@@ -14,6 +14,11 @@
 | design_theme | Panel switching its theme (each component's `default.css`) only at load |
 | bokeh_signatures | Bokeh building IDE signatures for ~450 models at import (site's worker only) |
 
+The five that run in the browser (redraw_guard, slider_keys, chart_names, control_names,
+scroll_regions) are scripts in components/js/fixes/, each built on one helper, patch_view.js
+(find a BokehJS view's method, wrap it once for every fix, mark it, replay over the views drawn);
+browser.py installs them all from one hidden component.
+
 Outside this folder, components/worker.py (the Python side of the site's worker, which replaces
 Panel's: static/worker.js) calls Panel's private worker helpers, and scripts/panel_output.py
 rewrites Panel's page; check them too.

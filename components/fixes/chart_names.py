@@ -7,10 +7,11 @@ Bokeh models, open); report text: docs/upstream.md, "Chart names".
 `NamedPlotly.label` is the chart's name, one sentence with its numbers now. It travels in the
 Bokeh model's `tags` (user data Bokeh never draws), not in the figure's `layout.meta`: Plotly
 marks `meta` editType "plot", so changing it in a relayout redraws every trace, and a step of
-pos would no longer be one small relayout. `ChartNames` (once per page) makes Panel's Plotly view
-put the name on the chart element (`.js-plotly-plot`) as `role="figure"` and `aria-label`, at
-every change of the name and after every draw: role figure, not img, keeps the modebar's buttons
-in the accessibility tree. It also keeps a view's "Show data" (`details.pe-data`) open when its
+pos would no longer be one small relayout. Its script (components/js/fixes/chart_names.js, run
+by fixes/browser.py once per page) makes Panel's Plotly view put the name on the chart element
+(`.js-plotly-plot`) as `role="figure"` and `aria-label`, at every change of the name and after
+every draw: role figure, not img, keeps the modebar's buttons in the accessibility tree. It
+also keeps a view's "Show data" (`details.pe-data`) open when its
 HTML pane gets new numbers (Panel's HTML view replaces its innerHTML).
 """
 
@@ -19,13 +20,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import param
-from panel.custom import JSComponent
 
 from .plotly_patch import PatchablePlotly
 
+# The script that does it, installed with the others by fixes/browser.py.
+SCRIPT = Path(__file__).parents[1] / "js" / "fixes" / "chart_names.js"
+
 
 class NamedPlotly(PatchablePlotly):
-    """A PatchablePlotly whose chart carries an accessible name (shown by ChartNames)."""
+    """A PatchablePlotly whose chart carries an accessible name (shown by SCRIPT)."""
 
     label = param.String(default="", doc="The chart's accessible name: what it shows, now.")
 
@@ -41,9 +44,3 @@ class NamedPlotly(PatchablePlotly):
         if "tags" in props:
             props["tags"] = [props["tags"]]
         return props
-
-
-class ChartNames(JSComponent):
-    """Puts each NamedPlotly's label on its chart, and keeps the views' Show data open."""
-
-    _esm = Path(__file__).parents[1] / "js" / "fixes" / "chart_names.js"

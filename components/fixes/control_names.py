@@ -12,10 +12,5 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from panel.custom import JSComponent
-
-
-class ControlNames(JSComponent):
-    """Names the handles of every Bokeh slider, the Spinner buttons and MultiChoice items."""
-
-    _esm = Path(__file__).parents[1] / "js" / "fixes" / "control_names.js"
+# The script that does it, installed with the others by fixes/browser.py.
+SCRIPT = Path(__file__).parents[1] / "js" / "fixes" / "control_names.js"

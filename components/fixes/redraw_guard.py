@@ -12,10 +12,5 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from panel.custom import JSComponent
-
-
-class RedrawGuard(JSComponent):
-    """Wraps the page's Plotly once so that a relayout or resize to the drawn size is skipped."""
-
-    _esm = Path(__file__).parents[1] / "js" / "fixes" / "redraw_guard.js"
+# The script that does it, installed with the others by fixes/browser.py.
+SCRIPT = Path(__file__).parents[1] / "js" / "fixes" / "redraw_guard.js"

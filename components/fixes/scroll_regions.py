@@ -14,10 +14,5 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from panel.custom import JSComponent
-
-
-class ScrollRegions(JSComponent):
-    """Makes each sideways-scrolling part of every HTML pane focusable while it scrolls."""
-
-    _esm = Path(__file__).parents[1] / "js" / "fixes" / "scroll_regions.js"
+# The script that does it, installed with the others by fixes/browser.py.
+SCRIPT = Path(__file__).parents[1] / "js" / "fixes" / "scroll_regions.js"

@@ -13,10 +13,5 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from panel.custom import JSComponent
-
-
-class SliderKeys(JSComponent):
-    """Makes Home and End of every one-handle Bokeh slider on the page use its current range."""
-
-    _esm = Path(__file__).parents[1] / "js" / "fixes" / "slider_keys.js"
+# The script that does it, installed with the others by fixes/browser.py.
+SCRIPT = Path(__file__).parents[1] / "js" / "fixes" / "slider_keys.js"

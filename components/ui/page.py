@@ -9,13 +9,9 @@ import param
 
 from .. import urlstate
 from ..fixes import location
-from ..fixes.chart_names import ChartNames
-from ..fixes.control_names import ControlNames
+from ..fixes.browser import BrowserFixes
 from ..fixes.departed_pages import quiet_departed_pages
 from ..fixes.design_theme import apply_theme, use_design
-from ..fixes.redraw_guard import RedrawGuard
-from ..fixes.scroll_regions import ScrollRegions
-from ..fixes.slider_keys import SliderKeys
 from ..plotkit import theme
 from ..state import ExplorerState
 from ..views import VIEWS, view_spec
@@ -133,12 +129,8 @@ class ExplorerPage(pn.viewable.Viewer):
         self.controls = Controls(state=self.state)
         self.lazy = LazyViews(self.state, self.controls)
         self.url = UrlSync(state=self.state, options=self.options)
-        self._redraw_guard = RedrawGuard()
-        self._slider_keys = SliderKeys()
-        self._chart_names = ChartNames()
-        self._control_names = ControlNames()
+        self._browser_fixes = BrowserFixes()
         self._announcer = Announcer()
-        self._scroll_regions = ScrollRegions()
         self._theme = pn.widgets.RadioButtonGroup.from_param(
             self.state.param.theme, label="Theme", width=140, css_classes=["pe-theme"]
         )
@@ -333,12 +325,8 @@ class ExplorerPage(pn.viewable.Viewer):
         self._root.objects = [
             *objects,
             self.url.writer,
-            self._redraw_guard,
-            self._slider_keys,
-            self._chart_names,
-            self._control_names,
+            self._browser_fixes,
             self._announcer,
-            self._scroll_regions,
             self.controls.player.clock,
             self._shown,
         ]

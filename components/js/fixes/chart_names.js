@@ -1,6 +1,6 @@
-// ChartNames: its why and its upstream report are in components/fixes/chart_names.py.
+// Chart names: why, and the upstream report: components/fixes/chart_names.py.
+import { addFix, patchView } from './patch_view.js';
 
-const PATCHED = Symbol.for('pe-chart-names');
 const LISTENING = Symbol.for('pe-chart-names-listening');
 
 // The name in the model's tags on the Plotly div, or no name when there is none.
@@ -23,54 +23,34 @@ function listen(view) {
   view.on_change(view.model.properties.tags, () => name(view));
 }
 
-function viewClass(qualified) {
-  const models = window.Bokeh?.Models;
-  const Model = models?.get(qualified);
-  return Model?.prototype.default_view?.prototype;
+// Whether the view's "Show data" is open, before Panel's HTML view replaces its innerHTML.
+function dataOpen(view) {
+  return view.container?.querySelector('details.pe-data[open]') != null;
 }
 
-function patchPlotly() {
-  const proto = viewClass('panel.models.plotly.PlotlyPlot');
-  if (proto == null || proto[PATCHED]) return;
+function reopen(view, open) {
+  const details = open ? view.container.querySelector('details.pe-data') : null;
+  if (details != null) details.open = true;
+}
+
+addFix(() => {
   // Every draw (a new figure, or render's new container) ends in plot().
-  const plot = proto.plot;
-  proto.plot = async function (...args) {
-    listen(this);
-    const result = await plot.apply(this, args);
-    name(this);
-    return result;
-  };
-  proto[PATCHED] = true;
-  // Charts drawn before this ran.
-  try {
-    for (const view of window.Bokeh.index.query((v) => v instanceof proto.constructor)) {
+  patchView({
+    name: 'chart-names',
+    model: 'panel.models.plotly.PlotlyPlot',
+    method: 'plot',
+    before: listen,
+    after: name,
+    replay: (view) => {
       listen(view);
       name(view);
-    }
-  } catch {
-    // No index (an unusual embedding): charts are named from their next draw.
-  }
-}
-
-function patchHTML() {
-  const proto = viewClass('panel.models.markup.HTML');
-  if (proto == null || proto[PATCHED]) return;
-  const setHTML = proto.set_html;
-  proto.set_html = function (...args) {
-    const container = this.container;
-    const open = container != null && container.querySelector('details.pe-data[open]') != null;
-    const result = setHTML.apply(this, args);
-    const details = open ? this.container.querySelector('details.pe-data') : null;
-    if (details != null) details.open = true;
-    return result;
-  };
-  proto[PATCHED] = true;
-}
-
-export function render() {
-  patchPlotly();
-  patchHTML();
-  const element = document.createElement('span');
-  element.hidden = true;
-  return element;
-}
+    },
+  });
+  patchView({
+    name: 'chart-names',
+    model: 'panel.models.markup.HTML',
+    method: 'set_html',
+    before: dataOpen,
+    after: reopen,
+  });
+});

@@ -1,4 +1,5 @@
-// ControlNames: its why and its upstream report are in components/fixes/control_names.py.
+// Control names: why, and the upstream report: components/fixes/control_names.py.
+import { addFix, patchView } from './patch_view.js';
 
 const PATCHED = Symbol.for('pe-control-names');
 
@@ -70,66 +71,18 @@ function cleanChoices(view) {
   });
 }
 
+// Each widget's fix, after every render; a slider's also after every new range or value.
 const FIXES = [
-  ['Slider', followSlider],
-  ['RangeSlider', followSlider],
-  ['Spinner', nameSpinner],
-  ['MultiChoice', cleanChoices],
+  ['Slider', followSlider, ['render', '_update_slider']],
+  ['RangeSlider', followSlider, ['render', '_update_slider']],
+  ['Spinner', nameSpinner, ['render']],
+  ['MultiChoice', cleanChoices, ['render']],
 ];
 
-// The prototype of a widget's view that defines method (render, or the slider's update).
-function ownerOf(name, method) {
-  const Model = window.Bokeh?.Widgets?.[name];
-  let proto = Model?.prototype.default_view?.prototype;
-  while (proto && !Object.hasOwn(proto, method)) {
-    proto = Object.getPrototypeOf(proto);
-  }
-  return proto;
-}
-
-function wrap(proto, method, fix) {
-  const mark = Symbol.for(`pe-control-names:${method}`);
-  if (proto == null || proto[mark]) return;
-  const original = proto[method];
-  proto[method] = function (...args) {
-    const result = original.apply(this, args);
-    try {
-      fix(this);
-    } catch {
-      // A view in an unexpected shape keeps working, unnamed.
+addFix(() => {
+  for (const [model, fix, methods] of FIXES) {
+    for (const method of methods) {
+      patchView({ name: 'control-names', model, method, after: fix, replay: fix });
     }
-    return result;
-  };
-  proto[mark] = true;
-}
-
-function isA(view, name) {
-  const Model = window.Bokeh.Widgets[name];
-  return typeof Model === 'function' && view.model instanceof Model;
-}
-
-function patch() {
-  if (!window.Bokeh?.Widgets) return;
-  for (const [name, fix] of FIXES) {
-    const after = (view) => isA(view, name) && fix(view);
-    wrap(ownerOf(name, 'render'), 'render', after);
-    if (fix === followSlider) wrap(ownerOf(name, '_update_slider'), '_update_slider', after);
   }
-  // Views drawn before this ran.
-  try {
-    for (const view of window.Bokeh.index.query(() => true)) {
-      for (const [name, fix] of FIXES) {
-        if (isA(view, name)) fix(view);
-      }
-    }
-  } catch {
-    // No index (an unusual embedding): views are named from their next render.
-  }
-}
-
-export function render() {
-  patch();
-  const element = document.createElement('span');
-  element.hidden = true;
-  return element;
-}
+});

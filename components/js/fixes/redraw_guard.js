@@ -1,6 +1,5 @@
-// RedrawGuard: its why and its upstream report are in components/fixes/redraw_guard.py.
-
-const GUARDED = Symbol.for('pe-redraw-guard');
+// Redraw guard: why, and the upstream report: components/fixes/redraw_guard.py.
+import { addFix, wrapOnce } from './patch_view.js';
 
 // Whether gd is drawn at exactly width × height.
 const drawnAt = (gd, width, height) => {
@@ -15,40 +14,43 @@ const drawnAt = (gd, width, height) => {
 };
 
 function guard(Plotly) {
-  if (Plotly[GUARDED]) return;
-  const relayout = Plotly.relayout;
-  Plotly.relayout = function (gd, update, ...rest) {
-    const keys = update && typeof update === 'object' ? Object.keys(update) : [];
-    if (
-      keys.length === 2 &&
-      'width' in update &&
-      'height' in update &&
-      drawnAt(gd, update.width, update.height)
-    ) {
-      // What the relayout would have recorded, without drawing the same picture again.
-      gd.layout.width = update.width;
-      gd.layout.height = update.height;
-      return Promise.resolve(gd);
-    }
-    return relayout.call(this, gd, update, ...rest);
-  };
-  const resize = Plotly.Plots.resize;
-  Plotly.Plots.resize = function (gd, ...rest) {
-    if (gd && drawnAt(gd, gd.clientWidth, gd.clientHeight)) return Promise.resolve(gd);
-    return resize.call(this, gd, ...rest);
-  };
-  Plotly[GUARDED] = true;
+  wrapOnce(
+    Plotly,
+    'relayout',
+    (relayout) =>
+      function (gd, update, ...rest) {
+        const keys = update && typeof update === 'object' ? Object.keys(update) : [];
+        if (
+          keys.length === 2 &&
+          'width' in update &&
+          'height' in update &&
+          drawnAt(gd, update.width, update.height)
+        ) {
+          // What the relayout would have recorded, without drawing the same picture again.
+          gd.layout.width = update.width;
+          gd.layout.height = update.height;
+          return Promise.resolve(gd);
+        }
+        return relayout.call(this, gd, update, ...rest);
+      },
+  );
+  wrapOnce(
+    Plotly.Plots,
+    'resize',
+    (resize) =>
+      function (gd, ...rest) {
+        if (gd && drawnAt(gd, gd.clientWidth, gd.clientHeight)) return Promise.resolve(gd);
+        return resize.call(this, gd, ...rest);
+      },
+  );
 }
 
-export function render() {
-  const element = document.createElement('span');
-  element.hidden = true;
-  // Plotly arrives with the first Plotly pane; wait for it without blocking the page.
+// Plotly arrives with the first Plotly pane; wait for it without blocking the page.
+addFix(() => {
   const start = performance.now();
   const wait = () => {
     if (window.Plotly?.Plots) guard(window.Plotly);
     else if (performance.now() - start < 60000) setTimeout(wait, 50);
   };
   wait();
-  return element;
-}
+});

@@ -1,6 +1,7 @@
-// ScrollRegions: its why and its upstream report are in components/fixes/scroll_regions.py.
+// Scroll regions: why, and the upstream report: components/fixes/scroll_regions.py.
+import { addFix, patchView } from './patch_view.js';
 
-const PATCHED = Symbol.for('pe-scroll-regions');
+const FOLLOWED = Symbol.for('pe-scroll-regions');
 const QUEUED = Symbol.for('pe-scroll-regions-queued');
 const MARK = 'data-pe-scroll-focus';
 
@@ -39,37 +40,23 @@ function queue(view) {
 }
 
 function follow(view) {
-  if (view[PATCHED] || typeof ResizeObserver !== 'function') return;
-  view[PATCHED] = new ResizeObserver(() => queue(view));
-  view[PATCHED].observe(view.el);
+  if (view[FOLLOWED] || typeof ResizeObserver !== 'function') return;
+  view[FOLLOWED] = new ResizeObserver(() => queue(view));
+  view[FOLLOWED].observe(view.el);
 }
 
-function patch() {
-  const models = window.Bokeh?.Models;
-  const Model = models?.get('panel.models.markup.HTML');
-  const proto = Model?.prototype.default_view?.prototype;
-  if (proto == null || proto[PATCHED]) return;
-  const setHTML = proto.set_html;
-  proto.set_html = function (...args) {
-    const result = setHTML.apply(this, args);
-    follow(this);
-    queue(this);
-    return result;
-  };
-  proto[PATCHED] = true;
-  try {
-    for (const view of window.Bokeh.index.query((v) => v instanceof proto.constructor)) {
+addFix(() =>
+  patchView({
+    name: 'scroll-regions',
+    model: 'panel.models.markup.HTML',
+    method: 'set_html',
+    after: (view) => {
+      follow(view);
+      queue(view);
+    },
+    replay: (view) => {
       follow(view);
       mark(view);
-    }
-  } catch {
-    // No index (an unusual embedding): panes are followed from their next content.
-  }
-}
-
-export function render() {
-  patch();
-  const element = document.createElement('span');
-  element.hidden = true;
-  return element;
-}
+    },
+  }),
+);

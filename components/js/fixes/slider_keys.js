@@ -1,6 +1,6 @@
-// SliderKeys: its why and its upstream report are in components/fixes/slider_keys.py.
+// Slider keys: why, and the upstream report: components/fixes/slider_keys.py.
+import { addFix, patchView } from './patch_view.js';
 
-const PATCHED = Symbol.for('pe-slider-keys');
 const KEYED = Symbol.for('pe-slider-keys-listening');
 
 // Home and End on this slider's handle: its model's start and end, sent as BokehJS's
@@ -14,7 +14,7 @@ function listen(view) {
     (event) => {
       if (event.key !== 'Home' && event.key !== 'End') return;
       const { model } = view;
-      if (model.disabled || typeof model.value !== 'number') return; // ranges: untouched
+      if (model.disabled || typeof model.value !== 'number') return;
       // Before noUiSlider's own handler on the handle, which would use the first range.
       event.preventDefault();
       event.stopPropagation();
@@ -26,39 +26,13 @@ function listen(view) {
   );
 }
 
-function sliderViewClass() {
-  const Slider = window.Bokeh?.Widgets?.Slider;
-  const View = Slider?.prototype.default_view;
-  let proto = View?.prototype;
-  while (proto && !Object.hasOwn(proto, '_update_slider')) {
-    proto = Object.getPrototypeOf(proto);
-  }
-  return proto;
-}
-
-function patch() {
-  const proto = sliderViewClass();
-  if (proto == null || proto[PATCHED]) return;
-  // A slider's range goes stale only through _update_slider (noUiSlider's updateOptions).
-  const update = proto._update_slider;
-  proto._update_slider = function (...args) {
-    listen(this);
-    return update.apply(this, args);
-  };
-  proto[PATCHED] = true;
-  // Sliders updated before this ran.
-  try {
-    for (const view of window.Bokeh.index.query((v) => v instanceof proto.constructor)) {
-      listen(view);
-    }
-  } catch {
-    // No index (an unusual embedding): sliders are still covered from their next update.
-  }
-}
-
-export function render() {
-  patch();
-  const element = document.createElement('span');
-  element.hidden = true;
-  return element;
-}
+// A slider's range goes stale only through _update_slider (noUiSlider's updateOptions).
+addFix(() =>
+  patchView({
+    name: 'slider-keys',
+    model: 'Slider',
+    method: '_update_slider',
+    before: listen,
+    replay: listen,
+  }),
+);
