@@ -56,6 +56,10 @@ PARAMETERS: dict[str, dict[str, object]] = {
 MAX_FACTOR = 1024.0
 # LongRoPE's smallest per-pair factor: a divisor near 0 would make a pair turn without bound.
 MIN_FACTOR = 1e-3
+# And its largest, so that 2π·base·f stays finite. Published factors sit near s, far below it:
+# Phi-3 and Phi-3.5's long_factor reach about 65 (for s = 32), LongRoPE's 2048k models read
+# s = 512; it is ten times the largest s here (MAX_FACTOR).
+MAX_PAIR_FACTOR = 1e4
 MAX_CONTEXT = 1 << 24
 
 
@@ -79,7 +83,7 @@ def _number(name: str, value: object, low: float, high: float, *, above: bool = 
 
 
 def check_factors(factors: object, n_pairs: int) -> np.ndarray:
-    """LongRoPE's per-pair factors: n_pairs finite numbers of at least 1e-3, else ValueError."""
+    """LongRoPE's per-pair factors: n_pairs numbers in 0.001 … 10 000, else ValueError."""
     try:
         array = np.asarray(factors, dtype=np.float64)
     except (TypeError, ValueError):
@@ -88,21 +92,37 @@ def check_factors(factors: object, n_pairs: int) -> np.ndarray:
         raise ValueError(
             f"factors must be {n_pairs} numbers (one per pair: d_head / 2), got {array.size}"
         )
-    bad = ~np.isfinite(array) | (array < MIN_FACTOR)
+    bad = ~((array >= MIN_FACTOR) & (array <= MAX_PAIR_FACTOR))
     if bad.any():
         index = int(np.flatnonzero(bad)[0])
         raise ValueError(
-            f"factors must be finite numbers of at least 0.001; pair {index} is "
-            f"{float(array[index])!r}"
+            f"factors must be finite numbers of at least {MIN_FACTOR:g} and at most "
+            f"{MAX_PAIR_FACTOR:g}; pair {index} is {float(array[index])!r}"
         )
     return array
 
 
+def factor_words(text: str) -> list[str]:
+    """The words of pasted LongRoPE factors: split at commas, semicolons, spaces, brackets."""
+    return [word for word in re.split(r"[,;\s\[\]()]+", text.strip()) if word]
+
+
+def factor_out_of_range(index: int, word: str) -> str:
+    """Why a pasted factor that is a number is refused, or "" when it is in range."""
+    value = float(word)
+    if MIN_FACTOR <= value <= MAX_PAIR_FACTOR:
+        return ""
+    return (
+        f"LongRoPE factor {index} is {word[:20]}: each must be a finite number of at least "
+        f"{MIN_FACTOR:g} and at most {MAX_PAIR_FACTOR:g}"
+    )
+
+
 def parse_factors(text: str, n_pairs: int) -> np.ndarray:
     """LongRoPE's per-pair factors from pasted text: numbers split by commas, semicolons or
-    spaces, brackets allowed ("[1.0, 1.2]"); n_pairs finite numbers of at least 0.001, else
+    spaces, brackets allowed ("[1.0, 1.2]"); n_pairs numbers in 0.001 … 10 000, else
     ValueError in the visitor's words (numbered from 1, as they count them)."""
-    words = [word for word in re.split(r"[,;\s\[\]()]+", text.strip()) if word]
+    words = factor_words(text)
     if not words:
         raise ValueError(
             f"LongRoPE needs {n_pairs} per-pair factors (d_head / 2): paste them in the box"
@@ -113,11 +133,9 @@ def parse_factors(text: str, n_pairs: int) -> np.ndarray:
             value = float(word)
         except ValueError:
             raise ValueError(f"LongRoPE factor {index} is not a number: {word[:20]!r}") from None
-        if not (math.isfinite(value) and value >= MIN_FACTOR):
-            raise ValueError(
-                f"LongRoPE factor {index} is {word[:20]}: each must be a finite number of "
-                f"at least {MIN_FACTOR:g}"
-            )
+        refused = factor_out_of_range(index, word)
+        if refused:
+            raise ValueError(refused)
         values.append(value)
     return check_factors(values, n_pairs)
 

@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, quote, urlencode
 import param
 
 from .scaling import ALIASES as SCALING_ALIASES
+from .scaling import factor_out_of_range, factor_words
 from .state import MAX_FACTORS_CHARS, MAX_TEXT_CHARS, EvenInteger, ExplorerState
 
 # Work is bounded whatever the URL: only so much of it is read.
@@ -44,6 +45,23 @@ REFUSED = {
     f"{MAX_FACTORS_CHARS}",
 }
 TRUE_WORDS, FALSE_WORDS = {"1", "true", "yes", "on"}, {"0", "false", "no", "off", ""}
+
+
+def factors_out_of_range(text: str) -> str:
+    """Why a link's LongRoPE factors are refused (a number outside the range the maths takes),
+    or "" when none is; a word that is no number is left for the scaling view to name."""
+    for index, word in enumerate(factor_words(text), start=1):
+        try:
+            refused = factor_out_of_range(index, word)
+        except ValueError:
+            continue
+        if refused:
+            return refused
+    return ""
+
+
+# A text key whose numbers have bounds: what is refused in it, in words ("" when nothing is).
+TEXT_BOUNDS = {"longrope_factors": factors_out_of_range}
 
 
 @dataclass(frozen=True)
@@ -240,6 +258,10 @@ def parse_query(query: str, view_names: tuple[str, ...]) -> PageQuery:
             continue
         value = _coerce(parameter, key, raw, notices)
         if value is param.Undefined:
+            continue
+        refused = TEXT_BOUNDS[key](value) if key in TEXT_BOUNDS else ""
+        if refused:
+            notices.append(Notice(key, f"{refused}; kept the default"))
             continue
         if isinstance(parameter, param.Number) and not isinstance(parameter, param.Boolean):
             value = _clamp(parameter, key, value, parameter.bounds, notices)

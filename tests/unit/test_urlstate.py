@@ -246,3 +246,27 @@ def test_bad_scaling_and_relative_values_get_a_notice_and_a_safe_value(query, ke
     assert result.values[key] == expected
     [notice] = result.notices
     assert notice.key == key and says in notice.message
+
+
+@pytest.mark.parametrize(
+    ("factors", "says"),
+    [
+        (",".join(["1e308"] * 64), "LongRoPE factor 1 is 1e308: each must be a finite number"),
+        (",".join(["1"] * 63 + ["1e5"]), "LongRoPE factor 64 is 1e5"),
+        ("1, 0, 2", "LongRoPE factor 2 is 0: each must be a finite number of at least 0.001"),
+        ("1 -1", "LongRoPE factor 2 is -1"),
+    ],
+)
+def test_longrope_factors_outside_their_range_get_a_notice_and_the_default(factors, says):
+    result = parsed(f"view=scaling&scaling=longrope&longrope_factors={factors}")
+    assert result.values["longrope_factors"] == ""
+    assert (result.values["scaling"], result.view) == ("longrope", "scaling")
+    [notice] = result.notices
+    assert notice.key == "longrope_factors" and says in notice.message
+    assert notice.message.endswith("kept the default")
+
+
+def test_longrope_factors_at_the_ends_of_their_range_are_kept():
+    factors = ",".join(["0.001", "10000"] * 32)
+    result = parsed(f"scaling=longrope&longrope_factors={factors}")
+    assert result.notices == [] and result.values["longrope_factors"] == factors
