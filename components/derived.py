@@ -16,6 +16,7 @@ from functools import lru_cache, wraps
 import numpy as np
 
 from . import encoding, formula, learned, methods, relative, scaling
+from .diagnosis import Diagnosis, diagonal_spreads
 
 # A screen shows at most about this many distinct cells; larger matrices are strided.
 MAX_DISPLAY_CELLS = 250_000
@@ -421,6 +422,8 @@ def cached_functions() -> tuple:
         t5_bias_curve,
         sinusoidal_table,
         sinusoidal_components,
+        token_steps,
+        reference_example,
         t5_bucket_cells,
         t5_runs,
         shaw_offset_cells,
@@ -762,3 +765,208 @@ def attention_logits(attention_factor: float) -> AttentionLogits:
     return AttentionLogits(
         multiplier, before, after, scaling.entropy(before), scaling.entropy(after)
     )
+
+
+# ---- T5's bands, Shaw's pair, the tokens' pipeline, as those views draw them -----------------
+
+
+@dataclass(frozen=True)
+class T5Bands:
+    """How T5's buckets of one side of the query spread over the distances."""
+
+    side_buckets: int  # buckets per side: num_buckets / 2 bidirectional, num_buckets causal
+    max_exact: int  # distances 0 … max_exact − 1 have a bucket each (on each side)
+    last: relative.BucketRun  # the last bucket before the query: every distance from its first on
+    log_runs: int  # how many log-spaced buckets come before the last one
+
+
+def t5_bands(num_buckets: int, max_distance: int, bidirectional: bool) -> T5Bands:
+    """The exact buckets, the log-spaced ones and the last one, read off t5_runs."""
+    before, _ = t5_runs(num_buckets, max_distance, bidirectional)
+    max_exact = relative.t5_max_exact(num_buckets, bidirectional)
+    return T5Bands(
+        side_buckets=relative.t5_side_buckets(num_buckets, bidirectional),
+        max_exact=max_exact,
+        last=before[-1],
+        log_runs=sum(1 for run in before[:-1] if run.first >= max_exact),
+    )
+
+
+def t5_run_of(
+    offset: int, num_buckets: int, max_distance: int, bidirectional: bool
+) -> tuple[int, relative.BucketRun]:
+    """(side, run): the side of the query key − query = offset is on (−1: at or before it, +1:
+    after it) and the run of distances on that side holding it."""
+    before, after = t5_runs(num_buckets, max_distance, bidirectional)
+    side = 1 if offset > 0 else -1
+    return side, relative.run_holding(before if side < 0 else after, abs(offset))
+
+
+@dataclass(frozen=True)
+class TokenStep:
+    """One token on its way into the model: its embedding, PE(position) and their sum."""
+
+    position: int
+    token: str | None  # None when the sentence has no word at this position
+    embedding: np.ndarray | None
+    pe: np.ndarray  # PE(position)
+    total: np.ndarray | None
+
+
+@read_only_cache()
+def token_steps(
+    words: tuple[str, ...], d_model: int, base: float, layout: str
+) -> tuple[TokenStep, ...]:
+    """TokenEmbedding(word) + PE(position) for every word of the sentence."""
+    if not words:
+        return ()
+    pe = encoding.encode_positions(np.arange(len(words)), d_model, base, layout=layout)
+    steps = []
+    for position, word in enumerate(words):
+        embedding = encoding.token_embedding(word, d_model)
+        steps.append(TokenStep(position, word, embedding, pe[position], embedding + pe[position]))
+    return tuple(steps)
+
+
+def token_step(
+    words: tuple[str, ...], position: int, d_model: int, base: float, layout: str
+) -> TokenStep:
+    """The step of the word at position, or PE(position) alone past the sentence's end."""
+    if position < len(words):
+        return token_steps(words, d_model, base, layout)[position]
+    pe = encoding.encode_positions([position], d_model, base, layout=layout)[0]
+    return TokenStep(position, None, None, pe, None)
+
+
+@dataclass(frozen=True)
+class CopiesCompared:
+    """The copies of one word side by side: one embedding, sums made different by PE."""
+
+    same_embedding: bool  # every copy's embedding is the first's, bit for bit
+    closest: float  # the smallest distance between the sums of two copies
+
+
+def compare_copies(copies: tuple[TokenStep, ...] | list[TokenStep]) -> CopiesCompared:
+    """How the steps of a word's copies (two or more) compare."""
+    return CopiesCompared(
+        same_embedding=all(np.array_equal(c.embedding, copies[0].embedding) for c in copies),
+        closest=min(
+            encoding.compare(a.total, b.total).distance
+            for index, a in enumerate(copies)
+            for b in copies[index + 1 :]
+        ),
+    )
+
+
+# ---- Panels of a visitor's table (the learned view and the checker) -------------------------
+
+# At most this many cells per table panel, and positions per T·Tᵀ panel, are drawn.
+PANEL_CELLS = 60_000
+GRAM_POSITIONS = 160
+
+
+def panel_stride(n_positions: int, d_model: int) -> int:
+    """Every how many rows and columns a table panel draws, to hold at most PANEL_CELLS."""
+    row_stride, _ = display_strides(n_positions, d_model, PANEL_CELLS)
+    return row_stride
+
+
+def panel_rows_columns(
+    shape: tuple[int, int], stride: int, layout: str | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and columns a panel draws of a table of shape: every stride-th row and column,
+    or for a sinusoidal table in layout (not None), every stride-th sin/cos pair whole."""
+    n_positions, d_model = shape
+    rows = np.arange(0, n_positions, stride)
+    if layout is None:
+        return rows, np.arange(0, d_model, stride)
+    pair_of, _ = encoding.column_roles(d_model, layout)
+    return rows, np.flatnonzero(pair_of % stride == 0)
+
+
+@dataclass(frozen=True)
+class PanelCells:
+    """A table as its panel draws it."""
+
+    rows: np.ndarray  # the positions drawn
+    columns: np.ndarray  # the dimensions drawn
+    z: np.ndarray  # float32, rows × columns
+
+
+def panel_cells(values: np.ndarray, stride: int, layout: str | None) -> PanelCells:
+    """The cells of values a panel draws (panel_rows_columns), float32."""
+    rows, columns = panel_rows_columns(values.shape, stride, layout)
+    z = np.ascontiguousarray(values[np.ix_(rows, columns)], dtype=np.float32)
+    return PanelCells(rows, columns, z)
+
+
+def panel_gram(values: np.ndarray, similarity: str = "dot") -> tuple[np.ndarray, np.ndarray]:
+    """(rows, T·Tᵀ or the cosine similarities of those rows), float64: at most GRAM_POSITIONS
+    positions, evenly strided. The cosines of an all-zero row are NaN."""
+    rows = np.arange(0, len(values), dot_product_stride(len(values), GRAM_POSITIONS**2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return rows, encoding.gram_matrix(values[rows], similarity)
+
+
+def largest_finite(values: np.ndarray) -> float:
+    """The largest |value| of the finite entries (0 when there are none)."""
+    finite = np.abs(values[np.isfinite(values)])
+    return float(finite.max()) if finite.size else 0.0
+
+
+def saturation_limit(z: np.ndarray, quantile: float) -> float:
+    """The |value| at which a diverging colour scale of z saturates: the quantile of |z| (its
+    largest |value| when that is 0, and 1 for an all-zero z)."""
+    limit = float(np.quantile(np.abs(z), quantile))
+    return limit if limit > 0 else float(np.abs(z).max()) or 1.0
+
+
+@dataclass(frozen=True)
+class EvidenceCells:
+    """What the checker's evidence figure draws of a diagnosis: strided cells, float32."""
+
+    rows: np.ndarray  # positions shown in the matrix panels
+    columns: np.ndarray  # dimensions shown
+    theirs: np.ndarray
+    ours: np.ndarray
+    difference: np.ndarray
+    gram_rows: np.ndarray  # positions shown in the PE·PEᵀ panels
+    their_gram: np.ndarray
+    our_gram: np.ndarray
+    offsets: np.ndarray  # k × the gram stride
+    their_spread: np.ndarray  # max − min along diagonal k of their shown PE·PEᵀ
+    our_spread: np.ndarray
+    reduced: bool  # fewer cells or positions shown than the matrix has
+
+
+def evidence_cells(diagnosis: Diagnosis) -> EvidenceCells:
+    """The cells the checker's evidence figure shows, strided by whole pairs when the matrix is
+    large."""
+    theirs, ours = diagnosis.theirs, diagnosis.reference
+    n_positions, d_model = theirs.shape
+    stride = panel_stride(n_positions, d_model)
+    rows, columns = panel_rows_columns(theirs.shape, stride, diagnosis.layout)
+    cells = np.ix_(rows, columns)
+    gram_rows, their_gram = panel_gram(theirs)
+    _, our_gram = panel_gram(ours)
+    return EvidenceCells(
+        rows=rows,
+        columns=columns,
+        theirs=theirs[cells].astype(np.float32),
+        ours=ours[cells].astype(np.float32),
+        difference=(theirs[cells] - ours[cells]).astype(np.float32),
+        gram_rows=gram_rows,
+        their_gram=their_gram.astype(np.float32),
+        our_gram=our_gram.astype(np.float32),
+        offsets=gram_rows - gram_rows[0],
+        their_spread=diagonal_spreads(their_gram),
+        our_spread=diagonal_spreads(our_gram),
+        reduced=rows.size * columns.size < n_positions * d_model or gram_rows.size < n_positions,
+    )
+
+
+@read_only_cache(maxsize=2)
+def reference_example(n_positions: int, d_model: int, base: float) -> np.ndarray:
+    """The interleaved PE matrix the checker draws before a matrix is given (not pe_matrix: its
+    few cache slots hold the page's own matrices)."""
+    return encoding.positional_encoding(n_positions, d_model, base)

@@ -1191,3 +1191,8 @@ def _verdict(kind, best, orientation, base, layout, precision, max_error, first,
 def _to(precision: str) -> str:
     """'to float32 precision', or 'to 4 decimals' for numbers printed with 4 decimals."""
     return f"to {precision}" if precision.endswith("decimals") else f"to {precision} precision"
+
+
+def diagonal_spreads(gram: np.ndarray) -> np.ndarray:
+    """max − min along each diagonal k ≥ 0 of a square matrix (0 for a Toeplitz one)."""
+    return np.array([np.ptp(np.diagonal(gram, k)) for k in range(len(gram))])

@@ -163,3 +163,70 @@ def transformer_xl_terms(
         content_bias=ones * float(u @ key),
         position_bias=projected @ v,
     )
+
+
+def t5_side_buckets(num_buckets: int, bidirectional: bool) -> int:
+    """T5's buckets for the keys on one side of the query: half of them bidirectional, all of
+    them causal (every key after the query then shares bucket 0)."""
+    return num_buckets // 2 if bidirectional else num_buckets
+
+
+def t5_max_exact(num_buckets: int, bidirectional: bool) -> int:
+    """Distances 0 … max_exact − 1 have a bucket each on each side: half of a side's buckets."""
+    return t5_side_buckets(num_buckets, bidirectional) // 2
+
+
+def t5_problem(num_buckets: int, max_distance: int, bidirectional: bool) -> str:
+    """Why T5's buckets are undefined for these settings ("" when they are defined)."""
+    max_exact = t5_max_exact(num_buckets, bidirectional)
+    if max_distance <= max_exact:
+        kind = "bidirectional" if bidirectional else "causal"
+        return (
+            f"with {num_buckets} buckets ({kind}) the first {max_exact} distances have a bucket "
+            f"each, so max_distance must be at least {max_exact + 1}, not {max_distance}; raise "
+            "max_distance or lower the number of buckets"
+        )
+    try:
+        t5_relative_bucket(0, bidirectional, num_buckets, max_distance)
+    except ValueError as error:
+        return str(error)
+    return ""
+
+
+def run_holding(runs: list[BucketRun] | tuple[BucketRun, ...], distance: int) -> BucketRun:
+    """The run of runs (t5_bucket_runs, in order of distance) that holds distance."""
+    return next(r for r in runs if r.first <= distance and (r.last is None or distance <= r.last))
+
+
+def shaw_vector(offset: int, clip: int) -> int:
+    """c = clip(j − i, −K, K): the vector a_c Shaw et al.'s pair k = j − i apart uses."""
+    return int(np.clip(offset, -clip, clip))
+
+
+def shaw_sharing_pairs(vector: int, clip: int, n_positions: int) -> int:
+    """How many pairs (query i, key j) of n positions use a_vector: those with
+    clip(j − i, −K, K) = vector."""
+    distance = abs(vector)
+    if distance > min(clip, n_positions - 1):
+        return 0
+    if clip == 0:
+        return n_positions * n_positions
+    if distance < clip:
+        return n_positions - distance
+    # Every distance K … n − 1 on that side: n − K + … + 1 pairs.
+    return (n_positions - clip) * (n_positions - clip + 1) // 2
+
+
+def shaw_distance_span(vector: int, clip: int, n_positions: int) -> tuple[int, int] | None:
+    """The distances j − i of n positions that use a_vector, lowest and highest (None: none)."""
+    last = n_positions - 1
+    if abs(vector) > min(clip, last):
+        return None
+    if abs(vector) < clip:
+        return vector, vector
+    return (clip, last) if vector > 0 else (-last, -clip)
+
+
+def shaw_used_vectors(clip: int, n_positions: int) -> int:
+    """How many of the 2K + 1 vectors some pair of n positions uses: min(2K + 1, 2n − 1)."""
+    return min(2 * clip + 1, 2 * n_positions - 1)

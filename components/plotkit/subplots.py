@@ -68,3 +68,8 @@ def compose(state: ExplorerState, layout: dict, subplots: Sequence[Subplot]) -> 
         )
     layout.update(shapes=shapes, annotations=annotations)
     return {"data": data, "layout": layout}
+
+
+def heatmap_axis(text: str, **extra) -> dict:
+    """A Subplot's axis of a heatmap, titled text: no grid lines over the cells."""
+    return {"showgrid": False, "title": {"text": text}, **extra}

@@ -8,10 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import derived, relative
-from ..formula import MINUS
 from ..plotkit import theme
 from ..plotkit.charts import (
-    matrix_axis,
     message_figure,
     offset_shapes,
     panel_caption,
@@ -19,6 +17,8 @@ from ..plotkit.charts import (
     titled_layout,
 )
 from ..plotkit.frame import ChartData, span_text
+from ..plotkit.numbers import signed
+from ..plotkit.subplots import Subplot, compose, heatmap_axis
 from ..relative import BucketRun
 from ..state import ExplorerState
 
@@ -28,8 +28,8 @@ VIRIDIS = ("#440154", "#482878", "#3e4989", "#31688e", "#26828e", "#1f9e89", "#3
            "#6ece58", "#b5de2b", "#fde725")  # fmt: skip
 BUCKET_SCALE = [[index / (len(VIRIDIS) - 1), colour] for index, colour in enumerate(VIRIDIS)]
 # Panels: the buckets over every offset on top; the n × n matrix and the zoom near the query below.
-TOP_DOMAIN, BOTTOM_DOMAIN = [0.6, 1.0], [0.0, 0.42]
-MATRIX_DOMAIN, ZOOM_DOMAIN = [0.0, 0.36], [0.62, 1.0]
+TOP_DOMAIN, BOTTOM_DOMAIN = (0.6, 1.0), (0.0, 0.42)
+MATRIX_DOMAIN, ZOOM_DOMAIN = (0.0, 0.36), (0.62, 1.0)
 # The zoom shows this many times max_exact on each side of the query: the exact buckets and the
 # first log-spaced ones.
 ZOOM_EXACT_SPANS = 3
@@ -63,57 +63,28 @@ class T5Readout:
 
 def problem(state: ExplorerState) -> str:
     """Why T5's buckets are undefined for these settings ("" when they are defined)."""
-    nb, md, bidirectional = state.t5_buckets, state.t5_max_distance, state.t5_bidirectional
-    max_exact = (nb // 2 if bidirectional else nb) // 2
-    if md <= max_exact:
-        kind = "bidirectional" if bidirectional else "causal"
-        return (
-            f"with {nb} buckets ({kind}) the first {max_exact} distances have a bucket each, so "
-            f"max_distance must be at least {max_exact + 1}, not {md}; raise max_distance or "
-            "lower the number of buckets"
-        )
-    try:
-        relative.t5_relative_bucket(0, bidirectional, nb, md)
-    except ValueError as error:
-        return str(error)
-    return ""
+    return relative.t5_problem(state.t5_buckets, state.t5_max_distance, state.t5_bidirectional)
 
 
-def signed(value: int) -> str:
-    """A whole number with U+2212 for its minus sign, as the page prints numbers."""
-    return str(value).replace("-", MINUS)
-
-
-def side_of(offset: int) -> int:
-    """−1 for a key at or before the query (key − query ≤ 0), +1 after it."""
-    return 1 if offset > 0 else -1
-
-
-def numbers(state: ExplorerState) -> T5Readout:
+def readout_values(state: ExplorerState) -> T5Readout:
     """The bucket of k = key − query, its run of distances and the bands of the buckets."""
     nb, md, bidirectional = state.t5_buckets, state.t5_max_distance, state.t5_bidirectional
-    before, after = derived.t5_runs(nb, md, bidirectional)
-    k = state.offset
-    side = side_of(k)
-    runs = before if side < 0 else after
-    distance = abs(k)
-    run = next(r for r in runs if r.first <= distance and (r.last is None or distance <= r.last))
-    side_buckets = nb // 2 if bidirectional else nb
-    max_exact = side_buckets // 2
+    bands = derived.t5_bands(nb, md, bidirectional)
+    side, run = derived.t5_run_of(state.offset, nb, md, bidirectional)
     return T5Readout(
         num_buckets=nb,
         max_distance=md,
         bidirectional=bidirectional,
-        max_exact=max_exact,
-        side_buckets=side_buckets,
+        max_exact=bands.max_exact,
+        side_buckets=bands.side_buckets,
         pos=state.pos,
         second_pos=state.second_pos,
-        offset=k,
+        offset=state.offset,
         bucket=run.bucket,
         run=run,
         side=side,
-        last=before[-1],
-        log_runs=sum(1 for r in before[:-1] if r.first >= max_exact),
+        last=bands.last,
+        log_runs=bands.log_runs,
     )
 
 
@@ -143,7 +114,7 @@ def readout(state: ExplorerState) -> str:
     """The bucket of k and the distances sharing it; where the exact buckets end."""
     if message := problem(state):
         return f'<p class="pe-note pe-t5-problem">T5 buckets: {html.escape(message)}.</p>'
-    shown = numbers(state)
+    shown = readout_values(state)
     me, last = shown.max_exact, shown.last
     if shown.bidirectional:
         sides = (
@@ -196,7 +167,7 @@ def segments(state: ExplorerState, reach: int) -> list[Segment]:
     return sorted(drawn, key=lambda segment: segment.left)
 
 
-def step_traces(drawn: list[Segment], axis: str, marker_size: int) -> list[dict]:
+def step_traces(drawn: list[Segment], marker_size: int) -> list[dict]:
     """The bucket against key − query as a step line, with one hoverable dot per run."""
     colour = theme.PAIR_COLOURS[0]
     return [
@@ -206,8 +177,6 @@ def step_traces(drawn: list[Segment], axis: str, marker_size: int) -> list[dict]
             "x": np.array([s.left for s in drawn] + [drawn[-1].right]),
             "y": np.array([s.bucket for s in drawn] + [drawn[-1].bucket]),
             "line": {"color": colour, "width": 2, "shape": "hv"},
-            "xaxis": f"x{axis}",
-            "yaxis": f"y{axis}",
             "hoverinfo": "skip",
             "name": "bucket of key − query",
         },
@@ -218,12 +187,23 @@ def step_traces(drawn: list[Segment], axis: str, marker_size: int) -> list[dict]
             "y": np.array([s.bucket for s in drawn]),
             "text": [s.text for s in drawn],
             "marker": {"color": colour, "size": marker_size},
-            "xaxis": f"x{axis}",
-            "yaxis": f"y{axis}",
             "hovertemplate": "%{text}<extra></extra>",
             "name": "runs of distances",
         },
     ]
+
+
+def _current_trace(shown: T5Readout, palette: dict) -> dict:
+    """k = key − query at its bucket, a diamond."""
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "x": np.array([shown.offset]),
+        "y": np.array([shown.bucket]),
+        "marker": {"color": palette["second"], "size": 11, "symbol": "diamond"},
+        "hovertemplate": "k = %{x}: bucket %{y}<extra></extra>",
+        "name": "key − query = k",
+    }
 
 
 def _message_figure(state: ExplorerState, message: str) -> dict:
@@ -232,15 +212,15 @@ def _message_figure(state: ExplorerState, message: str) -> dict:
     return message_figure(state, "t5-message", title, html.escape(message))
 
 
-def _band_shapes(shown: T5Readout, axis: str, palette: dict) -> list[dict]:
-    """The exact buckets' span shaded, and ±max_distance dashed, on the axes x{axis}, y{axis}."""
+def _band_shapes(shown: T5Readout, palette: dict) -> list[dict]:
+    """The exact buckets' span shaded, and ±max_distance dashed, over a panel of key − query."""
     me, md = shown.max_exact, shown.max_distance
     right = me - 0.5 if shown.bidirectional else 0.5
     shapes = [
         {
             "type": "rect",
-            "xref": f"x{axis}",
-            "yref": f"y{axis} domain",
+            "xref": "x",
+            "yref": "y domain",
             "x0": -(me - 0.5),
             "x1": right,
             "y0": 0,
@@ -255,8 +235,8 @@ def _band_shapes(shown: T5Readout, axis: str, palette: dict) -> list[dict]:
         shapes.append(
             {
                 "type": "line",
-                "xref": f"x{axis}",
-                "yref": f"y{axis} domain",
+                "xref": "x",
+                "yref": "y domain",
                 "x0": edge,
                 "x1": edge,
                 "y0": 0,
@@ -268,12 +248,12 @@ def _band_shapes(shown: T5Readout, axis: str, palette: dict) -> list[dict]:
     return shapes
 
 
-def _label(text: str, x: float, axis: str, colour: str) -> dict:
-    """A small label over the panel of axis at x."""
+def _label(text: str, x: float, colour: str) -> dict:
+    """A small label over a panel at x."""
     return {
         "text": text,
-        "xref": f"x{axis}",
-        "yref": f"y{axis} domain",
+        "xref": "x",
+        "yref": "y domain",
         "x": x,
         "y": 1.0,
         "yanchor": "bottom",
@@ -282,134 +262,100 @@ def _label(text: str, x: float, axis: str, colour: str) -> dict:
     }
 
 
+def _matrix_subplot(state: ExplorerState, shown: T5Readout) -> Subplot:
+    """The bucket of every (query i, key j), with pos and pos + k marked."""
+    n = state.n_positions
+    cells = derived.t5_bucket_cells(n, shown.num_buckets, shown.max_distance, shown.bidirectional)
+    heatmap = {
+        "type": "heatmap",
+        "x": cells.rows,
+        "y": cells.rows,
+        "z": cells.cells,
+        "zmin": 0,
+        "zmax": shown.num_buckets - 1,
+        "colorscale": BUCKET_SCALE,
+        "colorbar": theme.colorbar(
+            x=MATRIX_DOMAIN[1] + 0.01,
+            y=sum(BOTTOM_DOMAIN) / 2,
+            len=BOTTOM_DOMAIN[1] - BOTTOM_DOMAIN[0],
+            thickness=8,
+        ),
+        "hovertemplate": "query i = %{y}, key j = %{x}<br>bucket %{z}<extra></extra>",
+        "name": "bucket of j − i",
+    }
+    note = "" if cells.stride == 1 else "<br>" + reduced_note(cells.stride, cells.rows.size, n)
+    caption = panel_caption(
+        f"<b>Bucket of (i, j)</b>{note}", MATRIX_DOMAIN[0], BOTTOM_DOMAIN[1] + 0.06
+    )
+    caption["align"] = "left"  # the reduction note under the caption
+    return Subplot(
+        traces=[heatmap],
+        x_axis=heatmap_axis("key j", range=[-0.5, n - 0.5], constrain="domain"),
+        y_axis=heatmap_axis("query i", autorange="reversed", scaleanchor="x", constrain="domain"),
+        domain=(MATRIX_DOMAIN, BOTTOM_DOMAIN),
+        shapes=offset_shapes(state, cells.stride),
+        annotations=[caption],
+    )
+
+
+def _buckets_subplot(state: ExplorerState, shown: T5Readout, drawn: list[Segment], reach: int):
+    """The bucket of every key − query out to ±reach, the exact span shaded."""
+    palette = theme.colours(state.theme)
+    return Subplot(
+        traces=[*step_traces(drawn, 5), _current_trace(shown, palette)],
+        x_axis={"range": [-reach - 0.5, reach + 0.5], "title": {"text": "key − query"}},
+        y_axis={"range": [-0.5, shown.num_buckets - 0.5], "title": {"text": "bucket"}},
+        domain=((0.0, 1.0), TOP_DOMAIN),
+        caption="<b>Bucket of key − query</b> · shaded: exact · dashed: ±max_distance",
+        shapes=_band_shapes(shown, palette),
+    )
+
+
+def _zoom_subplot(state: ExplorerState, shown: T5Readout, drawn: list[Segment], reach: int):
+    """The buckets near the query, where the exact ones end."""
+    palette = theme.colours(state.theme)
+    zoom = min(reach, ZOOM_EXACT_SPANS * shown.max_exact)
+    exact_centre = 0.0 if shown.bidirectional else -(shown.max_exact - 1) / 2
+    return Subplot(
+        traces=[*step_traces(drawn, 6), _current_trace(shown, palette)],
+        x_axis={"range": [-zoom - 0.5, zoom + 0.5], "title": {"text": "key − query"}},
+        # Untitled: the top panel's axis names the buckets, and a phone has no room for more.
+        y_axis={"range": [-0.5, shown.num_buckets - 0.5]},
+        domain=(ZOOM_DOMAIN, BOTTOM_DOMAIN),
+        shapes=_band_shapes(shown, palette),
+        annotations=[
+            panel_caption("<b>Near the query</b>", ZOOM_DOMAIN[0], BOTTOM_DOMAIN[1] + 0.06),
+            _label("exact", exact_centre, palette["text"]),
+        ],
+    )
+
+
 def figure(state: ExplorerState) -> dict:
     """Top: the bucket of every key − query. Below: the n × n bucket matrix with pos and pos + k,
     and the buckets near the query, where the exact ones end."""
     if message := problem(state):
         return _message_figure(state, message)
-    n, k = state.n_positions, state.offset
-    nb, md, bidirectional = state.t5_buckets, state.t5_max_distance, state.t5_bidirectional
-    palette = theme.colours(state.theme)
-    shown = numbers(state)
-    me = shown.max_exact
+    shown = readout_values(state)
+    n, nb, md = state.n_positions, shown.num_buckets, shown.max_distance
     reach = max(2 * md, n - 1)
-    zoom = min(reach, ZOOM_EXACT_SPANS * me)
     drawn = segments(state, reach)
-    cells = derived.t5_bucket_cells(n, nb, md, bidirectional)
-    current = {
-        "type": "scatter",
-        "mode": "markers",
-        "x": np.array([k]),
-        "y": np.array([shown.bucket]),
-        "marker": {"color": palette["second"], "size": 11, "symbol": "diamond"},
-        "hovertemplate": "k = %{x}: bucket %{y}<extra></extra>",
-        "name": "key − query = k",
-    }
-    traces = [
-        {
-            "type": "heatmap",
-            "x": cells.rows,
-            "y": cells.rows,
-            "z": cells.cells,
-            "zmin": 0,
-            "zmax": nb - 1,
-            "colorscale": BUCKET_SCALE,
-            "colorbar": theme.colorbar(
-                x=MATRIX_DOMAIN[1] + 0.01,
-                y=sum(BOTTOM_DOMAIN) / 2,
-                len=BOTTOM_DOMAIN[1] - BOTTOM_DOMAIN[0],
-                thickness=8,
-            ),
-            "hovertemplate": "query i = %{y}, key j = %{x}<br>bucket %{z}<extra></extra>",
-            "name": "bucket of j − i",
-        },
-        *step_traces(drawn, "2", 5),
-        {**current, "xaxis": "x2", "yaxis": "y2"},
-        *step_traces(drawn, "3", 6),
-        {**current, "xaxis": "x3", "yaxis": "y3"},
-    ]
-    kind = "bidirectional" if bidirectional else "causal"
+    kind = "bidirectional" if shown.bidirectional else "causal"
     title = f"T5: {nb} buckets, max_distance {md}, {kind}"
-    matrix_note = ""
-    if cells.stride > 1:
-        matrix_note = "<br>" + reduced_note(cells.stride, cells.rows.size, n)
-    shapes = offset_shapes(state, cells.stride)
-    shapes += _band_shapes(shown, "2", palette) + _band_shapes(shown, "3", palette)
-    exact_centre = 0.0 if bidirectional else -(me - 1) / 2
-    annotations = [
-        panel_caption(
-            "<b>Bucket of key − query</b> · shaded: exact · dashed: ±max_distance",
-            0.0,
-            TOP_DOMAIN[1] + 0.01,
-        ),
-        panel_caption(
-            f"<b>Bucket of (i, j)</b>{matrix_note}",
-            MATRIX_DOMAIN[0],
-            BOTTOM_DOMAIN[1] + 0.06,
-        ),
-        panel_caption(
-            "<b>Near the query</b>",
-            ZOOM_DOMAIN[0],
-            BOTTOM_DOMAIN[1] + 0.06,
-        ),
-        _label("exact", exact_centre, "3", palette["text"]),
+    layout = titled_layout(state, f"t5-{n}-{nb}-{md}-{shown.bidirectional}", title)
+    layout.update(margin={"l": 64, "r": 24, "t": 84, "b": 48}, showlegend=False)
+    subplots = [
+        _matrix_subplot(state, shown),
+        _buckets_subplot(state, shown, drawn, reach),
+        _zoom_subplot(state, shown, drawn, reach),
     ]
-    annotations[1]["align"] = "left"  # the reduction note under the matrix's caption
-    layout = titled_layout(state, f"t5-{n}-{nb}-{md}-{bidirectional}", title)
-    layout.update(
-        margin={"l": 64, "r": 24, "t": 84, "b": 48},
-        showlegend=False,
-        xaxis=matrix_axis(
-            state,
-            "key j",
-            domain=MATRIX_DOMAIN,
-            anchor="y",
-            range=[-0.5, n - 0.5],
-            constrain="domain",
-        ),
-        yaxis=matrix_axis(
-            state,
-            "query i",
-            domain=BOTTOM_DOMAIN,
-            anchor="x",
-            autorange="reversed",
-            scaleanchor="x",
-            constrain="domain",
-        ),
-        xaxis2=theme.axis(
-            state.theme,
-            domain=[0.0, 1.0],
-            anchor="y2",
-            range=[-reach - 0.5, reach + 0.5],
-            title={"text": "key − query"},
-        ),
-        yaxis2=theme.axis(
-            state.theme,
-            domain=TOP_DOMAIN,
-            anchor="x2",
-            range=[-0.5, nb - 0.5],
-            title={"text": "bucket"},
-        ),
-        xaxis3=theme.axis(
-            state.theme,
-            domain=ZOOM_DOMAIN,
-            anchor="y3",
-            range=[-zoom - 0.5, zoom + 0.5],
-            title={"text": "key − query"},
-        ),
-        # Untitled: the top panel's axis names the buckets, and a phone has no room for more.
-        yaxis3=theme.axis(state.theme, domain=BOTTOM_DOMAIN, anchor="x3", range=[-0.5, nb - 0.5]),
-        shapes=shapes,
-        annotations=annotations,
-    )
-    return {"data": traces, "layout": layout}
+    return compose(state, layout, subplots)
 
 
 def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the buckets' bands and the bucket of k."""
     if message := problem(state):
         return f"T5 relative-position buckets: {message}"
-    shown = numbers(state)
+    shown = readout_values(state)
     kind = "bidirectional" if shown.bidirectional else "causal"
     return (
         f"T5 buckets of key − query ({shown.num_buckets} buckets, max_distance "
@@ -426,7 +372,7 @@ def listed_runs(state: ExplorerState) -> tuple[list[tuple[int, BucketRun]], int,
     and how many runs there are."""
     before, after = derived.t5_runs(state.t5_buckets, state.t5_max_distance, state.t5_bidirectional)
     every = [(-1, run) for run in before] + [(1, run) for run in after]
-    shown = numbers(state)
+    shown = readout_values(state)
     index = every.index((shown.side, shown.run))
     start = max(0, min(index - LISTED_RUNS // 2, len(every) - LISTED_RUNS))
     return every[start : start + LISTED_RUNS], start, len(every)

@@ -40,7 +40,7 @@ def test_the_bucket_of_k_is_t5s(bidirectional, expected):
     assert [reference_bucket(k, bidirectional) for k in OFFSETS] == list(expected)
     for k, bucket in zip(OFFSETS, expected, strict=True):
         state = ExplorerState(n_positions=2048, pos=600, offset=k, t5_bidirectional=bidirectional)
-        assert t5.numbers(state).bucket == bucket
+        assert t5.readout_values(state).bucket == bucket
         assert f'<span class="pe-t5-bucket">{bucket}</span>' in t5.readout(state)
 
 
@@ -56,7 +56,7 @@ def test_the_bucket_of_k_is_t5s(bidirectional, expected):
 )
 def test_the_readout_names_the_distances_that_share_ks_bucket(k, text):
     state = ExplorerState(n_positions=1024, pos=300, offset=k)
-    shown = t5.numbers(state)
+    shown = t5.readout_values(state)
     side = 1 if k > 0 else -1
     first, last = shared_distances(shown.bucket, side)
     assert shown.run.first == first
@@ -172,7 +172,7 @@ def test_every_setting_gives_the_reference_bucket_or_a_clear_message(
         assert "max_distance" in t5.readout(state)
         assert t5.figure(state)["data"] == []
         return
-    assert t5.numbers(state).bucket == reference_bucket(k, bidirectional, num_buckets, max_distance)
+    assert t5.readout_values(state).bucket == reference_bucket(k, bidirectional, num_buckets, max_distance)
 
 
 @pytest.mark.parametrize(
@@ -206,7 +206,7 @@ def test_the_script_reproduces_the_buckets_the_view_shows():
     ):
         namespace: dict = {}
         exec(t5.code(state), namespace)
-        shown = t5.numbers(state)
+        shown = t5.readout_values(state)
         assert namespace["bucket_of_k"] == shown.bucket
         assert namespace["first"] == shown.run.first
         if shown.run.last is not None:
