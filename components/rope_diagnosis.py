@@ -9,12 +9,14 @@ explains the array, pair by pair, is named with the pairs where it shows.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .encoding import check_base, check_d_model
+from .diagnosis import UploadFormat
+from .encoding import MAX_D_MODEL, check_base, check_d_model
 from .scaling import (
     check_scaling,
     default_frequencies,
@@ -202,3 +204,157 @@ def _verdict(
     head = f"does not match: {bug}" if bug else "does not match the config"
     text = f"{head}{where}{worst}" + (f"; {note}" if note else "")
     return RopeDiagnosis(ok, text, bug, expected, theirs, pairs, error)
+
+
+# ---- Examples: the config's right inv_freq and a buggy one -------------------------------------
+
+
+def example_mistake(
+    method: str, d_head: int, base: float, factor: float, original_context: int, **params: object
+) -> tuple[str, np.ndarray] | None:
+    """A buggy inv_freq with the name of its bug: the first of the method's usual mistakes that
+    diagnose_rope tells apart from the right array (None when none is, as with d_head 2)."""
+    arguments = (method, d_head, base, factor, original_context)
+    plain = default_frequencies(d_head, base)
+    pairs = np.arange(d_head // 2, dtype=np.float64)
+    candidates: list[tuple[str, Callable[[], np.ndarray]]] = []
+    if method in ("ntk", "dynamic"):
+        candidates.append(("NTK's base not raised", lambda: plain))
+    if method == "yarn":
+        flipped = {**params, "truncate": not params["truncate"]}
+        candidates.append((
+            f"YaRN's truncate {'off' if params['truncate'] else 'on'}",
+            lambda: rope_scaled_frequencies(*arguments, **flipped)[0],
+        ))  # fmt: skip
+    if method != "none":
+        candidates.append(("the scaling ignored", lambda: plain))
+    candidates.append(("exponent i/d, not 2i/d", lambda: 1.0 / base ** (pairs / d_head)))
+    for label, make in candidates:
+        buggy = make()
+        if not diagnose_rope(buggy, *arguments, **params).ok:
+            return label, buggy
+    return None
+
+
+# ---- Reading someone's inv_freq: a .npy file, a text file or pasted numbers --------------------
+
+# An inv_freq has d_head / 2 numbers (or d_head, one per dimension): at most MAX_D_MODEL.
+MAX_NUMBERS = MAX_D_MODEL
+# A float64 .npy of MAX_NUMBERS numbers is 16 KiB; text of them, a few times that.
+MAX_FILE_BYTES = 1 << 20
+MAX_PASTE_CHARS = 200_000
+SIZE_CAP = (
+    f"at most {MAX_NUMBERS} numbers, in a file of at most 1 MiB or {MAX_PASTE_CHARS:,} "
+    "characters of text"
+)
+
+
+class InvFreqError(ValueError):
+    """The input is not an inv_freq this check can read; one line for the page."""
+
+
+# NumPy's and PyTorch's printed arrays: array([...], dtype=float32), tensor([...]), and lists of
+# NumPy numbers [np.float64(1.0), …]: their wrappers are dropped, leaving the numbers.
+_WRAPPERS = re.compile(
+    r"\b(?:array|tensor|np\.\w+|torch\.\w+)\(|\b(?:dtype|device|requires_grad|grad_fn)=[^,\])]*"
+    r"|[()\[\]]",
+    re.IGNORECASE,
+)
+_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+def read_inv_freq_text(text: str) -> np.ndarray:
+    """The numbers of pasted text or a text file: separated by commas, semicolons, spaces or
+    lines, or a printed NumPy array / PyTorch tensor / list. A first line without a number (a
+    header) and lines starting with # are skipped."""
+    if len(text) > MAX_PASTE_CHARS:
+        raise InvFreqError(
+            f"over the size cap: the text has {len(text):,} characters; the cap is {SIZE_CAP}"
+        )
+    if "..." in text or "…" in text:
+        raise InvFreqError(
+            "not the whole array: it was printed with '...' in place of the middle; print it "
+            'with print(*inv_freq.tolist(), sep=",")'
+        )
+    lines = [
+        line for line in text.lstrip("\ufeff").splitlines() if not line.lstrip().startswith("#")
+    ]
+    rows = [_SEPARATORS.split(_WRAPPERS.sub(" ", line).strip()) for line in lines]
+    rows = [[token for token in row if token] for row in rows]
+    rows = [row for row in rows if row]
+    if len(rows) > 1 and not any(_is_number(token) for token in rows[0]):
+        rows = rows[1:]
+    tokens = [token for row in rows for token in row]
+    if not tokens:
+        raise InvFreqError("empty: there are no numbers")
+    if len(tokens) > MAX_NUMBERS:
+        raise InvFreqError(f"over the size cap: {len(tokens):,} numbers; the cap is {SIZE_CAP}")
+    values = []
+    for index, token in enumerate(tokens, start=1):
+        if not _is_number(token):
+            raise InvFreqError(f"not numeric: number {index} is {token[:40]!r}")
+        values.append(float(token))
+    return _checked_inv_freq(np.array(values, dtype=np.float64))
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return "_" not in token  # Python reads 1_0 as 10; NumPy and a person would not
+
+
+def _inv_freq_size(shape: tuple[int, ...]) -> int:
+    """The length of a vector of this shape (length-1 axes dropped: a (1, 64) or (64, 1) array
+    is a vector), or InvFreqError for a matrix, an empty array or one over the cap."""
+    if 0 in shape:
+        raise InvFreqError(f"empty: the array has shape {shape}")
+    if sum(length != 1 for length in shape) > 1:
+        raise InvFreqError(
+            f"wrong shape {shape}: give a vector, one number per pair (d_head / 2) or per "
+            "dimension (d_head)"
+        )
+    size = math.prod(shape)
+    if size > MAX_NUMBERS:
+        raise InvFreqError(f"over the size cap: {size:,} numbers; the cap is {SIZE_CAP}")
+    return size
+
+
+def _checked_inv_freq(array: np.ndarray) -> np.ndarray:
+    """The array as a vector of positive finite numbers (its dtype kept), or InvFreqError."""
+    _inv_freq_size(array.shape)
+    vector = array.reshape(-1)
+    finite = np.isfinite(vector)
+    if not finite.all():
+        index = int(np.flatnonzero(~finite)[0])
+        raise InvFreqError(
+            f"NaN or infinity at number {index + 1}: every frequency must be a positive finite "
+            "number"
+        )
+    if np.any(vector <= 0):
+        index = int(np.flatnonzero(vector <= 0)[0])
+        raise InvFreqError(
+            f"number {index + 1} is {float(vector[index]):g}: every frequency must be positive"
+        )
+    return vector
+
+
+INV_FREQ_UPLOAD = UploadFormat(
+    error=InvFreqError,
+    numbers="numbers",
+    size_cap=SIZE_CAP,
+    max_file_bytes=MAX_FILE_BYTES,
+    check_shape=_inv_freq_size,
+    check_array=_checked_inv_freq,
+    parse_text=read_inv_freq_text,
+    refused_suffixes=(".npz", ".pt", ".pth", ".pkl", ".pickle", ".bin", ".safetensors"),
+    refused="not an inv_freq file: archives, checkpoints and pickles are never opened; save the "
+    "one array with np.save('inv_freq.npy', inv_freq) or paste its numbers",
+    not_text="not an inv_freq: the file is neither a .npy file nor text (numbers)",
+)
+
+
+def load_inv_freq(data: bytes, filename: str = "") -> np.ndarray:
+    """The inv_freq in an uploaded file: a .npy (its dtype kept), or text (read_inv_freq_text)."""
+    return INV_FREQ_UPLOAD.read(data, filename)

@@ -9,7 +9,7 @@ import numpy as np
 import panel as pn
 import param
 
-from .. import derived, methods, relative
+from .. import code_templates, derived, methods, relative
 from ..state import ExplorerState
 from ..views import VIEWS
 
@@ -95,7 +95,7 @@ def methods_npz(state: ExplorerState) -> bytes:
 
 def method_code(state: ExplorerState, method: str) -> str:
     """The NumPy script that reproduces what the page shows for method at the state."""
-    return methods.method_snippet(
+    return code_templates.method_snippet(
         method,
         d_model=state.d_model,
         n_positions=state.n_positions,
@@ -111,7 +111,7 @@ def method_code(state: ExplorerState, method: str) -> str:
 
 def numpy_code(state: ExplorerState) -> str:
     """A standalone NumPy program that recreates the matrix and the comparison numbers."""
-    return methods.sinusoidal_program(
+    return code_templates.sinusoidal_program(
         state.n_positions, state.d_model, state.base, state.layout, state.pos, state.offset
     )
 

@@ -30,7 +30,7 @@ from . import (
     nope,
     properties,
     rope,
-    rope_checker,
+    ropecheck,
     rotation,
     scaling,
     shaw,
@@ -418,7 +418,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         view_class=scaling.ScalingView,
     ),
     view_of(
-        rope_checker,
+        ropecheck,
         name="ropecheck",
         title="Check a RoPE config",
         short="Check RoPE",
@@ -436,7 +436,7 @@ VIEWS: tuple[ViewSpec, ...] = (
         plot_height=560,
         height=1200,
         embed_height=1320,
-        view_class=rope_checker.RopeCheckView,
+        view_class=ropecheck.RopeCheckView,
     ),
     view_of(
         learned,

@@ -17,6 +17,7 @@ import panel as pn
 import param
 
 from .. import derived, encoding
+from ..code_templates import reference_lines, slice_code
 from ..plotkit import theme
 from ..plotkit.charts import pe_matrix_layout, pe_matrix_trace
 from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, ChartData, PlotView, span_text, window
@@ -82,40 +83,15 @@ def div_term(d_model: int, base: float) -> np.ndarray:
     return np.exp(np.arange(0, d_model, 2) * (-math.log(base) / d_model))
 
 
-def slice_code(columns: slice, d_model: int) -> str:
-    """A column slice of encoding.pair_columns as the code writes it: 0::2, 1::2, :d_model // 2
-    or d_model // 2: (the middle column named, as the concatenated layout's code names it)."""
-    half = d_model // 2
-
-    def bound(value: int | None, default: int | None) -> str:
-        if value is None or (columns.step is None and value == default):
-            return ""
-        return "d_model // 2" if columns.step is None and value == half else str(value)
-
-    text = f"{bound(columns.start, 0)}:{bound(columns.stop, None)}"
-    return text + (f":{columns.step}" if columns.step is not None else "")
-
-
 def seq_len(state: ExplorerState) -> int:
     """The length of the sequences the last step adds pe to: the sentence's words."""
     return len(state.words)
 
 
 def code_lines(state: ExplorerState) -> list[str]:
-    """The reference implementation, with the state's sizes and base and its layout's slicing."""
-    sines, cosines = (
-        slice_code(s, state.d_model) for s in encoding.pair_columns(state.d_model, state.layout)
-    )
-    return [
-        f"max_len, d_model, base = {state.n_positions}, {state.d_model}, {float(state.base)!r}",
-        "position = np.arange(max_len)[:, np.newaxis]",
-        "div_term = np.exp(np.arange(0, d_model, 2) * (-np.log(base) / d_model))",
-        "pe = np.zeros((max_len, d_model))",
-        f"pe[:, {sines}] = np.sin(position * div_term)",
-        f"pe[:, {cosines}] = np.cos(position * div_term)",
-        f"seq_len = x.shape[1]  # {seq_len(state)}: the words of the sentence",
-        "x = x + pe[:seq_len]",
-    ]
+    """The reference implementation with the state's sizes, base and layout's slicing."""
+    n, d, base = state.n_positions, state.d_model, float(state.base)
+    return reference_lines(n, d, base, state.layout, seq_len(state))
 
 
 def code_html(lines: list[str], current: tuple[int, ...], mark: str = "") -> str:

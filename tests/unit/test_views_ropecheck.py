@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from checker_support import npy
 from pe_explorer.state import ExplorerState
-from pe_explorer.views import rope_checker, view_spec
+from pe_explorer.views import ropecheck, view_spec
 from rope_reference import BASE, D, L, llama3, ntk, plain, theta, yarn
 
 TOLERANCE = 1e-5
@@ -372,7 +372,7 @@ CODE_STATES = {
 @pytest.mark.parametrize("case", CODE_STATES)
 def test_the_code_computes_the_expected_inv_freq_from_the_published_formulas(case):
     state, expected = CODE_STATES[case]
-    script = rope_checker.code(ExplorerState(**state))
+    script = ropecheck.code(ExplorerState(**state))
     assert "pe_explorer" not in script and script.startswith("import numpy as np\n")
     namespace = run(script)
     assert np.allclose(namespace["expected"], expected, rtol=1e-12)
