@@ -11,6 +11,7 @@ import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import lru_cache, wraps
 
 import numpy as np
@@ -970,3 +971,71 @@ def reference_example(n_positions: int, d_model: int, base: float) -> np.ndarray
     """The interleaved PE matrix the checker draws before a matrix is given (not pe_matrix: its
     few cache slots hold the page's own matrices)."""
     return encoding.positional_encoding(n_positions, d_model, base)
+
+
+# ---- ALiBi's heads, and every method's position score against the offset ---------------------
+
+# The slopes are 2^(−8h/c) (c ≤ 64) and 2^(−4(2h − 1)/c) (c ≤ 32): their exponents are
+# multiples of 1/8, so rounding log2 to 1/1024 recovers them exactly from the floats.
+EXPONENT_DENOMINATOR = 1024
+
+
+def slope_exponent(slope: float) -> Fraction:
+    """e with slope = 2^(−e): a multiple of 1/8 for every ALiBi slope."""
+    return Fraction(round(-math.log2(slope) * EXPONENT_DENOMINATOR), EXPONENT_DENOMINATOR)
+
+
+def alibi_biases(n_heads: int, offsets) -> np.ndarray:
+    """−m_h·|k| of each head h (rows) at each offset k (columns), float64, never −0."""
+    offsets = np.asarray(offsets)
+    return np.stack([methods.alibi_offset_bias(offsets, m) for m in alibi_slopes(n_heads)]) + 0.0
+
+
+def extreme_alibi_heads(n_heads: int) -> tuple[int, ...]:
+    """The steepest and the gentlest head (from 0), once when they are one head (H = 1).
+
+    For H a power of two these are heads 1 and H; otherwise the reference code's order is not
+    sorted (H = 3: 1/16, 1/256, 1/4), so the extremes are looked up.
+    """
+    slopes = alibi_slopes(n_heads)
+    return tuple(dict.fromkeys([int(np.argmax(slopes)), int(np.argmin(slopes))]))
+
+
+def last_scored_offset(state) -> int:
+    """The largest k the methods view scores: the shown sequence's, and at least twice the
+    training length."""
+    return max(state.n_positions - 1, 2 * state.train_length)
+
+
+@dataclass(frozen=True)
+class PositionScoreCurve:
+    """One method's position-only score at k = 0 … last_scored_offset (one ALiBi head's)."""
+
+    method: str
+    name: str  # the method's name, or "alibi-gentlest" for ALiBi's gentlest head
+    scores: np.ndarray
+    head: int | None = None  # the ALiBi head, from 0
+
+
+def position_score_curves(state) -> tuple[PositionScoreCurve, ...]:
+    """The methods view's lines: sinusoidal, RoPE, ALiBi's steepest and gentlest heads, none,
+    and the relative methods T5, Shaw et al. and Transformer-XL with their seeded stand-ins."""
+    last, d_model, base, seed = last_scored_offset(state), state.d_model, state.base, state.seed
+    shown = method_curves(last, d_model, float(base), state.layout, seed, state.heads)
+    alibi = [
+        PositionScoreCurve("alibi", "alibi-gentlest" if index else "alibi", shown.alibi[head], head)
+        for index, head in enumerate(extreme_alibi_heads(state.heads))
+    ]
+    t5 = (state.t5_buckets, state.t5_max_distance, state.t5_bidirectional)
+    relative_scores = {
+        "t5": t5_bias_curve(last + 1, *t5, seed),
+        "shaw": shaw_score_curve(last + 1, state.shaw_clip, d_model, seed),
+        "xl": xl_position_curve(last + 1, d_model, float(base), seed),
+    }
+    return (
+        PositionScoreCurve("sinusoidal", "sinusoidal", shown.sinusoidal),
+        PositionScoreCurve("rope", "rope", shown.rope),
+        *alibi,
+        PositionScoreCurve("none", "none", shown.none),
+        *(PositionScoreCurve(name, name, scores) for name, scores in relative_scores.items()),
+    )

@@ -105,5 +105,5 @@ def test_bad_method_values_get_a_notice_and_a_default(open_app):
     # One head, as the notice says: its slope is 2^(−8/1).
     caption = wait_for_text(page, ".pe-alibi-caption", lambda t: t != "")
     assert caption.startswith("1 head:")
-    assert page.locator(".pe-alibi-slope").all_inner_texts() == ["0.00390625"]
+    assert page.locator(".pe-alibi-slope").all_inner_texts() == ["0.003906250"]
     assert log.relevant_errors() == []

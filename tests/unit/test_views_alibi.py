@@ -40,18 +40,22 @@ def cells(text: str, css: str) -> list[str]:
     return re.findall(rf'<td class="{css}">(.*?)</td>', text)
 
 
+def numbers(text: str, css: str) -> list[float]:
+    """The numbers in the readout's cells of one CSS class (minus printed as U+2212)."""
+    return [float(value.replace("\u2212", "-")) for value in cells(text, css)]
+
+
 def test_eight_heads_have_the_papers_slopes_one_half_to_one_256th():
     text = alibi.readout(ExplorerState(heads=8))
-    assert [float(value) for value in cells(text, "pe-alibi-slope")] == [
-        2.0**-h for h in range(1, 9)
-    ]
-    assert cells(text, "pe-alibi-slope")[-1] == "0.00390625"
+    assert numbers(text, "pe-alibi-slope") == [2.0**-h for h in range(1, 9)]
+    # Nine decimals, as every readout table prints (plotkit.numbers.READOUT_DIGITS).
+    assert cells(text, "pe-alibi-slope")[-1] == "0.003906250"
     assert cells(text, "pe-alibi-power") == [f"2<sup>−{h}</sup>" for h in range(1, 9)]
 
 
 @pytest.mark.parametrize("heads", [12, 1, 2, 3, 6, 7, 8, 16, 24, 48, 63, 64])
 def test_slopes_equal_the_reference_get_slopes(heads):
-    shown = alibi.numbers(ExplorerState(heads=heads))
+    shown = alibi.readout_values(ExplorerState(heads=heads))
     np.testing.assert_allclose(shown.slopes, get_slopes(heads), rtol=1e-14, atol=0)
     # Each exponent e is exact: m_h = 2^(−e).
     np.testing.assert_allclose(
@@ -63,7 +67,7 @@ def test_slopes_equal_the_reference_get_slopes(heads):
 
 
 def test_twelve_heads_interleave_the_slopes_of_sixteen():
-    shown = alibi.numbers(ExplorerState(heads=12))
+    shown = alibi.readout_values(ExplorerState(heads=12))
     assert [str(e) for e in shown.exponents] == [
         *(str(h) for h in range(1, 9)),
         "1/2",
@@ -111,7 +115,7 @@ def test_masked_matrix_is_the_steepest_heads_bias_below_the_diagonal(n_positions
     expected = -steepest * np.abs(rows[:, None] - rows[None, :])
     np.testing.assert_allclose(trace["z"][~later], expected[~later], rtol=1e-6, atol=0)
     titles = " ".join(note["text"] for note in figure["layout"]["annotations"])
-    assert f"Head {head} (steepest, m = {steepest:.9g})" in titles
+    assert f"Head {head} (steepest, m = {steepest:.4f})" in titles
     assert ("every" in titles) == (stride > 1)
 
 
@@ -124,26 +128,26 @@ def test_twelve_heads_show_head_nine_the_steepest():
 def test_readout_gives_each_heads_bias_at_offset_k(pos, offset):
     state = ExplorerState(pos=pos, offset=offset, heads=8)
     text = alibi.readout(state)
-    biases = [float(value) for value in cells(text, "pe-alibi-bias")]
+    biases = numbers(text, "pe-alibi-bias")
     assert biases == [-(2.0**-h) * abs(offset) for h in range(1, 9)]
     assert "attends only to keys j ≤ i" in text
     masked = f"pos + k = {pos + offset} comes after the query pos = {pos}, so it is masked"
     assert (masked in text) == (offset > 0)
-    assert alibi.numbers(state).masked == (offset > 0)
+    assert alibi.readout_values(state).masked == (offset > 0)
 
 
 def test_zero_offset_prints_a_bias_of_zero_without_a_sign():
     text = alibi.readout(ExplorerState(pos=5, offset=0, heads=4))
-    assert cells(text, "pe-alibi-bias") == ["0"] * 4
+    assert cells(text, "pe-alibi-bias") == ["0.000000000"] * 4
 
 
 def test_many_heads_are_listed_up_to_an_ellipsis_and_the_last():
     text = alibi.readout(ExplorerState(heads=64))
     assert cells(text, "pe-alibi-h") == ["1", "2", "3", "4", "5", "6", "64"]
     assert text.count('class="pe-alibi-more"') == 1
-    assert cells(text, "pe-alibi-slope")[-1] == "0.00390625"
+    assert cells(text, "pe-alibi-slope")[-1] == "0.003906250"
     assert cells(text, "pe-alibi-power")[0] == "2<sup>−1/8</sup>"
-    assert len(alibi.numbers(ExplorerState(heads=64)).biases) == 64
+    assert len(alibi.readout_values(ExplorerState(heads=64)).biases) == 64
 
 
 @pytest.mark.parametrize(("second", "marked"), [(3, True), (63, False)])
