@@ -4,18 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
-from .. import derived, methods
-from ..formula import MINUS
+from .. import derived, methods, relative
 from ..plotkit import theme
-from ..plotkit.charts import matrix_axis, offset_shapes, panel_caption, reduced_note, titled_layout
+from ..plotkit.charts import offset_shapes, panel_caption, reduced_note, titled_layout
 from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
-from ..plotkit.numbers import number
+from ..plotkit.numbers import number, signed
+from ..plotkit.subplots import Subplot, compose, heatmap_axis
 from ..state import ExplorerState
 
 # The n × n matrix on the left, the 2K + 1 vectors on the right, each with its colour bar.
-MATRIX_DOMAIN, VECTORS_DOMAIN = [0.0, 0.38], [0.64, 0.93]
+MATRIX_DOMAIN, VECTORS_DOMAIN = (0.0, 0.38), (0.64, 0.93)
+PANEL_HEIGHT = (0.0, 0.82)
 # Show data: the vectors near the pair's, with their first few numbers (at most 16 columns).
 LISTED_DIMENSIONS = 11
 
@@ -23,30 +22,6 @@ READOUT_STYLE = """
 :host { overflow-x: auto; max-width: 100%; }
 p.pe-note { margin: 0.3em 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
 """
-
-
-def sharing_pairs(vector: int, clip: int, n_positions: int) -> int:
-    """How many pairs (query i, key j) of n positions use a_vector: those with
-    clip(j − i, −K, K) = vector."""
-    distance = abs(vector)
-    if distance > min(clip, n_positions - 1):
-        return 0
-    if clip == 0:
-        return n_positions * n_positions
-    if distance < clip:
-        return n_positions - distance
-    # Every distance K … n − 1 on that side: n − K + … + 1 pairs.
-    return (n_positions - clip) * (n_positions - clip + 1) // 2
-
-
-def distance_span(vector: int, clip: int, n_positions: int) -> tuple[int, int] | None:
-    """The distances j − i of n positions that use a_vector, lowest and highest (None: none)."""
-    last = n_positions - 1
-    if abs(vector) > min(clip, last):
-        return None
-    if abs(vector) < clip:
-        return vector, vector
-    return (clip, last) if vector > 0 else (-last, -clip)
 
 
 @dataclass(frozen=True)
@@ -67,11 +42,11 @@ class ShawReadout:
     used: int  # vectors some pair of the sequence uses: min(2K + 1, 2n − 1)
 
 
-def numbers(state: ExplorerState) -> ShawReadout:
+def readout_values(state: ExplorerState) -> ShawReadout:
     """The pair's vector c, how many pairs share it, and a_c's first numbers."""
     clip, n, k = state.shaw_clip, state.n_positions, state.offset
     vectors = derived.shaw_vectors(clip, state.d_model, state.seed)
-    vector = int(np.clip(k, -clip, clip))
+    vector = relative.shaw_vector(k, clip)
     return ShawReadout(
         clip=clip,
         n_positions=n,
@@ -81,16 +56,11 @@ def numbers(state: ExplorerState) -> ShawReadout:
         second_pos=state.second_pos,
         offset=k,
         vector=vector,
-        sharing=sharing_pairs(vector, clip, n),
+        sharing=relative.shaw_sharing_pairs(vector, clip, n),
         first_numbers=tuple(float(x) for x in vectors.first_dimensions[vector + clip, :4]),
         score=float(vectors.scores[vector + clip]),
-        used=min(2 * clip + 1, 2 * n - 1),
+        used=relative.shaw_used_vectors(clip, n),
     )
-
-
-def signed(value) -> str:
-    """A whole number with U+2212 for its minus sign, as the page prints numbers."""
-    return str(value).replace("-", MINUS)
 
 
 def _sub(vector: int) -> str:
@@ -99,14 +69,14 @@ def _sub(vector: int) -> str:
 
 def readout(state: ExplorerState) -> str:
     """Which vector the pair uses, how many pairs share it, and its first numbers."""
-    shown = numbers(state)
+    shown = readout_values(state)
     k, c, clip, n = shown.offset, shown.vector, shown.clip, shown.n_positions
     if abs(k) < clip:
         why = f"within ±K = {clip}, so the pair has the vector of its own distance"
         who = f"every pair with j − i = {c}"
     else:
         why = f"{'beyond' if abs(k) > clip else 'at'} the clipping distance K = {clip}"
-        low, high = distance_span(c, clip, n)
+        low, high = relative.shaw_distance_span(c, clip, n)
         who = f"every pair with j − i from {signed(low)} to {signed(high)}"
     numbers_text = ", ".join(number(x) for x in shown.first_numbers)
     unused = (
@@ -127,7 +97,7 @@ def readout(state: ExplorerState) -> str:
         f"as a trained model's would be learned.{unused} {_sub(c)} begins "
         f'<span class="pe-shaw-numbers">{numbers_text}</span> …; with the seeded query q, '
         f'the position score q·{_sub(c)} = <span class="pe-shaw-score">'
-        f"{signed(f'{shown.score + 0.0:.6f}')}</span>.</p>"
+        f"{number(shown.score, 6)}</span>.</p>"
     )
 
 
@@ -161,111 +131,101 @@ def _shared_shapes(state: ExplorerState, vector: int, stride: int) -> list[dict]
     ]
 
 
+def _matrix_subplot(state: ExplorerState, shown: ShawReadout) -> Subplot:
+    """clip(j − i, −K, K) for every (query i, key j), the pairs sharing the pair's vector marked."""
+    n, clip = state.n_positions, state.shaw_clip
+    cells = derived.shaw_offset_cells(n, clip)
+    heatmap = {
+        "type": "heatmap",
+        "x": cells.rows,
+        "y": cells.rows,
+        "z": cells.clipped,
+        "zmin": -clip,
+        "zmid": 0.0,
+        "zmax": clip,
+        "colorscale": theme.DIVERGING_SCALE,
+        "colorbar": theme.colorbar(
+            x=MATRIX_DOMAIN[1] + 0.01, thickness=8, len=0.8, y=0.4, title={"text": "c"}
+        ),
+        "hovertemplate": "query i = %{y}, key j = %{x}<br>uses a_%{z}<extra></extra>",
+        "name": "clip(j − i, −K, K)",
+    }
+    size = f"{n} × {n}" if cells.stride == 1 else reduced_note(cells.stride, cells.rows.size, n)
+    caption = f"<b>Vector each pair uses</b><br>clip(j − i, −{clip}, {clip}) · {size}"
+    return Subplot(
+        traces=[heatmap],
+        x_axis=heatmap_axis("key j"),
+        y_axis=heatmap_axis("query i", autorange="reversed", scaleanchor="x", constrain="domain"),
+        domain=(MATRIX_DOMAIN, PANEL_HEIGHT),
+        shapes=_shared_shapes(state, shown.vector, cells.stride),
+        annotations=[_caption(caption, MATRIX_DOMAIN)],
+    )
+
+
+def _vectors_subplot(state: ExplorerState, shown: ShawReadout) -> Subplot:
+    """The 2K + 1 vectors a_c, the pair's outlined."""
+    clip, d, c = state.shaw_clip, state.d_model, shown.vector
+    vectors = derived.shaw_vectors(clip, d, state.seed)
+    heatmap = {
+        "type": "heatmap",
+        "x": vectors.dimensions,
+        "y": vectors.rows,
+        "z": vectors.z,
+        "zmin": -vectors.largest,
+        "zmid": 0.0,
+        "zmax": vectors.largest,
+        "colorscale": theme.DIVERGING_SCALE,
+        "colorbar": theme.colorbar(x=0.95, thickness=8, len=0.8, y=0.4),
+        "hovertemplate": "a_%{y}, dimension %{x}<br>%{z:.4f}<extra></extra>",
+        "name": "vectors a_c",
+    }
+    outline = {
+        "type": "rect",
+        "xref": "x",
+        "yref": "y",
+        "x0": -0.5,
+        "x1": vectors.dimensions[-1] + vectors.stride - 0.5,
+        "y0": c - vectors.stride / 2,
+        "y1": c + vectors.stride / 2,
+        "line": {"color": theme.colours(state.theme)["pos"], "width": 2},
+        "fillcolor": "rgba(0,0,0,0)",
+        "name": f"a_{c}",
+    }
+    size = f"{2 * clip + 1} × {d}"
+    if vectors.stride > 1:
+        size = f"every {vectors.stride}th vector and dimension of {size}"
+    return Subplot(
+        traces=[heatmap],
+        x_axis=heatmap_axis("dimension"),
+        # Untitled: the caption names the rows a_c, and a phone has no room for more.
+        y_axis=heatmap_axis("", autorange="reversed"),
+        domain=(VECTORS_DOMAIN, PANEL_HEIGHT),
+        shapes=[outline],
+        annotations=[_caption(f"<b>The vectors a<sub>c</sub></b><br>{size}", VECTORS_DOMAIN)],
+    )
+
+
+def _caption(text: str, x_domain: tuple[float, float]) -> dict:
+    """A caption of two lines over a panel, both aligned left."""
+    return panel_caption(text, x_domain[0], 0.92) | {"align": "left"}
+
+
 def figure(state: ExplorerState) -> dict:
     """Left: clip(j − i, −K, K) for every (query i, key j). Right: the 2K + 1 vectors."""
     n, d, clip = state.n_positions, state.d_model, state.shaw_clip
-    palette = theme.colours(state.theme)
-    cells = derived.shaw_offset_cells(n, clip)
-    vectors = derived.shaw_vectors(clip, d, state.seed)
-    shown = numbers(state)
-    c = shown.vector
-    traces = [
-        {
-            "type": "heatmap",
-            "x": cells.rows,
-            "y": cells.rows,
-            "z": cells.clipped,
-            "zmin": -clip,
-            "zmid": 0.0,
-            "zmax": clip,
-            "colorscale": theme.DIVERGING_SCALE,
-            "colorbar": theme.colorbar(
-                x=MATRIX_DOMAIN[1] + 0.01, thickness=8, len=0.8, y=0.4, title={"text": "c"}
-            ),
-            "hovertemplate": "query i = %{y}, key j = %{x}<br>uses a_%{z}<extra></extra>",
-            "name": "clip(j − i, −K, K)",
-        },
-        {
-            "type": "heatmap",
-            "x": vectors.dimensions,
-            "y": vectors.rows,
-            "z": vectors.z,
-            "zmin": -vectors.largest,
-            "zmid": 0.0,
-            "zmax": vectors.largest,
-            "xaxis": "x2",
-            "yaxis": "y2",
-            "colorscale": theme.DIVERGING_SCALE,
-            "colorbar": theme.colorbar(x=0.95, thickness=8, len=0.8, y=0.4),
-            "hovertemplate": "a_%{y}, dimension %{x}<br>%{z:.4f}<extra></extra>",
-            "name": "vectors a_c",
-        },
-    ]
-    shapes = _shared_shapes(state, c, cells.stride)
-    shapes.append(
-        {
-            "type": "rect",
-            "xref": "x2",
-            "yref": "y2",
-            "x0": -0.5,
-            "x1": vectors.dimensions[-1] + vectors.stride - 0.5,
-            "y0": c - vectors.stride / 2,
-            "y1": c + vectors.stride / 2,
-            "line": {"color": palette["pos"], "width": 2},
-            "fillcolor": "rgba(0,0,0,0)",
-            "name": f"a_{c}",
-        }
-    )
-    matrix_note = f"{n} × {n}"
-    if cells.stride > 1:
-        matrix_note = reduced_note(cells.stride, cells.rows.size, n)
-    vectors_note = (
-        f"{2 * clip + 1} × {d}"
-        if vectors.stride == 1
-        else f"every {vectors.stride}th vector and dimension of {2 * clip + 1} × {d}"
-    )
-    annotations = [
-        panel_caption(
-            f"<b>Vector each pair uses</b><br>clip(j − i, −{clip}, {clip}) · {matrix_note}",
-            MATRIX_DOMAIN[0],
-            0.92,
-        ),
-        panel_caption(
-            f"<b>The vectors a<sub>c</sub></b><br>{vectors_note}", VECTORS_DOMAIN[0], 0.92
-        ),
-    ]
-    for caption in annotations:
-        caption["align"] = "left"  # their second line too
+    shown = readout_values(state)
     title = (
-        f"Shaw et al., K = {clip}: (pos, pos + k) uses a<sub>{signed(c)}</sub>, shared by "
-        f"{shown.sharing} pairs"
+        f"Shaw et al., K = {clip}: (pos, pos + k) uses a<sub>{signed(shown.vector)}</sub>, "
+        f"shared by {shown.sharing} pairs"
     )
     layout = titled_layout(state, f"shaw-{n}-{clip}-{d}", title)
-    layout.update(
-        margin={"l": 64, "r": 24, "t": 84, "b": 56},
-        showlegend=False,
-        xaxis=matrix_axis(state, "key j", domain=MATRIX_DOMAIN, anchor="y"),
-        yaxis=matrix_axis(
-            state,
-            "query i",
-            domain=[0.0, 0.82],
-            anchor="x",
-            autorange="reversed",
-            scaleanchor="x",
-            constrain="domain",
-        ),
-        xaxis2=matrix_axis(state, "dimension", domain=VECTORS_DOMAIN, anchor="y2"),
-        # Untitled: the caption names the rows a_c, and a phone has no room for more.
-        yaxis2=matrix_axis(state, "", anchor="x2", autorange="reversed", domain=[0.0, 0.82]),
-        shapes=shapes,
-        annotations=annotations,
-    )
-    return {"data": traces, "layout": layout}
+    layout.update(margin={"l": 64, "r": 24, "t": 84, "b": 56}, showlegend=False)
+    return compose(state, layout, [_matrix_subplot(state, shown), _vectors_subplot(state, shown)])
 
 
 def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the clipping, the pair's vector and how many share it."""
-    shown = numbers(state)
+    shown = readout_values(state)
     return (
         f"Shaw et al. relative positions clipped at K = {shown.clip} over {shown.n_positions} "
         f"positions: {2 * shown.clip + 1} learned vectors of {shown.d_model} numbers; the pair "
@@ -279,12 +239,12 @@ def data(state: ExplorerState) -> ChartData:
     """The vectors near the pair's: the distances using each, how many pairs, first numbers."""
     clip, n, d = state.shaw_clip, state.n_positions, state.d_model
     vectors = derived.shaw_vectors(clip, d, state.seed)
-    c = int(np.clip(state.offset, -clip, clip))
+    c = relative.shaw_vector(state.offset, clip)
     listed = window(c + clip, 2 * clip + 1, DATA_ROWS)
     dims = range(min(d, LISTED_DIMENSIONS))
 
     def span(vector: int, end: int):
-        distances = distance_span(vector, clip, n)
+        distances = relative.shaw_distance_span(vector, clip, n)
         return "none" if distances is None else distances[end]
 
     rows = tuple(
@@ -292,7 +252,7 @@ def data(state: ExplorerState) -> ChartData:
             f"a_{index - clip}",
             span(index - clip, 0),
             span(index - clip, 1),
-            sharing_pairs(index - clip, clip, n),
+            relative.shaw_sharing_pairs(index - clip, clip, n),
             float(vectors.scores[index]),
             *vectors.first_dimensions[index, : len(dims)],
         )

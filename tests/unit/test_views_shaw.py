@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pe_explorer import relative
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import shaw
 
@@ -58,12 +59,12 @@ def test_the_readout_counts_the_pairs_sharing_the_vector(n, clip, k, vector, sha
 @settings(max_examples=60, deadline=None)
 @given(n=st.integers(1, 30), clip=st.integers(0, 35), vector=st.integers(-36, 36))
 def test_the_closed_form_count_equals_counting(n, clip, vector):
-    assert shaw.sharing_pairs(vector, clip, n) == brute_force_sharing(vector, clip, n)
+    assert relative.shaw_sharing_pairs(vector, clip, n) == brute_force_sharing(vector, clip, n)
 
 
 @pytest.mark.parametrize(("n", "clip"), [(64, 16), (20, 3), (5, 9)])
 def test_every_pair_uses_exactly_one_vector(n, clip):
-    assert sum(shaw.sharing_pairs(c, clip, n) for c in range(-clip, clip + 1)) == n * n
+    assert sum(relative.shaw_sharing_pairs(c, clip, n) for c in range(-clip, clip + 1)) == n * n
 
 
 @pytest.mark.parametrize(("seed", "clip", "k"), [(0, 16, 1), (5, 3, -6), (123, 16, 40)])
@@ -72,7 +73,7 @@ def test_the_vectors_are_seeded_random_stand_ins(seed, clip, k):
     state = ExplorerState(seed=seed, shaw_clip=clip, pos=10, offset=k)
     table = vectors(clip, d, seed)
     c = max(-clip, min(clip, k))
-    shown = shaw.numbers(state)
+    shown = shaw.readout_values(state)
     np.testing.assert_allclose(shown.first_numbers, table[c + clip, :4], rtol=0, atol=1e-15)
     q = np.random.default_rng(seed).standard_normal(d)
     assert shown.score == pytest.approx(float(q @ table[c + clip]), abs=1e-12)
@@ -130,7 +131,7 @@ def test_the_script_reproduces_the_numbers_the_view_shows():
     ):
         namespace: dict = {}
         exec(shaw.code(state), namespace)
-        shown = shaw.numbers(state)
+        shown = shaw.readout_values(state)
         assert namespace["c"] == shown.vector
         assert namespace["sharing"] == shown.sharing
         row = namespace["vectors"][shown.vector + state.shaw_clip]
