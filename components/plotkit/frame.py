@@ -329,3 +329,18 @@ class PlotView(pn.viewable.Viewer):
             self._content = self.content()
             self._content.visible = not self._note.visible
         return pn.Column(self._note, self._content, sizing_mode="stretch_width")
+
+
+def offset_curves_table(
+    caption: str, offset_name: str, curves: dict[str, np.ndarray], center: int, near: str = ""
+) -> ChartData:
+    """Curves against the offset (columns named by curves' keys) at the DATA_ROWS offsets around
+    center; the note says which of 0 … n − 1 are listed, then near."""
+    count = len(next(iter(curves.values())))
+    offsets = window(center, count, DATA_ROWS)
+    return ChartData(
+        caption=caption,
+        columns=(offset_name, *curves),
+        rows=tuple((k, *(scores[k] for scores in curves.values())) for k in offsets),
+        note=f"Offsets {span_text(offsets)} of 0–{count - 1} shown{near}.",
+    )

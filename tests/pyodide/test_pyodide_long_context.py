@@ -27,8 +27,9 @@ def four(value: float) -> str:
     return f"{value:.4f}".replace("-", MINUS)
 
 
-def six(value: float) -> str:
-    return f"{value + 0.0:.6f}".replace("-", MINUS)
+def nine(value: float) -> str:
+    """A number as the readout tables print it: 9 decimals, minus as U+2212."""
+    return f"{value + 0.0:.9f}".replace("-", MINUS)
 
 
 def npy(array: np.ndarray) -> bytes:
@@ -176,9 +177,9 @@ def relative_steps(site, record: dict) -> None:
     record["shaw_vector"] = text(site, ".pe-shaw-vector")
 
     record["xl_load"] = site.goto("?view=xl&embed=1&d_model=8&seed=4&pos=3&offset=2")
-    record["xl_at_2"] = settled(site, ".pe-xl-position", six(xl_position_terms(8, 4, 2)))
+    record["xl_at_2"] = settled(site, ".pe-xl-position", nine(xl_position_terms(8, 4, 2)))
     site.press(".pe-control-offset .noUi-handle", "ArrowRight", 1)
-    record["xl_at_3"] = settled(site, ".pe-xl-position", six(xl_position_terms(8, 4, 3)))
+    record["xl_at_3"] = settled(site, ".pe-xl-position", nine(xl_position_terms(8, 4, 3)))
 
 
 def steps(site) -> dict:
