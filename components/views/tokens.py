@@ -4,17 +4,18 @@ from __future__ import annotations
 
 import html
 import time
-from dataclasses import dataclass
 
 import numpy as np
 import panel as pn
 import param
 
-from .. import encoding
+from .. import derived, encoding
+from ..derived import TokenStep
 from ..plotkit import theme
 from ..plotkit.charts import panel_caption
 from ..plotkit.frame import DATA_COLUMNS, ChartData, PlotView, span_text
 from ..plotkit.numbers import number
+from ..plotkit.subplots import Subplot, compose
 from ..state import ExplorerState
 
 # Dark text on the amber chip of pos + k: Bootstrap's white on #f0ad4e is 1.9:1 (WCAG asks 4.5).
@@ -68,45 +69,27 @@ def plotly_text(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-@dataclass(frozen=True)
-class TokenStep:
-    """One token on its way in: its embedding, PE(position) and their sum."""
-
-    position: int
-    token: str | None  # None when the sentence has no word at this position
-    embedding: np.ndarray | None
-    pe: np.ndarray  # PE(position)
-    total: np.ndarray | None
-
-
 def step(state: ExplorerState, position: int) -> TokenStep:
     """TokenEmbedding(token at position) + PE(position), or PE alone when there is no word."""
-    words = state.words
-    pe = encoding.encode_positions([position], state.d_model, state.base, layout=state.layout)[0]
-    if position >= len(words):
-        return TokenStep(position, None, None, pe, None)
-    embedding = encoding.token_embedding(words[position], state.d_model)
-    return TokenStep(position, words[position], embedding, pe, embedding + pe)
+    words = tuple(state.words)
+    return derived.token_step(words, position, state.d_model, float(state.base), state.layout)
 
 
-def steps(state: ExplorerState) -> list[TokenStep]:
+def steps(state: ExplorerState) -> tuple[TokenStep, ...]:
     """The step of every word of the sentence."""
-    words = state.words
-    if not words:
-        return []
-    pe = encoding.encode_positions(
-        np.arange(len(words)), state.d_model, state.base, layout=state.layout
-    )
-    result = []
-    for position, word in enumerate(words):
-        embedding = encoding.token_embedding(word, state.d_model)
-        result.append(TokenStep(position, word, embedding, pe[position], embedding + pe[position]))
-    return result
+    words = tuple(state.words)
+    return derived.token_steps(words, state.d_model, float(state.base), state.layout)
 
 
-def _numbers(values: np.ndarray) -> str:
-    shown = ", ".join(f"{value + 0.0:.3f}" for value in values[:SHOWN_NUMBERS])
+def leading_numbers(values: np.ndarray) -> str:
+    """The first SHOWN_NUMBERS numbers of a vector, 3 decimals, and "…" when it has more."""
+    shown = ", ".join(number(value, 3) for value in values[:SHOWN_NUMBERS])
     return shown + (", …" if values.size > SHOWN_NUMBERS else "")
+
+
+def step_numbers(row: TokenStep) -> tuple[str, str, str]:
+    """The leading numbers of a word's embedding, PE(pos) and their sum."""
+    return leading_numbers(row.embedding), leading_numbers(row.pe), leading_numbers(row.total)
 
 
 def stage_class(part: int, stage: int | None) -> str:
@@ -145,13 +128,7 @@ def table_html(state: ExplorerState, stage: int | None = None) -> str:
             if row.position == state.second_pos
             else "pe-token-other"
         )
-        cells = (
-            str(row.position),
-            html.escape(row.token),
-            _numbers(row.embedding),
-            _numbers(row.pe),
-            _numbers(row.total),
-        )
+        cells = (str(row.position), html.escape(row.token), *step_numbers(row))
         lines.append(f'<tr class="pe-token-row {css}">')
         lines.extend(
             _cell("td", text, part, stage) for text, part in zip(cells, parts, strict=True)
@@ -237,17 +214,17 @@ def _stage_note(state: ExplorerState, stage: int) -> str:
     """What the word at pos looks like at this stage, in one sentence with its numbers."""
     current = step(state, state.pos)
     if current.token is None:
-        return f"{_no_word(state)}, so there is only PE({state.pos}) = [{_numbers(current.pe)}]."
+        pe = leading_numbers(current.pe)
+        return f"{_no_word(state)}, so there is only PE({state.pos}) = [{pe}]."
+    embedding, pe, total = step_numbers(current)
     word = f"“{html.escape(current.token)}”"
     notes = (
         f"The word at pos = {state.pos} is {word}: the model starts from the token, not yet "
         "from any numbers.",
-        f"The embedding is a table lookup: TokenEmbedding({word}) = [{_numbers(current.embedding)}"
-        "]. It depends on the word alone, not on where it stands.",
-        f"PE({state.pos}) = [{_numbers(current.pe)}] depends on the position alone, not on the "
-        "word.",
-        f"The model receives the sum: TokenEmbedding({word}) + PE({state.pos}) = "
-        f"[{_numbers(current.total)}].",
+        f"The embedding is a table lookup: TokenEmbedding({word}) = [{embedding}]. It depends on "
+        "the word alone, not on where it stands.",
+        f"PE({state.pos}) = [{pe}] depends on the position alone, not on the word.",
+        f"The model receives the sum: TokenEmbedding({word}) + PE({state.pos}) = [{total}].",
     )
     return notes[stage]
 
@@ -274,25 +251,21 @@ def pipeline_html(state: ExplorerState, stage: int) -> str:
     lines.extend(_cell("th", text, part, stage) for part, text in enumerate(headers))
     lines.append("</tr></thead><tbody>")
     for row in same:
-        cells = (str(row.position), _numbers(row.embedding), _numbers(row.pe), _numbers(row.total))
+        cells = (str(row.position), *step_numbers(row))
         lines.append(f'<tr class="pe-pipeline-copy" data-pos="{row.position}">')
         lines.extend(_cell("td", text, part, stage) for part, text in enumerate(cells))
         lines.append("</tr>")
     lines.append("</tbody></table>")
-    identical = all(np.array_equal(row.embedding, same[0].embedding) for row in same)
-    closest = min(
-        encoding.compare(a.total, b.total).distance
-        for index, a in enumerate(same)
-        for b in same[index + 1 :]
-    )
+    compared = derived.compare_copies(same)
     embeddings = (
         f"the same {state.d_model} numbers at every place, bit for bit"
-        if identical
+        if compared.same_embedding
         else "not all the same"
     )
     sums = (
-        f"all different, because PE(pos) differs (the closest two are {closest:.3f} apart)"
-        if closest > 0
+        f"all different, because PE(pos) differs (the closest two are "
+        f"{number(compared.closest, 3)} apart)"
+        if compared.closest > 0
         else "two of them equal"
     )
     lines.append(
@@ -303,26 +276,9 @@ def pipeline_html(state: ExplorerState, stage: int) -> str:
 
 
 # Columns of the figure: x domains, and the title over each (embedding + PE = input).
-COLUMN_DOMAINS = ([0.0, 0.29], [0.355, 0.645], [0.71, 1.0])
+COLUMN_DOMAINS = ((0.0, 0.29), (0.355, 0.645), (0.71, 1.0))
 COLUMN_TITLES = ("TokenEmbedding(word)", "+ PE(pos)", "= model input")
-TOP_DOMAIN, BOTTOM_DOMAIN = [0.44, 0.94], [0.0, 0.28]
-
-
-def _panel_axes(layout: dict, panel: int, column: int, top: bool, state: ExplorerState) -> str:
-    """Add the axes of one panel to layout; return the axis suffix ("" for the first)."""
-    suffix = "" if panel == 1 else str(panel)
-    layout[f"xaxis{suffix}"] = theme.axis(
-        state.theme,
-        domain=COLUMN_DOMAINS[column],
-        anchor=f"y{suffix}",
-        showgrid=False,
-        title={"text": "" if top else "dimension"},
-        **({} if panel == 1 else {"matches": "x"}),
-    )
-    layout[f"yaxis{suffix}"] = theme.axis(
-        state.theme, domain=TOP_DOMAIN if top else BOTTOM_DOMAIN, anchor=f"x{suffix}"
-    )
-    return suffix
+TOP_DOMAIN, BOTTOM_DOMAIN = (0.44, 0.94), (0.0, 0.28)
 
 
 def _panel_note(text: str, column: int, top: bool) -> dict:
@@ -392,6 +348,102 @@ def stage_outlines(state: ExplorerState, stage: int | None) -> list[dict]:
     return outlines
 
 
+def _faded(stage: int | None, column: int) -> float:
+    """The opacity of a figure column: faded until the pipeline reaches it."""
+    return 1.0 if stage is None or stage > column else FADED_OPACITY
+
+
+def _row_outlines(state: ExplorerState, n_words: int) -> list[dict]:
+    """Rows pos (solid) and pos + k (dotted) outlined across a panel of every word."""
+    palette = theme.colours(state.theme)
+    return [
+        {
+            "type": "rect",
+            "xref": "x domain",
+            "yref": "y",
+            "x0": 0,
+            "x1": 1,
+            "y0": position - 0.5,
+            "y1": position + 0.5,
+            "line": {"color": colour, "width": 2, "dash": dash},
+            "fillcolor": "rgba(0,0,0,0)",
+            "name": name,
+        }
+        for position, colour, dash, name in (
+            (state.pos, palette["pos"], "solid", "pos"),
+            (state.second_pos, palette["second"], "dot", "pos+k"),
+        )
+        if position < n_words
+    ]
+
+
+def _words_subplot(
+    state: ExplorerState, rows: tuple[TokenStep, ...], column: int, stage: int | None
+) -> Subplot:
+    """One column's vectors (embedding, PE or sum) of every word, a row each."""
+    positions = np.arange(len(rows))
+    labels = [f"{row.position} {plotly_text(row.token)}" for row in rows]
+    traces = []
+    if rows:
+        vectors = [(row.embedding, row.pe, row.total)[column] for row in rows]
+        traces.append(
+            {
+                "type": "heatmap",
+                "x": np.arange(state.d_model),
+                "y": positions,
+                "z": np.asarray(vectors, dtype=np.float32),
+                "zmid": 0.0,
+                "colorscale": theme.DIVERGING_SCALE,
+                "showscale": False,
+                "name": COLUMN_TITLES[column],
+                "opacity": _faded(stage, column),
+                "hovertemplate": "pos %{y}, dim %{x}<br>%{z:.4f}<extra>%{fullData.name}</extra>",
+            }
+        )
+    return Subplot(
+        traces=traces,
+        x_axis={"showgrid": False, "title": {"text": ""}, **({"matches": "x"} if column else {})},
+        y_axis={
+            "autorange": "reversed",
+            "tickmode": "array",
+            # Small layout arrays as lists: only trace arrays travel as binary buffers.
+            "tickvals": positions.tolist(),
+            "ticktext": labels if column == 0 else [""] * len(labels),
+            "showgrid": False,
+        },
+        domain=(COLUMN_DOMAINS[column], TOP_DOMAIN),
+        shapes=_row_outlines(state, len(rows)) if rows else [],
+        annotations=[_panel_note(f"<b>{COLUMN_TITLES[column]}</b>", column, True)],
+    )
+
+
+def _word_subplot(state: ExplorerState, current: TokenStep, column: int, stage: int | None):
+    """One column's vector of the word at pos as bars (a note when pos has no word)."""
+    word = "" if current.token is None else plotly_text(current.token)
+    values, label, colour = (
+        (current.embedding, f"TokenEmbedding(“{word}”)", theme.PAIR_COLOURS[2]),
+        (current.pe, f"PE({state.pos})", theme.PAIR_COLOURS[0]),
+        (current.total, f"input at pos {state.pos}", theme.colours(state.theme)["text"]),
+    )[column]
+    bars = {
+        "type": "bar",
+        "x": np.arange(state.d_model),
+        "y": values,
+        "marker": {"color": colour, "line": {"width": 0}},
+        "name": label,
+        "opacity": _faded(stage, column),
+        "hovertemplate": "dim %{x}<br>%{y:.6f}<extra>%{fullData.name}</extra>",
+    }
+    note = f"no word at pos = {state.pos}" if values is None else label
+    return Subplot(
+        traces=[] if values is None else [bars],
+        x_axis={"showgrid": False, "title": {"text": "dimension"}, "matches": "x"},
+        y_axis={"range": [-2.2, 2.2] if column == 2 else [-1.1, 1.1]},
+        domain=(COLUMN_DOMAINS[column], BOTTOM_DOMAIN),
+        annotations=[_panel_note(note, column, False)],
+    )
+
+
 def figure(state: ExplorerState, stage: int | None = LAST_STAGE) -> dict:
     """Top: embedding, PE and their sum for every word. Bottom: the three for the word at pos.
 
@@ -400,115 +452,24 @@ def figure(state: ExplorerState, stage: int | None = LAST_STAGE) -> dict:
     """
     if stage is not None:
         stage = check_stage(stage)
-    rows = steps(state)
-    current = step(state, state.pos)
-    dimension = np.arange(state.d_model)
-    palette = theme.colours(state.theme)
-    positions = np.arange(len(rows))
-    labels = [f"{row.position} {plotly_text(row.token)}" for row in rows]
-    word = "" if current.token is None else plotly_text(current.token)
-    layout = theme.base_layout(state.theme, uirevision=f"tokens-{state.d_model}")
-    traces, annotations, shapes = [], [], []
-    tops = (
-        [row.embedding for row in rows],
-        [row.pe for row in rows],
-        [row.total for row in rows],
-    )
-    bottoms = (
-        (current.embedding, f"TokenEmbedding(“{word}”)", theme.PAIR_COLOURS[2]),
-        (current.pe, f"PE({state.pos})", theme.PAIR_COLOURS[0]),
-        (current.total, f"input at pos {state.pos}", palette["text"]),
-    )
-    for column in range(3):
-        opacity = 1.0 if stage is None or stage > column else FADED_OPACITY
-        top = _panel_axes(layout, 1 + column, column, True, state)
-        layout[f"yaxis{top}"].update(
-            autorange="reversed",
-            tickmode="array",
-            # Small layout arrays as lists: only trace arrays travel as binary buffers.
-            tickvals=positions.tolist(),
-            ticktext=labels if column == 0 else [""] * len(labels),
-            showgrid=False,
-        )
-        annotations.append(_panel_note(f"<b>{COLUMN_TITLES[column]}</b>", column, True))
-        if rows:
-            z = np.asarray(tops[column], dtype=np.float32)
-            traces.append(
-                {
-                    "type": "heatmap",
-                    "x": dimension,
-                    "y": positions,
-                    "z": z,
-                    "zmid": 0.0,
-                    "colorscale": theme.DIVERGING_SCALE,
-                    "showscale": False,
-                    "xaxis": f"x{top}",
-                    "yaxis": f"y{top}",
-                    "name": COLUMN_TITLES[column],
-                    "opacity": opacity,
-                    "hovertemplate": "pos %{y}, dim %{x}<br>%{z:.4f}<extra>%{fullData.name}"
-                    "</extra>",
-                }
-            )
-            for position, colour, dash in (
-                (state.pos, palette["pos"], "solid"),
-                (state.second_pos, palette["second"], "dot"),
-            ):
-                if position < len(rows):
-                    shapes.append(
-                        {
-                            "type": "rect",
-                            "xref": f"x{top} domain",
-                            "yref": f"y{top}",
-                            "x0": 0,
-                            "x1": 1,
-                            "y0": position - 0.5,
-                            "y1": position + 0.5,
-                            "line": {"color": colour, "width": 2, "dash": dash},
-                            "fillcolor": "rgba(0,0,0,0)",
-                            "name": "pos" if dash == "solid" else "pos+k",
-                        }
-                    )
-        values, label, colour = bottoms[column]
-        bottom = _panel_axes(layout, 4 + column, column, False, state)
-        layout[f"yaxis{bottom}"].update(range=[-2.2, 2.2] if column == 2 else [-1.1, 1.1])
-        if values is None:
-            annotations.append(_panel_note(f"no word at pos = {state.pos}", column, False))
-            continue
-        annotations.append(_panel_note(label, column, False))
-        traces.append(
-            {
-                "type": "bar",
-                "x": dimension,
-                "y": values,
-                "xaxis": f"x{bottom}",
-                "yaxis": f"y{bottom}",
-                "marker": {"color": colour, "line": {"width": 0}},
-                "name": label,
-                "opacity": opacity,
-                "hovertemplate": "dim %{x}<br>%{y:.6f}<extra>%{fullData.name}</extra>",
-            }
-        )
+    rows, current = steps(state), step(state, state.pos)
     title = (
         f"{len(rows)} word{'' if len(rows) == 1 else 's'}: embedding + PE(pos) = input; pos "
         "solid, pos + k dotted"
     )
     if stage is not None:
         title = f"{stage_label(stage)}<br><sub>{title}</sub>"
+    layout = theme.base_layout(state.theme, uirevision=f"tokens-{state.d_model}")
     layout.update(
-        title={
-            "text": title,
-            "x": 0,
-            "font": {"size": 14},
-        },
+        title={"text": title, "x": 0, "font": {"size": 14}},
         bargap=0.05,
         showlegend=False,
-        annotations=annotations,
-        shapes=shapes,
         images=stage_outlines(state, stage),
         margin={"l": 88, "r": 16, "t": 64 if stage is None else 84, "b": 48},
     )
-    return {"data": traces, "layout": layout}
+    subplots = [_words_subplot(state, rows, column, stage) for column in range(3)]
+    subplots += [_word_subplot(state, current, column, stage) for column in range(3)]
+    return compose(state, layout, subplots)
 
 
 class TokensView(PlotView):
