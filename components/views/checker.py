@@ -9,18 +9,18 @@ from __future__ import annotations
 
 import html
 import io
-from dataclasses import dataclass
 
 import numpy as np
 import panel as pn
 import param
 
-from .. import derived, encoding
+from .. import derived
 from .. import diagnosis as diagnose
 from ..plotkit import theme
 from ..plotkit.charts import matrix_axis, panel_caption, panel_heatmap, titled_layout
 from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, ChartData, pe_table, span_text
 from ..plotkit.numbers import number
+from ..plotkit.subplots import Subplot, axis_names, compose, heatmap_axis
 from ..plotkit.upload import UploadView, box_style, file_input, labelled_choice, paste_box
 from ..state import ExplorerState
 
@@ -30,9 +30,6 @@ ACCEPT = ".npy,.csv,.txt,.tsv"
 ROW_CHOICES = {"Detect": "auto", "Positions": "positions", "Dimensions": "dimensions"}
 # The reference drawn before any matrix is given.
 EXAMPLE_POSITIONS, EXAMPLE_D_MODEL = 32, 32
-# At most this many cells per matrix panel, and positions per PE·PEᵀ panel, are drawn.
-PANEL_CELLS = 60_000
-GRAM_POSITIONS = 160
 
 STYLE = (
     box_style("pe-checker-verdict", "pe-checker")
@@ -61,13 +58,13 @@ def figure(state: ExplorerState, diagnosis: diagnose.Diagnosis | None = None) ->
     """The evidence for a diagnosis; without one, the reference it will be compared with."""
     if diagnosis is None:
         return reference_figure(state)
-    return evidence_figure(diagnosis, state.theme)
+    return evidence_figure(state, diagnosis)
 
 
 def reference_figure(state: ExplorerState) -> dict:
     """The reference matrix at the state's base, before the visitor gives a matrix."""
     base = float(state.base)
-    matrix = encoding.positional_encoding(EXAMPLE_POSITIONS, EXAMPLE_D_MODEL, base)
+    matrix = derived.reference_example(EXAMPLE_POSITIONS, EXAMPLE_D_MODEL, base)
     title = (
         f"The reference: base {base:g}, {EXAMPLE_POSITIONS} positions × "
         f"{EXAMPLE_D_MODEL} dimensions (interleaved). Give your matrix to compare."
@@ -78,163 +75,112 @@ def reference_figure(state: ExplorerState) -> dict:
         yaxis=matrix_axis(state, "position", autorange="reversed"),
         margin={"l": 64, "r": 24, "t": 56, "b": 56},
     )
-    trace = _matrix_trace(
-        np.arange(EXAMPLE_D_MODEL), np.arange(EXAMPLE_POSITIONS), matrix, "reference", ""
-    )
+    positions, dimensions = np.arange(EXAMPLE_POSITIONS), np.arange(EXAMPLE_D_MODEL)
+    trace = _matrix_trace(dimensions, positions, matrix, "reference")
     trace.update(showscale=True, colorbar=theme.colorbar(title={"text": "PE"}, thickness=12))
     return {"data": [trace], "layout": layout}
 
 
-@dataclass(frozen=True)
-class EvidenceCells:
-    """What the evidence figure draws of a diagnosis: strided cells, float32."""
-
-    rows: np.ndarray  # positions shown in the matrix panels
-    columns: np.ndarray  # dimensions shown
-    theirs: np.ndarray
-    ours: np.ndarray
-    difference: np.ndarray
-    gram_rows: np.ndarray  # positions shown in the PE·PEᵀ panels
-    their_gram: np.ndarray
-    our_gram: np.ndarray
-    offsets: np.ndarray  # k × the gram stride
-    their_spread: np.ndarray  # max − min along diagonal k of their shown PE·PEᵀ
-    our_spread: np.ndarray
-    reduced: bool  # fewer cells or positions shown than the matrix has
+# Panels: the x domains of the three columns, and the y domains of the rows: the three matrices
+# on top, both PE·PEᵀ and the spread of their diagonals below.
+COLUMNS = ((0.0, 0.29), (0.355, 0.645), (0.71, 1.0))
+TOP, BOTTOM = (0.56, 1.0), (0.0, 0.4)
 
 
-def evidence_cells(diagnosis: diagnose.Diagnosis) -> EvidenceCells:
-    """The cells the evidence figure shows, strided by whole pairs when the matrix is large."""
-    theirs, ours = diagnosis.theirs, diagnosis.reference
-    n, d = theirs.shape
-    row_stride, pair_stride = derived.display_strides(n, d, PANEL_CELLS)
-    rows = np.arange(0, n, row_stride)
-    pair_of, _ = encoding.column_roles(d, diagnosis.layout)
-    columns = np.flatnonzero(pair_of % pair_stride == 0)
-    cells = np.ix_(rows, columns)
-    gram_rows = np.arange(0, n, derived.dot_product_stride(n, GRAM_POSITIONS**2))
-    their_gram = encoding.gram_matrix(theirs[gram_rows])
-    our_gram = encoding.gram_matrix(ours[gram_rows])
-    return EvidenceCells(
-        rows=rows,
-        columns=columns,
-        theirs=theirs[cells].astype(np.float32),
-        ours=ours[cells].astype(np.float32),
-        difference=(theirs[cells] - ours[cells]).astype(np.float32),
-        gram_rows=gram_rows,
-        their_gram=their_gram.astype(np.float32),
-        our_gram=our_gram.astype(np.float32),
-        offsets=gram_rows - gram_rows[0],
-        their_spread=_diagonal_spreads(their_gram),
-        our_spread=_diagonal_spreads(our_gram),
-        reduced=rows.size * columns.size < n * d or gram_rows.size < n,
+def _heatmap_subplot(
+    trace: dict, place: tuple[int, tuple[float, float]], caption: str, partner: int | None
+) -> Subplot:
+    """A panel of positions (rows) against dimensions or positions, at (column, y domain).
+
+    partner: the panel (from 1) whose axes it shares, zooming with it; None for the panel that
+    titles the position axis of its row.
+    """
+    column, y_domain = place
+    x_title = "dimension" if y_domain == TOP else "position"
+    if partner is None:
+        x_axis = heatmap_axis(x_title)
+        y_axis = heatmap_axis("position", autorange="reversed")
+    else:
+        x_name, y_name = axis_names(partner)
+        x_axis = heatmap_axis(x_title, matches=x_name)
+        y_axis = {"showgrid": False, "autorange": "reversed", "matches": y_name}
+    x_domain = COLUMNS[column]
+    return Subplot(
+        traces=[trace],
+        x_axis=x_axis,
+        y_axis=y_axis,
+        domain=(x_domain, y_domain),
+        annotations=[panel_caption(caption, x_domain[0], y_domain[1])],
     )
 
 
-def _diagonal_spreads(gram: np.ndarray) -> np.ndarray:
-    """max − min along each diagonal k ≥ 0 of a square matrix (0 for a Toeplitz one)."""
-    return np.array([np.ptp(np.diagonal(gram, k)) for k in range(len(gram))])
-
-
-# Panels: (x domain, y domain) of the three matrices on top and the three PE·PEᵀ panels below.
-COLUMNS = ([0.0, 0.29], [0.355, 0.645], [0.71, 1.0])
-TOP, BOTTOM = [0.56, 1.0], [0.0, 0.4]
-
-
-def evidence_figure(diagnosis: diagnose.Diagnosis, theme_name: str) -> dict:
-    """Their matrix, the reference and the difference; below, both PE·PEᵀ and how far each of
-    their diagonals is from constant."""
-    cells = evidence_cells(diagnosis)
-    palette = theme.colours(theme_name)
-    layout = theme.base_layout(
-        theme_name, uirevision=f"checker-{diagnosis.n_positions}-{diagnosis.d_model}"
-    )
+def _difference_trace(cells: derived.EvidenceCells) -> dict:
+    """theirs − ours, on a colour scale of its own out to the largest difference."""
     largest = float(np.abs(cells.difference).max()) or 1.0
-    scale = diagnosis.d_model / 2
-    toeplitz = "Toeplitz" if diagnosis.toeplitz else "not Toeplitz"
-    panels = [
-        (
-            _matrix_trace(cells.columns, cells.rows, cells.theirs, "theirs", ""),
-            "theirs",
+    return _matrix_trace(cells.columns, cells.rows, cells.difference, "theirs − ours") | {
+        "zmin": -largest,
+        "zmax": largest,
+        "showscale": True,
+        "colorbar": theme.colorbar(
+            thickness=10, len=0.42, y=1.0, yanchor="top", title={"text": "diff"}
         ),
-        (_matrix_trace(cells.columns, cells.rows, cells.ours, "reference", "2"), "reference"),
-        (
-            _matrix_trace(cells.columns, cells.rows, cells.difference, "theirs − ours", "3")
-            | {
-                "zmin": -largest,
-                "zmax": largest,
-                "showscale": True,
-                "colorbar": theme.colorbar(
-                    thickness=10, len=0.42, y=1.0, yanchor="top", title={"text": "diff"}
-                ),
-            },
-            f"theirs − ours (max {diagnosis.max_abs_error:.2g})",
-        ),
-        (
-            _gram_trace(cells.gram_rows, cells.their_gram, scale, "their PE·PEᵀ", "4"),
-            f"their PE·PEᵀ ({toeplitz})",
-        ),
-        (_gram_trace(cells.gram_rows, cells.our_gram, scale, "reference PE·PEᵀ", "5"), "ours"),
-    ]
-    traces = [trace for trace, _ in panels]
-    titles = [title for _, title in panels] + ["spread along diagonal k of PE·PEᵀ"]
-    for index, (x_domain, y_domain, title) in enumerate(
-        (
-            *((column, TOP, titles[i]) for i, column in enumerate(COLUMNS)),
-            *((column, BOTTOM, titles[3 + i]) for i, column in enumerate(COLUMNS)),
-        )
-    ):
-        suffix = "" if index == 0 else str(index + 1)
-        layout[f"xaxis{suffix}"] = theme.axis(
-            theme_name,
-            domain=x_domain,
-            anchor=f"y{suffix}",
-            showgrid=False,
-            title={"text": "dimension" if index < 3 else "position" if index < 5 else "k"},
-        )
-        layout[f"yaxis{suffix}"] = theme.axis(
-            theme_name,
-            domain=y_domain,
-            anchor=f"x{suffix}",
-            showgrid=index == 5,
-            **({} if index == 5 else {"autorange": "reversed"}),
-        )
-        layout.setdefault("annotations", []).append(panel_caption(title, x_domain[0], y_domain[1]))
-    for axis in ("xaxis2", "xaxis3"):
-        layout[axis]["matches"] = "x"
-    for axis in ("yaxis2", "yaxis3"):
-        layout[axis]["matches"] = "y"
-    layout["xaxis5"]["matches"] = "x4"
-    layout["yaxis5"]["matches"] = "y4"
-    layout["yaxis"]["title"] = {"text": "position"}
-    layout["yaxis4"]["title"] = {"text": "position"}
-    layout["yaxis6"].update(type="log", title={"text": "max − min"}, exponentformat="power")
-    traces += [
-        _spread_trace(cells.offsets, cells.their_spread, "theirs", theme.PAIR_COLOURS[1]),
-        _spread_trace(cells.offsets, cells.our_spread, "ours", theme.PAIR_COLOURS[0]),
-    ]
+    }
+
+
+def _spread_subplot(cells: derived.EvidenceCells) -> Subplot:
+    """How far each diagonal k of both PE·PEᵀ is from constant, on a log axis."""
+    x_domain = COLUMNS[2]
+    return Subplot(
+        traces=[
+            _spread_trace(cells.offsets, cells.their_spread, "theirs", theme.PAIR_COLOURS[1]),
+            _spread_trace(cells.offsets, cells.our_spread, "ours", theme.PAIR_COLOURS[0]),
+        ],
+        x_axis={"showgrid": False, "title": {"text": "k"}},
+        y_axis={
+            "showgrid": True,
+            "type": "log",
+            "title": {"text": "max − min"},
+            "exponentformat": "power",
+        },
+        domain=(x_domain, BOTTOM),
+        annotations=[panel_caption("spread along diagonal k of PE·PEᵀ", x_domain[0], BOTTOM[1])],
+    )
+
+
+def _marked_cells(diagnosis: diagnose.Diagnosis, state: ExplorerState) -> list[dict]:
+    """The first difference and the worst cells circled on the difference panel (none when
+    theirs matches exactly)."""
     marked = [diagnosis.first_difference] if diagnosis.first_difference else []
     marked += [cell for cell in diagnosis.worst_cells if cell not in marked]
-    if marked and diagnosis.max_abs_error > 0:
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "markers",
-                "x": np.array([cell.dimension for cell in marked]),
-                "y": np.array([cell.position for cell in marked]),
-                "xaxis": "x3",
-                "yaxis": "y3",
-                "marker": {
-                    "color": "rgba(0,0,0,0)",
-                    "size": 11,
-                    "line": {"color": palette["pos"], "width": 2},
-                },
-                "name": "first difference and worst cells",
-                "customdata": np.array([[cell.theirs, cell.ours] for cell in marked]),
-                "hovertemplate": "pos %{y}, dim %{x}<br>theirs %{customdata[0]:.6g}<br>"
-                "ours %{customdata[1]:.6g}<extra>%{fullData.name}</extra>",
-            }
-        )
+    if not marked or diagnosis.max_abs_error == 0:
+        return []
+    x_name, y_name = axis_names(DIFFERENCE_PANEL)
+    return [
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": np.array([cell.dimension for cell in marked]),
+            "y": np.array([cell.position for cell in marked]),
+            "xaxis": x_name,
+            "yaxis": y_name,
+            "marker": {
+                "color": "rgba(0,0,0,0)",
+                "size": 11,
+                "line": {"color": theme.colours(state.theme)["pos"], "width": 2},
+            },
+            "name": "first difference and worst cells",
+            "customdata": np.array([[cell.theirs, cell.ours] for cell in marked]),
+            "hovertemplate": "pos %{y}, dim %{x}<br>theirs %{customdata[0]:.6g}<br>"
+            "ours %{customdata[1]:.6g}<extra>%{fullData.name}</extra>",
+        }
+    ]
+
+
+# The difference is the third panel; its marks are drawn last, over every panel's cells.
+DIFFERENCE_PANEL = 3
+
+
+def _evidence_title(diagnosis: diagnose.Diagnosis, cells: derived.EvidenceCells) -> str:
     n, d = diagnosis.n_positions, diagnosis.d_model
     title = (
         f"Theirs ({n} × {d}) against the reference (base {diagnosis.base:g}, {diagnosis.layout})"
@@ -244,23 +190,62 @@ def evidence_figure(diagnosis: diagnose.Diagnosis, theme_name: str) -> dict:
             f"<br><sub>Reduced for display: {cells.rows.size} × {cells.columns.size} of "
             f"{n} × {d} cells, {cells.gram_rows.size} positions in PE·PEᵀ</sub>"
         )
+    return title
+
+
+def _matrix_subplots(diagnosis: diagnose.Diagnosis, cells: derived.EvidenceCells) -> list:
+    """The top row: their matrix, the reference and the difference, zooming together."""
+    rows, columns = cells.rows, cells.columns
+    theirs = _matrix_trace(columns, rows, cells.theirs, "theirs")
+    ours = _matrix_trace(columns, rows, cells.ours, "reference")
+    difference = f"theirs − ours (max {diagnosis.max_abs_error:.2g})"
+    return [
+        _heatmap_subplot(theirs, (0, TOP), "theirs", None),
+        _heatmap_subplot(ours, (1, TOP), "reference", 1),
+        _heatmap_subplot(_difference_trace(cells), (2, TOP), difference, 1),
+    ]
+
+
+def _gram_subplots(diagnosis: diagnose.Diagnosis, cells: derived.EvidenceCells) -> list:
+    """The bottom row: their PE·PEᵀ and the reference's, zooming together, and the spreads."""
+    rows, scale = cells.gram_rows, diagnosis.d_model / 2
+    theirs = _gram_trace(rows, cells.their_gram, scale, "their PE·PEᵀ")
+    ours = _gram_trace(rows, cells.our_gram, scale, "reference PE·PEᵀ")
+    toeplitz = "Toeplitz" if diagnosis.toeplitz else "not Toeplitz"
+    return [
+        _heatmap_subplot(theirs, (0, BOTTOM), f"their PE·PEᵀ ({toeplitz})", None),
+        _heatmap_subplot(ours, (1, BOTTOM), "ours", 4),
+        _spread_subplot(cells),
+    ]
+
+
+def evidence_figure(state: ExplorerState, diagnosis: diagnose.Diagnosis) -> dict:
+    """Their matrix, the reference and the difference; below, both PE·PEᵀ and how far each of
+    their diagonals is from constant."""
+    cells = derived.evidence_cells(diagnosis)
+    layout = theme.base_layout(
+        state.theme, uirevision=f"checker-{diagnosis.n_positions}-{diagnosis.d_model}"
+    )
     layout.update(
-        title={"text": title, "x": 0, "font": {"size": 14}},
+        title={"text": _evidence_title(diagnosis, cells), "x": 0, "font": {"size": 14}},
         showlegend=True,
         legend={"orientation": "h", "x": 0.71, "y": -0.1},
         margin={"l": 64, "r": 24, "t": 84 if cells.reduced else 64, "b": 64},
     )
-    return {"data": traces, "layout": layout}
+    subplots = _matrix_subplots(diagnosis, cells) + _gram_subplots(diagnosis, cells)
+    figure = compose(state, layout, subplots)
+    figure["data"] += _marked_cells(diagnosis, state)
+    return figure
 
 
-def _matrix_trace(x, y, z, name: str, suffix: str) -> dict:
+def _matrix_trace(x, y, z, name: str) -> dict:
     hover = "pos %{y}, dim %{x}<br>%{z:.6g}<extra>%{fullData.name}</extra>"
-    return panel_heatmap(x, y, np.asarray(z, dtype=np.float32), 1.0, suffix, name, hover)
+    return panel_heatmap(x, y, np.asarray(z, dtype=np.float32), 1.0, "", name, hover)
 
 
-def _gram_trace(rows, gram, scale: float, name: str, suffix: str) -> dict:
+def _gram_trace(rows, gram, scale: float, name: str) -> dict:
     hover = "i = %{y}, j = %{x}<br>PE(i)·PE(j) = %{z:.6g}<extra>%{fullData.name}</extra>"
-    return panel_heatmap(rows, rows, gram, scale, suffix, name, hover)
+    return panel_heatmap(rows, rows, gram, scale, "", name, hover)
 
 
 def _spread_trace(offsets, spread, name: str, colour: str) -> dict:
@@ -270,8 +255,6 @@ def _spread_trace(offsets, spread, name: str, colour: str) -> dict:
         "mode": "lines+markers",
         "x": offsets,
         "y": np.maximum(spread, 1e-17),
-        "xaxis": "x6",
-        "yaxis": "y6",
         "line": {"color": colour, "width": 1.5},
         "marker": {"size": 4},
         "name": f"spread, {name}",
@@ -380,7 +363,7 @@ class CheckerView(UploadView):
 
     def evidence(self, result) -> dict | None:
         if isinstance(result, diagnose.Diagnosis):
-            return evidence_figure(result, self.state.theme)
+            return evidence_figure(self.state, result)
         return None
 
     def result(self) -> diagnose.Diagnosis | diagnose.MatrixError | None:
@@ -411,7 +394,7 @@ class CheckerView(UploadView):
 def describe(state: ExplorerState, result=None) -> str:
     """The chart's accessible name: the reference before any matrix, else the verdict."""
     if not isinstance(result, diagnose.Diagnosis):
-        matrix = encoding.positional_encoding(EXAMPLE_POSITIONS, EXAMPLE_D_MODEL, state.base)
+        matrix = derived.reference_example(EXAMPLE_POSITIONS, EXAMPLE_D_MODEL, float(state.base))
         given = "not checked, " if isinstance(result, diagnose.MatrixError) else ""
         return (
             f"The reference PE matrix, base {state.base:g}, {EXAMPLE_POSITIONS} positions by "
@@ -442,7 +425,7 @@ def data(state: ExplorerState, result=None) -> ChartData:
             note=f"Rows {span_text(rows)} of {theirs.shape[0]} and dimensions "
             f"{span_text(columns)} of {theirs.shape[1]} shown; the report has the worst cells.",
         )
-    matrix = encoding.positional_encoding(EXAMPLE_POSITIONS, EXAMPLE_D_MODEL, state.base)
+    matrix = derived.reference_example(EXAMPLE_POSITIONS, EXAMPLE_D_MODEL, float(state.base))
     rows, columns = range(DATA_ROWS), range(DATA_COLUMNS)
     caption = f"The reference PE(pos, dimension), base {state.base:g}"
     return pe_table(caption, matrix, rows, columns, ".")

@@ -12,8 +12,8 @@ import plotly.io
 import pytest
 from bokeh.document import Document
 from checker_support import npy, torch_style
+from pe_explorer import derived, encoding
 from pe_explorer import diagnosis as diagnose
-from pe_explorer import encoding
 from pe_explorer.state import ExplorerState
 from pe_explorer.ui.page import ExplorerPage
 from pe_explorer.ui.page_options import PageOptions
@@ -128,7 +128,7 @@ def test_the_report_download_is_the_diagnosis_report(view):
 )
 @pytest.mark.parametrize("theme", ["light", "dark"])
 def test_every_evidence_figure_follows_plotlys_schema(matrix, theme):
-    figure = checker.evidence_figure(diagnose.diagnose(matrix), theme)
+    figure = checker.evidence_figure(ExplorerState(theme=theme), diagnose.diagnose(matrix))
     go.Figure(data=figure["data"], layout=figure["layout"])  # raises if anything is unknown
     json.loads(plotly.io.to_json(figure, validate=False))
     for key, value in figure["layout"].items():
@@ -138,9 +138,9 @@ def test_every_evidence_figure_follows_plotlys_schema(matrix, theme):
 
 def test_a_large_matrix_is_reduced_for_display_by_whole_pairs():
     diagnosis = diagnose.diagnose(encoding.positional_encoding(2048, 1024))
-    cells = checker.evidence_cells(diagnosis)
-    assert cells.reduced and cells.theirs.size <= checker.PANEL_CELLS
-    assert cells.gram_rows.size <= checker.GRAM_POSITIONS
+    cells = derived.evidence_cells(diagnosis)
+    assert cells.reduced and cells.theirs.size <= derived.PANEL_CELLS
+    assert cells.gram_rows.size <= derived.GRAM_POSITIONS
     pair_of, _ = encoding.column_roles(1024, "interleaved")
     assert np.all(np.bincount(pair_of[cells.columns])[pair_of[cells.columns]] == 2)
 
