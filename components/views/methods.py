@@ -10,8 +10,8 @@ import numpy as np
 from .. import derived
 from ..plotkit import theme
 from ..plotkit.charts import offset_label, titled_layout
-from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
-from ..plotkit.numbers import number as four_decimals
+from ..plotkit.frame import ChartData, offset_curves_table
+from ..plotkit.numbers import number, readout_number
 from ..state import ExplorerState
 
 NAMES = {
@@ -33,6 +33,14 @@ COLOURS = {
     "t5": theme.PAIR_COLOURS[4],
     "shaw": theme.PAIR_COLOURS[5],
     "xl": theme.PAIR_COLOURS[0],
+}
+# Each line's name, where it says more than the method's (ALiBi's heads, T5's and Shaw's
+# settings are named by curve_label).
+LABELS = {
+    "sinusoidal": "sinusoidal: D(k) = Σ cos(k·ω_i)",
+    "rope": "RoPE: q·R(k)q, the seeded q with itself",
+    "none": "none: 0",
+    "xl": "Transformer-XL: q·W_R R(k) + v·W_R R(k)",
 }
 # Lines told apart by their dash as well as their colour (Transformer-XL shares a colour).
 DASHES = {"alibi-gentlest": "dash", "xl": "dot", "shaw": "dashdot"}
@@ -84,7 +92,7 @@ class MethodRow:
 
 
 @dataclass(frozen=True)
-class MethodNumbers:
+class MethodsReadout:
     """The numbers the readout shows."""
 
     offset: int  # |offset|, the k of the marker
@@ -92,11 +100,6 @@ class MethodNumbers:
     train_length: int
     method: str
     rows: tuple[MethodRow, ...]
-
-
-def last_offset(state: ExplorerState) -> int:
-    """The largest k drawn: the shown sequence's, and at least twice the training length."""
-    return max(state.n_positions - 1, 2 * state.train_length)
 
 
 def slope_text(slope: float) -> str:
@@ -107,66 +110,27 @@ def slope_text(slope: float) -> str:
     return f"{slope:.3g}"
 
 
+def curve_label(state: ExplorerState, curve: derived.PositionScoreCurve) -> str:
+    """A line's name in the legend, the readout and the data table."""
+    if curve.method == "alibi":
+        slope = derived.alibi_slopes(state.heads)[curve.head]
+        return f"ALiBi, head {curve.head + 1} (m = {slope_text(slope)})"
+    if curve.method == "t5":
+        return f"T5: bias of k's bucket ({state.t5_buckets} buckets, max {state.t5_max_distance})"
+    if curve.method == "shaw":
+        return f"Shaw: q·a_clip(k), clip {state.shaw_clip}"
+    return LABELS[curve.method]
+
+
 def curves(state: ExplorerState) -> list[Curve]:
-    """The lines drawn: sinusoidal, RoPE, ALiBi's steepest and gentlest heads, none, and the
-    relative methods T5, Shaw et al. and Transformer-XL with their seeded stand-in weights."""
-    shown = derived.method_curves(
-        last_offset(state),
-        state.d_model,
-        float(state.base),
-        state.layout,
-        state.seed,
-        state.heads,
-    )
-    slopes = derived.alibi_slopes(state.heads)
-    # For H a power of two these are heads 1 and H; otherwise the reference code's order is
-    # not sorted (H = 3: 1/16, 1/256, 1/4), so the extremes are looked up.
-    heads = dict.fromkeys([int(np.argmax(slopes)), int(np.argmin(slopes))])
-    lines = [
-        Curve("sinusoidal", "sinusoidal", "sinusoidal: D(k) = Σ cos(k·ω_i)", shown.sinusoidal),
-        Curve("rope", "rope", "RoPE: q·R(k)q, the seeded q with itself", shown.rope),
+    """The lines drawn (derived.position_score_curves), each with its name."""
+    return [
+        Curve(curve.method, curve.name, curve_label(state, curve), curve.scores)
+        for curve in derived.position_score_curves(state)
     ]
-    for number, head in enumerate(heads):
-        lines.append(
-            Curve(
-                "alibi",
-                "alibi" if number == 0 else "alibi-gentlest",
-                f"ALiBi, head {head + 1} (m = {slope_text(slopes[head])})",
-                shown.alibi[head],
-            )
-        )
-    lines.append(Curve("none", "none", "none: 0", shown.none))
-    n_offsets = last_offset(state) + 1
-    lines += [
-        Curve(
-            "t5",
-            "t5",
-            f"T5: bias of k's bucket ({state.t5_buckets} buckets, max {state.t5_max_distance})",
-            derived.t5_bias_curve(
-                n_offsets,
-                state.t5_buckets,
-                state.t5_max_distance,
-                state.t5_bidirectional,
-                state.seed,
-            ),
-        ),
-        Curve(
-            "shaw",
-            "shaw",
-            f"Shaw: q·a_clip(k), clip {state.shaw_clip}",
-            derived.shaw_score_curve(n_offsets, state.shaw_clip, state.d_model, state.seed),
-        ),
-        Curve(
-            "xl",
-            "xl",
-            "Transformer-XL: q·W_R R(k) + v·W_R R(k)",
-            derived.xl_position_curve(n_offsets, state.d_model, float(state.base), state.seed),
-        ),
-    ]
-    return lines
 
 
-def numbers(state: ExplorerState) -> MethodNumbers:
+def readout_values(state: ExplorerState) -> MethodsReadout:
     """Each curve's score at k = |offset| and at k = 2L."""
     k, far = abs(state.offset), 2 * state.train_length
     rows = tuple(
@@ -175,44 +139,46 @@ def numbers(state: ExplorerState) -> MethodNumbers:
         )
         for line in curves(state)
     )
-    return MethodNumbers(k, far, state.train_length, state.method, rows)
+    return MethodsReadout(k, far, state.train_length, state.method, rows)
 
 
-def _number(value: float) -> str:
-    # Adding 0.0 turns -0.0 into 0.0, so an exact zero never shows a sign.
-    return f"{value + 0.0:.6f}"
-
-
-def readout(state: ExplorerState) -> str:
-    """The table of each method's score at k and at 2L (numbers and our own words only)."""
-    shown = numbers(state)
-    lines = [
-        '<table class="pe-methods">',
-        f'<caption>k = |{state.offset}| = <span class="pe-methods-offset">{shown.offset}</span>'
-        f' · training length L = <span class="pe-methods-train-length">{shown.train_length}'
-        "</span></caption>",
-        "<thead><tr><th>method</th><th>score at k</th>"
-        f"<th>at 2L = {shown.far_offset}</th>"
-        '<th class="pe-beyond">beyond L</th></tr></thead><tbody>',
-    ]
-    for index, row in enumerate(shown.rows):
-        current = ' class="pe-current"' if row.method == shown.method else ""
-        first_of_method = index == 0 or shown.rows[index - 1].method != row.method
+def _readout_row(shown: MethodsReadout, index: int) -> str:
+    """A curve's row: its scores at k and 2L; the first row of a method also says, over all its
+    rows, what the method does beyond L."""
+    row = shown.rows[index]
+    current = ' class="pe-current"' if row.method == shown.method else ""
+    beyond = ""
+    if index == 0 or shown.rows[index - 1].method != row.method:
         span = sum(other.method == row.method for other in shown.rows)
         rowspan = f' rowspan="{span}"' if span > 1 else ""
         beyond = (
             f'<td{rowspan} class="pe-beyond pe-method-{row.method}-beyond">'
             f"{' '.join(BEYOND[row.method])}</td>"
-            if first_of_method
-            else ""
         )
-        lines.append(
-            f"<tr{current}><td>{row.label}</td>"
-            f'<td class="pe-method-{row.css_name}-at-k">{_number(row.at_offset)}</td>'
-            f'<td class="pe-method-{row.css_name}-at-2l">{_number(row.at_far)}</td>{beyond}</tr>'
-        )
-    lines.append("</tbody></table>")
-    return "".join(lines)
+    return (
+        f"<tr{current}><td>{row.label}</td>"
+        f'<td class="pe-method-{row.css_name}-at-k">{readout_number(row.at_offset)}</td>'
+        f'<td class="pe-method-{row.css_name}-at-2l">{readout_number(row.at_far)}</td>'
+        f"{beyond}</tr>"
+    )
+
+
+def readout(state: ExplorerState) -> str:
+    """The table of each method's score at k and at 2L (numbers and our own words only)."""
+    shown = readout_values(state)
+    return "".join(
+        [
+            '<table class="pe-methods">',
+            f'<caption>k = |{state.offset}| = <span class="pe-methods-offset">{shown.offset}'
+            '</span> · training length L = <span class="pe-methods-train-length">'
+            f"{shown.train_length}</span></caption>",
+            "<thead><tr><th>method</th><th>score at k</th>"
+            f"<th>at 2L = {shown.far_offset}</th>"
+            '<th class="pe-beyond">beyond L</th></tr></thead><tbody>',
+            *(_readout_row(shown, index) for index in range(len(shown.rows))),
+            "</tbody></table>",
+        ]
+    )
 
 
 def translucent(colour: str, alpha: float) -> str:
@@ -236,125 +202,120 @@ def beyond_label(method: str) -> str:
     return "<br>".join(lines)
 
 
+def _line_trace(line: Curve, rank: int, current: bool) -> dict:
+    """A method's line, emphasised when it is the current method; ALiBi's gentlest head dashed
+    (the same colour as its steepest, told apart)."""
+    return {
+        "type": "scatter",
+        "mode": "lines",
+        "x": np.arange(line.scores.size),
+        "y": line.scores,
+        "name": line.label,
+        "legendrank": rank,
+        "opacity": 1.0 if current else OTHER_OPACITY,
+        "line": {
+            "color": COLOURS[line.method],
+            "width": CURRENT_WIDTH if current else OTHER_WIDTH,
+            "dash": DASHES.get(line.css_name, "solid"),
+        },
+        "hovertemplate": f"{line.label}<br>k = %{{x}}<br>score = %{{y:.6f}}<extra></extra>",
+    }
+
+
+def _marker_trace(state: ExplorerState, lines: list[Curve]) -> dict:
+    """The current method's lines at k = |offset|, as diamonds."""
+    k = abs(state.offset)
+    marked = [line for line in lines if line.method == state.method]
+    return {
+        "type": "scatter",
+        "mode": "markers",
+        "x": np.full(len(marked), k),
+        "y": np.array([line.scores[k] for line in marked]),
+        "name": f"k = {k}",
+        "legendrank": len(lines) + 1,
+        "marker": {
+            "color": COLOURS[state.method],
+            "size": 11,
+            "symbol": "diamond",
+            "line": {"color": theme.colours(state.theme)["pos"], "width": 1.5},
+        },
+        "hovertemplate": f"k = {k}<br>score = %{{y:.6f}}<extra></extra>",
+    }
+
+
+def _full_height(shape: str, x: tuple[float, float], style: dict, name: str) -> dict:
+    """A shape from x[0] to x[1] over the chart's full height."""
+    return {
+        "type": shape,
+        "xref": "x",
+        "yref": "paper",
+        "x0": x[0],
+        "x1": x[1],
+        "y0": 0,
+        "y1": 1,
+        **style,
+        "name": name,
+    }
+
+
+def _shapes(state: ExplorerState, palette: dict) -> list[dict]:
+    """The offsets beyond the training length L shaded, L dashed, and the sequence's own longest
+    offset dotted (is the text shown longer than training was?)."""
+    length, end = state.train_length, state.n_positions - 1
+    shade = {"fillcolor": palette["grid"], "opacity": 0.5, "line": {"width": 0}, "layer": "below"}
+    dashed = {"line": {"color": palette["text"], "width": 1.5, "dash": "dash"}}
+    dotted = {"line": {"color": palette["second"], "width": 1, "dash": "dot"}}
+    beyond = (length, derived.last_scored_offset(state))
+    return [
+        _full_height("rect", beyond, shade, "beyond the training length"),
+        _full_height("line", (length, length), dashed, "training length"),
+        _full_height("line", (end, end), dotted, "sequence end"),
+    ]
+
+
+def _annotations(state: ExplorerState, palette: dict) -> list[dict]:
+    """L's label, what each method does beyond it, and the sequence's length at its end."""
+    length, end = state.train_length, state.n_positions - 1
+    on_right = end > derived.last_scored_offset(state) / 2
+    words = {
+        "text": beyond_label(state.method),
+        "xref": "x",
+        "yref": "paper",
+        "x": length,
+        "xshift": 6,
+        "xanchor": "left",
+        "y": 0.98,
+        "yanchor": "top",
+        "align": "left",
+        "showarrow": False,
+        "bgcolor": translucent(palette["paper"], 0.8),
+        "font": {"size": 11},
+    }
+    sequence = {
+        "text": f"n = {state.n_positions} positions: k ≤ {end}",
+        "xref": "x",
+        "yref": "paper",
+        "x": end,
+        # Written on the side with room: left of the line unless it is near k = 0.
+        "xshift": -4 if on_right else 4,
+        "xanchor": "right" if on_right else "left",
+        "y": 0.02,
+        "yanchor": "bottom",
+        "showarrow": False,
+        "font": {"size": 11, "color": palette["second"]},
+    }
+    label = offset_label(f"training length L = {length}", length, palette["text"], "x")
+    return [label, words, sequence]
+
+
 def figure(state: ExplorerState) -> dict:
     """Every method's position-only score against k = 0 … max(n − 1, 2L), the current one
     emphasised, the offsets beyond the training length L shaded."""
     palette = theme.colours(state.theme)
-    last = last_offset(state)
-    k = abs(state.offset)
+    last = derived.last_scored_offset(state)
     lines = curves(state)
-    offsets = np.arange(last + 1)
-    traces = []
-    for number, line in enumerate(lines):
-        current = line.method == state.method
-        # ALiBi's gentlest head is dashed: the same colour as its steepest, told apart.
-        dash = DASHES.get(line.css_name, "solid")
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines",
-                "x": offsets,
-                "y": line.scores,
-                "name": line.label,
-                "legendrank": number + 1,
-                "opacity": 1.0 if current else OTHER_OPACITY,
-                "line": {
-                    "color": COLOURS[line.method],
-                    "width": CURRENT_WIDTH if current else OTHER_WIDTH,
-                    "dash": dash,
-                },
-                "hovertemplate": f"{line.label}<br>k = %{{x}}<br>score = %{{y:.6f}}<extra></extra>",
-            }
-        )
-    marked = [line for line in lines if line.method == state.method]
-    traces.append(
-        {
-            "type": "scatter",
-            "mode": "markers",
-            "x": np.full(len(marked), k),
-            "y": np.array([line.scores[k] for line in marked]),
-            "name": f"k = {k}",
-            "legendrank": len(lines) + 1,
-            "marker": {
-                "color": COLOURS[state.method],
-                "size": 11,
-                "symbol": "diamond",
-                "line": {"color": palette["pos"], "width": 1.5},
-            },
-            "hovertemplate": f"k = {k}<br>score = %{{y:.6f}}<extra></extra>",
-        }
-    )
-    train_length = state.train_length
-    sequence_end = state.n_positions - 1
-    on_right = sequence_end > last / 2
-    shapes = [
-        {
-            "type": "rect",
-            "xref": "x",
-            "yref": "paper",
-            "x0": train_length,
-            "x1": last,
-            "y0": 0,
-            "y1": 1,
-            "fillcolor": palette["grid"],
-            "opacity": 0.5,
-            "line": {"width": 0},
-            "layer": "below",
-            "name": "beyond the training length",
-        },
-        {
-            "type": "line",
-            "xref": "x",
-            "yref": "paper",
-            "x0": train_length,
-            "x1": train_length,
-            "y0": 0,
-            "y1": 1,
-            "line": {"color": palette["text"], "width": 1.5, "dash": "dash"},
-            "name": "training length",
-        },
-        # The sequence's own longest offset: is the text shown longer than training was?
-        {
-            "type": "line",
-            "xref": "x",
-            "yref": "paper",
-            "x0": sequence_end,
-            "x1": sequence_end,
-            "y0": 0,
-            "y1": 1,
-            "line": {"color": palette["second"], "width": 1, "dash": "dot"},
-            "name": "sequence end",
-        },
-    ]
-    annotations = [
-        offset_label(f"training length L = {train_length}", train_length, palette["text"], "x"),
-        {
-            "text": beyond_label(state.method),
-            "xref": "x",
-            "yref": "paper",
-            "x": train_length,
-            "xshift": 6,
-            "xanchor": "left",
-            "y": 0.98,
-            "yanchor": "top",
-            "align": "left",
-            "showarrow": False,
-            "bgcolor": translucent(palette["paper"], 0.8),
-            "font": {"size": 11},
-        },
-        {
-            "text": f"n = {state.n_positions} positions: k ≤ {sequence_end}",
-            "xref": "x",
-            "yref": "paper",
-            "x": sequence_end,
-            # Written on the side with room: left of the line unless it is near k = 0.
-            "xshift": -4 if on_right else 4,
-            "xanchor": "right" if on_right else "left",
-            "y": 0.02,
-            "yanchor": "bottom",
-            "showarrow": False,
-            "font": {"size": 11, "color": palette["second"]},
-        },
+    traces = [
+        _line_trace(line, rank, line.method == state.method) for rank, line in enumerate(lines, 1)
     ]
     title = f"Position part of the score against k: <b>{NAMES[state.method]}</b> (the others faded)"
     layout = titled_layout(state, f"methods-{last}-{state.d_model}", title)
@@ -362,32 +323,31 @@ def figure(state: ExplorerState) -> dict:
         margin={"l": 64, "r": 24, "t": 72, "b": 80},
         xaxis=theme.axis(state.theme, title={"text": "offset k"}, range=[0, last]),
         yaxis=theme.axis(state.theme, title={"text": "position part of the score"}),
-        shapes=shapes,
-        annotations=annotations,
+        shapes=_shapes(state, palette),
+        annotations=_annotations(state, palette),
     )
     layout["legend"] = {"orientation": "h", "y": -0.16, "x": 0}
-    return {"data": traces, "layout": layout}
+    return {"data": [*traces, _marker_trace(state, lines)], "layout": layout}
 
 
 def describe(state: ExplorerState) -> str:
     """The chart's accessible name: each curve's score at k = |offset|."""
-    shown = numbers(state)
-    scores = "; ".join(f"{row.label}: {four_decimals(row.at_offset)}" for row in shown.rows)
+    shown = readout_values(state)
+    scores = "; ".join(f"{row.label}: {number(row.at_offset)}" for row in shown.rows)
     return (
-        f"Position part of the score against offset k = 0 … {last_offset(state)}, training "
-        f"length L = {shown.train_length} shaded beyond, {NAMES[shown.method]} emphasised; "
-        f"at k = {shown.offset}: {scores}"
+        f"Position part of the score against offset k = 0 … {derived.last_scored_offset(state)}, "
+        f"training length L = {shown.train_length} shaded beyond, {NAMES[shown.method]} "
+        f"emphasised; at k = {shown.offset}: {scores}"
     )
 
 
 def data(state: ExplorerState) -> ChartData:
     """Each curve's score at the offsets near k = |offset|."""
-    lines = curves(state)
     k = abs(state.offset)
-    offsets = window(k, last_offset(state) + 1, DATA_ROWS)
-    return ChartData(
-        caption=f"Position part of the score near k = {k}",
-        columns=("k", *(line.label for line in lines)),
-        rows=tuple((o, *(line.scores[o] for line in lines)) for o in offsets),
-        note=f"Offsets {span_text(offsets)} of 0–{last_offset(state)} shown, near k = {k}.",
+    return offset_curves_table(
+        f"Position part of the score near k = {k}",
+        "k",
+        {line.label: line.scores for line in curves(state)},
+        k,
+        near=f", near k = {k}",
     )

@@ -498,7 +498,7 @@ def test_cards_quote_what_their_views_readouts_show():
     )
 
     beyond = questions.question("beyond-training")
-    rows = {row.css_name: row for row in methods_view.numbers(beyond.state()).rows}
+    rows = {row.css_name: row for row in methods_view.readout_values(beyond.state()).rows}
     assert numbers_of("beyond-training")["at_offset"] == pytest.approx(
         rows["sinusoidal"].at_offset, abs=1e-9
     )

@@ -22,7 +22,7 @@ def trace(figure: dict, name_start: str) -> dict:
 def cell(readout: str, css_class: str) -> float:
     """The number in the readout's cell of this class."""
     (text,) = re.findall(rf'class="{css_class}">([^<]*)<', readout)
-    return float(text)
+    return float(text.replace("\u2212", "-"))
 
 
 @pytest.mark.parametrize(("d_model", "base"), [(128, 10000.0), (2, 10.0), (512, 500.0)])
@@ -123,7 +123,7 @@ def test_negative_offset_is_marked_at_its_absolute_value(method, expected):
     assert marker["mode"] == "markers"
     assert marker["x"][0] == 7
     assert marker["y"][0] == pytest.approx(expected(7), abs=1e-12)
-    assert methods.numbers(state).offset == 7
+    assert methods.readout_values(state).offset == 7
 
 
 def test_alibi_marks_k_on_both_of_its_heads():
@@ -225,9 +225,9 @@ def test_readout_highlights_the_current_row_and_says_what_each_method_does_beyon
         assert html.unescape(text) == " ".join(words)
 
 
-def test_numbers_match_the_readout():
+def test_readout_values_match_the_readout():
     state = ExplorerState(offset=3, method="none", heads=4)
-    shown = methods.numbers(state)
+    shown = methods.readout_values(state)
     readout = methods.readout(state)
     assert (shown.offset, shown.far_offset, shown.train_length) == (3, 64, 32)
     for row in shown.rows:
