@@ -15,6 +15,7 @@ import param
 
 from ..methods import MAX_SEED, METHOD_LABELS
 from ..plotkit.frame import WhileShown
+from ..plotkit.presets import preset_buttons
 from ..scaling import SCALING_LABELS
 from ..state import MAX_CHOSEN_PAIRS, MAX_FACTORS_CHARS, MAX_TEXT_CHARS, ExplorerState
 from .player import Player
@@ -134,19 +135,13 @@ class Controls(pn.viewable.Viewer):
             sizing_mode="stretch_width",
             css_classes=["pe-control-n-positions"],
         )
-        self.presets = [
-            pn.widgets.Button(
-                label=str(value),
-                color="default",
-                width=52,
-                margin=(0, 4, 4, 0),
-                description=f"Set d_model to {value}",
-                css_classes=[f"pe-preset-{value}"],
-            )
-            for value in D_MODEL_PRESETS
-        ]
-        for button, value in zip(self.presets, D_MODEL_PRESETS, strict=True):
-            button.on_click(lambda event, value=value: setattr(state, "d_model", value))
+        self.presets = preset_buttons(
+            D_MODEL_PRESETS,
+            partial(setattr, state, "d_model"),
+            lambda value: (str(value), f"Set d_model to {value}", f"pe-preset-{value}"),
+            width=52,
+            margin=(0, 4, 4, 0),
+        )
         self.pairs = pn.widgets.MultiChoice(
             label="Pairs i shown as waves",
             options=list(range(state.d_model // 2)),
