@@ -5,8 +5,9 @@
 #   ./build.sh build [DIR]  static site (Pyodide in a Web Worker) into DIR, default dist/
 #   ./build.sh serve        build, then serve dist/ on http://localhost:$PORT (default 8000)
 #   ./build.sh dev          panel serve app.py --autoreload, for work on the Python side
-#   ./build.sh test [TIER] [ARGS]  setup, build, then pytest ARGS; TIER unit|browser|pyodide runs
-#                           tests/TIER alone (unit: no build, no browser)
+#   ./build.sh test [TIER] [ARGS]  setup, build, then pytest ARGS; TIER unit|site|browser|pyodide
+#                           runs tests/TIER alone (unit: no build, no browser; site: the built
+#                           site's files, no browser)
 #   ./build.sh lint         ruff check and ruff format --check; Biome on the JavaScript
 #   ./build.sh bench [ARGS] benchmarks (timings, not tests): python -m benchmarks.run ARGS
 set -euo pipefail
@@ -113,9 +114,10 @@ cmd_build() {
     ensure_python_env
     # The partial plotly.js bundle comes from npm, unless $PE_PLOTLY_PARTIAL names it.
     [[ -n ${PE_PLOTLY_PARTIAL:-} ]] || ensure_npm_packages
-    # The build, step by step: scripts/build_site.py. Its runtime files come from
-    # $PE_RUNTIME_DIR, else ../shared/pyodide-mirror, else a download (it stops if none works).
-    "$PY" scripts/build_site.py "${1:-dist}"
+    # The build, step by step: scripts/build_site.py, a module of the package scripts. Its
+    # runtime files come from $PE_RUNTIME_DIR, else ../shared/pyodide-mirror, else a download
+    # (it stops if none works).
+    "$PY" -m scripts.build_site "${1:-dist}"
 }
 
 cmd_serve() {
@@ -140,7 +142,7 @@ cmd_test() {
     # A first argument naming a tier runs that folder of tests alone; the rest go to pytest.
     local tier=
     case ${1:-} in
-        unit | browser | pyodide)
+        unit | site | browser | pyodide)
             tier=$1
             shift
             set -- "tests/$tier" "$@"

@@ -1,12 +1,12 @@
-"""Build the static site into OUT, self-contained: python scripts/build_site.py OUT.
+"""Build the static site into OUT, self-contained: python -m scripts.build_site OUT.
 
 The steps, in order: the project's wheel; `panel convert` (for the page: its worker is replaced);
 the runtime's files copied in and checked (scripts/vendor_runtime.py); Panel's page made the
 site's index.html, with its first paint, and the site's worker put in place
 (scripts/panel_output.py); the site's lock file (scripts/site_lock.py) and the worker's
-configuration; bytecode for what start-up imports (scripts/bytecode.py); the service worker
-(scripts/service_worker.py). The runtime's files come from $PE_RUNTIME_DIR, a folder laid out by
-host, else ../shared/pyodide-mirror beside this checkout, else a download into
+configuration; bytecode for what start-up imports (scripts/startup_bytecode.py); the service
+worker (scripts/service_worker.py). The runtime's files come from $PE_RUNTIME_DIR, a folder laid
+out by host, else ../shared/pyodide-mirror beside this checkout, else a download into
 ~/.cache/pe-explorer/runtime; when none works the build stops. $PE_BYTECODE=0 leaves the
 modules uncompiled, and $PE_WITHOUT (a comma-separated list of CUTS) leaves out the cuts of
 issue 34 it names, to measure what each gains (benchmarks/RESULTS.md): partial-plotly (the full
@@ -26,12 +26,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-import bytecode
-import panel_output
-import plotly_bundle
-import service_worker
-import site_lock
-import vendor_runtime
+from . import (
+    panel_output,
+    plotly_bundle,
+    service_worker,
+    site_lock,
+    startup_bytecode,
+    vendor_runtime,
+)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_MIRROR = REPO.parent / "shared" / "pyodide-mirror"
@@ -122,10 +124,11 @@ def partial_plotly(out: Path) -> None:
 
 
 def page_and_worker(out: Path) -> None:
-    from first_paint import first_paint_html
     from pe_explorer.plotkit.icon import ICON, icon_data_uri
     from pe_explorer.plotkit.theme import document_css
     from pe_explorer.ui.page import before_python_facts
+
+    from .first_paint import first_paint_html
 
     icon = icon_data_uri()
     if icon is None:
@@ -184,7 +187,7 @@ def build(out: Path, compile_bytecode: bool = True, without: frozenset[str] = fr
     write_worker_config(out, lock)
     if compile_bytecode:
         cuts = {"sourceless": "sourceless" not in without, "strip": "strip" not in without}
-        log(f"bytecode: {bytecode.compile_startup(out, **cuts)}")
+        log(f"bytecode: {startup_bytecode.compile_startup(out, **cuts)}")
     build_id = service_worker.write_service_worker(out, lock)
     panel_output.name_build(out, build_id, service_worker.NAME)
     problems = leaked_paths(out, sorted({str(REPO), str(out.resolve())}))

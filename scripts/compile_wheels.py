@@ -1,6 +1,6 @@
 """Precompile the Python modules of the site's wheels, so the browser skips compiling them.
 
-    python scripts/compile_wheels.py SITE
+    python -m scripts.compile_wheels SITE
 
 Pyodide runs with `sys.dont_write_bytecode`, so without .pyc files every start of the page
 compiles every module it imports (Panel, Bokeh, NumPy, param, ...) from source again. This
@@ -11,8 +11,8 @@ beside the sources, which stay for tracebacks and `inspect`. The .pyc files are 
 hash-based (PEP 552): they stay valid whatever mtime the files get when Pyodide unpacks the wheel,
 and importing never reads the source to check them. Each wheel keeps its file name; its RECORD
 lists the added files, and pe-lock.json gets its new sha256 (Pyodide checks it). The build runs it
-(scripts/bytecode.py) before the service worker is written, whose build id then covers the new
-wheels. Running it again recompiles from the sources and gives the same wheels.
+(scripts/startup_bytecode.py) before the service worker is written, whose build id then covers
+the new wheels. Running it again recompiles from the sources and gives the same wheels.
 
 compile_stdlib() does the same for the standard library, which Pyodide zipimports from
 python_stdlib.zip (written to /lib/python313.zip, on sys.path) and which holds only sources: it
@@ -48,8 +48,8 @@ import time
 import zipfile
 from pathlib import Path, PurePosixPath
 
-import vendor_runtime
-from site_lock import LOCK
+from . import vendor_runtime
+from .site_lock import LOCK
 
 PYODIDE_DIR = Path("runtime") / vendor_runtime.PYODIDE_DIR
 

@@ -17,7 +17,7 @@ import re
 import shutil
 from pathlib import Path
 
-from vendor_runtime import RuntimeMismatch, RuntimeUnavailable, sha256
+from .vendor_runtime import RuntimeMismatch, RuntimeUnavailable, sha256
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = "plotly.js-cartesian-dist-min"

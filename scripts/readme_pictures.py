@@ -1,7 +1,7 @@
 """The README's pictures: the page in light and dark at 1280 px, and on a 390 px phone, taken from
 a built site opened offline (../shared/pyodide-offline), as small PNGs in docs/pictures/.
 
-    .venv/bin/python scripts/readme_pictures.py dist
+    .venv/bin/python -m scripts.readme_pictures dist
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import json
 import re
 from pathlib import Path, PurePosixPath
 
-from vendor_runtime import PYODIDE_CORE, PYODIDE_DIR, sha256
+from .vendor_runtime import PYODIDE_CORE, PYODIDE_DIR, sha256
 
 TEMPLATE = Path(__file__).with_name("sw.js")
 NAME = "sw.js"

@@ -12,7 +12,7 @@ import re
 import zipfile
 from pathlib import Path
 
-from vendor_runtime import (
+from .vendor_runtime import (
     CDN_WHEELS,
     PYODIDE_DIR,
     PYODIDE_LOCK,

@@ -1,8 +1,8 @@
 """Copy the runtime files the site loads (Pyodide, every wheel, Bokeh's and Panel's files) into
 SITE/runtime/, each checked against its sha256 pinned in scripts/runtime-files.json.
 
-    python scripts/vendor_runtime.py SITE [--runtime DIR]
-    python scripts/vendor_runtime.py --pin --runtime DIR
+    python -m scripts.vendor_runtime SITE [--runtime DIR]
+    python -m scripts.vendor_runtime --pin --runtime DIR
 
 Files go to SITE/runtime/<host>/<path>, PyPI wheels to SITE/runtime/pypi/. DIR is a folder laid
 out by host (`www/<host>/<path>` and `pypi/<wheel>`, as ../shared/pyodide-mirror is); without
@@ -54,8 +54,9 @@ PYPI_WHEELS = (
 )
 # From Pyodide's lock: what the app imports, with what those import. Not what Panel's and
 # Bokeh's metadata ask for in full: pandas, pillow, contourpy, narwhals, xyzservices, requests
-# and panel-material-ui are never imported by this app (tests/unit/test_build.py checks it), and
-# leaving them out saves 9 MB. pyodide-http must be there: without it Panel imports pandas.
+# and panel-material-ui are never imported by this app (tests/site/test_built_site.py checks
+# it), and leaving them out saves 9 MB. pyodide-http must be there: without it Panel imports
+# pandas.
 PYODIDE_PACKAGES = (
     "numpy",
     "jinja2",

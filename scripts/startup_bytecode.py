@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from compile_wheels import compile_site, compile_stdlib
+from .compile_wheels import compile_site, compile_stdlib
 
 # Builds the page as the worker does, and prints the modules that took: as wheel members, and as
 # paths in the standard library.
