@@ -139,7 +139,9 @@ def _line(value: float, horizontal: bool, colour: str, dash: str) -> dict:
     return {"type": "line", **where, "line": {"color": colour, "dash": dash, "width": 1}}
 
 
-def _note(text: str, x: float, y: float, refs: tuple[str, str], anchors: tuple[str, str]) -> dict:
+def _small_label(
+    text: str, x: float, y: float, refs: tuple[str, str], anchors: tuple[str, str]
+) -> dict:
     """A line of small text on a subplot at (x, y) in refs, anchored at its (x, y) anchors."""
     (xref, yref), (xanchor, yanchor) = refs, anchors
     return {
@@ -186,7 +188,7 @@ def _band_label(span: tuple[str, float, float], index: int, count: int) -> dict:
         x, anchor = math.log10(high), "right"
     top = band != "interpolated"
     refs, anchors = ("x", "y domain"), (anchor, "top" if top else "bottom")
-    return _note(BAND_NAMES[band], x, BAND_LABEL_HEIGHTS[band], refs, anchors)
+    return _small_label(BAND_NAMES[band], x, BAND_LABEL_HEIGHTS[band], refs, anchors)
 
 
 def _divisor_range(divisor: np.ndarray) -> list[float]:
@@ -268,7 +270,7 @@ def wavelength_subplot(state: ExplorerState, chosen: ScaledRope, text_colour: st
         caption="wavelengths",
         shapes=[_line(value, True, text_colour, dash) for value, dash, _ in lengths],
         annotations=[
-            _note(
+            _small_label(
                 f"{name} = {length_text(value)}",
                 0.0,
                 math.log10(value),
@@ -314,7 +316,7 @@ def score_subplot(state: ExplorerState, chosen: ScaledRope, text_colour: str) ->
         shapes=[_line(context, False, text_colour, "dot")],
         # At the foot of the line: the scores seldom go that low, and the caption is above it.
         annotations=[
-            _note(
+            _small_label(
                 f"trained length L = {length_text(context)}",
                 math.log10(context),
                 0.02,

@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import derived, relative
 from ..plotkit import theme
-from ..plotkit.charts import offset_label, titled_layout
+from ..plotkit.charts import offset_label, pe_matrix_trace, titled_layout
 from ..plotkit.frame import ChartData, offset_curves_table
 from ..plotkit.numbers import number, readout_number
 from ..plotkit.subplots import Subplot, compose, heatmap_axis
@@ -40,7 +40,7 @@ class XLReadout:
     position_range: tuple[float, float]  # lowest and highest (b) + (d) over 0 … n − 1
 
 
-def shown_terms(state: ExplorerState) -> relative.XLTerms:
+def score_terms(state: ExplorerState) -> relative.XLTerms:
     """The four terms at the offsets i − j = 0 … n − 1, for the state's seeded stand-ins."""
     return derived.transformer_xl_curves(
         state.n_positions, state.d_model, float(state.base), state.seed
@@ -49,7 +49,7 @@ def shown_terms(state: ExplorerState) -> relative.XLTerms:
 
 def readout_values(state: ExplorerState) -> XLReadout:
     """The terms at |k|, read off the cached curves."""
-    curves = shown_terms(state)
+    curves = score_terms(state)
     distance = abs(state.offset)
     position = derived.xl_position_curve(
         state.n_positions, state.d_model, float(state.base), state.seed
@@ -65,7 +65,8 @@ def readout_values(state: ExplorerState) -> XLReadout:
 def readout(state: ExplorerState) -> str:
     """The four terms at i − j = |k| as a table, and what varies with the offset."""
     shown = readout_values(state)
-    a, b, c, d = shown.terms
+    _, content_position, _, position_bias = shown.terms
+    position = readout_number(content_position + position_bias)
     rows = [
         f"<tr><td>{label}: {formula}</td>"
         f'<td class="pe-xl-{name.replace("_", "-")}">{readout_number(value)}</td></tr>'
@@ -85,7 +86,7 @@ def readout(state: ExplorerState) -> str:
             "</tbody></table>",
             f'<p class="pe-note">(a) and (c) read the key\'s content alone: they are the same at '
             "every offset. Only (b) + (d) = (q + v)·W<sub>R</sub>R<sub>i−j</sub> = "
-            f'<span class="pe-xl-position">{readout_number(b + d)}</span> depends on i − j; '
+            f'<span class="pe-xl-position">{position}</span> depends on i − j; '
             f"over 0 … {state.n_positions - 1} it runs from {low} to {high}. R is the sinusoid "
             "of the offset in the concatenated layout (all sines, then all cosines), as in the "
             "paper's code; q, u, v, W<sub>R</sub> and the key are random (seed "
@@ -127,7 +128,7 @@ def _across(x: float, xref: str, line: dict, name: str) -> dict:
 def terms_subplot(state: ExplorerState, shown: XLReadout) -> Subplot:
     """The four terms and their sum over i − j = 0 … n − 1, |k| marked on each."""
     palette = theme.colours(state.theme)
-    curves = shown_terms(state)
+    curves = score_terms(state)
     total = {
         "type": "scatter",
         "mode": "lines",
@@ -176,20 +177,14 @@ def _sinusoid_trace(cells: derived.MatrixCells) -> dict:
         thickness=10,
         title={"text": "R"},
     )
-    return {
-        "type": "heatmap",
-        "x": cells.columns,
-        "y": cells.rows,
-        "z": cells.z,
-        "zmin": -1.0,
-        "zmid": 0.0,
-        "zmax": 1.0,
-        "colorscale": theme.DIVERGING_SCALE,
-        "colorbar": colorbar,
-        "showlegend": False,
-        "name": "R_(i−j)",
-        "hovertemplate": "i − j = %{y}, dimension %{x}<br>R = %{z:.4f}<extra></extra>",
-    }
+    return pe_matrix_trace(
+        cells,
+        cells.columns,
+        colorbar=colorbar,
+        showlegend=False,
+        name="R_(i−j)",
+        hovertemplate="i − j = %{y}, dimension %{x}<br>R = %{z:.4f}<extra></extra>",
+    )
 
 
 def sinusoid_subplot(state: ExplorerState, distance: int) -> Subplot:
@@ -264,7 +259,7 @@ def describe(state: ExplorerState) -> str:
 
 def data(state: ExplorerState) -> ChartData:
     """The four terms and the score at the offsets near |k|."""
-    curves = shown_terms(state)
+    curves = score_terms(state)
     columns = {label: getattr(curves, name) for name, label, *_ in TERMS}
     return offset_curves_table(
         f"Transformer-XL's score terms near i − j = {abs(state.offset)} "
