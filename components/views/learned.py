@@ -15,21 +15,18 @@ import numpy as np
 import panel as pn
 import param
 
-from .. import derived, encoding
+from .. import derived
 from .. import diagnosis as diagnose
 from .. import learned as analysis
 from ..plotkit import theme
 from ..plotkit.charts import panel_caption, panel_heatmap, titled_layout
 from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
-from ..plotkit.numbers import number
+from ..plotkit.numbers import number, signed
 from ..plotkit.upload import UploadView, box_style, file_input, input_button, labelled_choice
 from ..state import ExplorerState
 
 ACCEPT = ".npy,.csv,.txt,.tsv"
 PROJECTIONS = ("2D", "3D")
-# At most this many cells per matrix panel, and positions per T·Tᵀ panel, are drawn.
-PANEL_CELLS = 60_000
-GRAM_POSITIONS = 160
 # A learned table's colours saturate at this quantile of |value|: a few outlying dimensions
 # (GPT-2's wpe has some) would otherwise wash every other cell out to white.
 COLOUR_QUANTILE = 0.99
@@ -112,7 +109,7 @@ def figure(
     trajectory; before any table, the sinusoidal side alone and a prompt on the left."""
     n_positions, d_model = table_size(state, table)
     matrix, components = sinusoidal_side(state, table)
-    _, shown = comparisons(state, table)
+    _, compared = comparisons(state, table)
     palette = theme.colours(state.theme)
     layout = titled_layout(state, f"learned-{n_positions}-{d_model}-{projection}", "", 14)
     traces, shapes, annotations, notes = [], [], [], []
@@ -124,17 +121,18 @@ def figure(
             ("learned", LEFT, 1, table.values, table.components),
             ("sinusoidal", RIGHT, 2, matrix, components),
         ]
-    row_stride, _ = derived.display_strides(n_positions, matrix.shape[1], PANEL_CELLS)
+    stride = derived.panel_stride(n_positions, matrix.shape[1])
     for side, columns, first_axis, values, side_components in sides:
-        cells = _matrix_cells(values, row_stride, state.layout if side == "sinusoidal" else None)
-        gram_rows, gram = _gram(values, state.similarity)
+        cells = derived.panel_cells(values, stride, state.layout if side == "sinusoidal" else None)
+        gram_rows, gram = derived.panel_gram(values, state.similarity)
+        gram = gram.astype(np.float32)
         suffix = "" if first_axis == 1 else str(first_axis)
         traces.append(_matrix_trace(cells, side, suffix))
         traces.append(_gram_trace(gram_rows, gram, state.similarity, side, str(first_axis + 2)))
-        traces += _pca_traces(side_components, projection, side, first_axis, palette, shown)
-        shapes += _row_marks(shown, suffix, palette)
+        traces += _pca_traces(side_components, projection, side, first_axis, palette, compared)
+        shapes += _row_marks(compared, suffix, palette)
         shapes.append(
-            theme.cell_outline(shown.first, shown.second, _half(gram_rows), palette["pos"])
+            theme.cell_outline(compared.first, compared.second, _half(gram_rows), palette["pos"])
             | {"xref": f"x{first_axis + 2}", "yref": f"y{first_axis + 2}"}
         )
         kind = side if table is None or side == "sinusoidal" else _kind(table)
@@ -178,50 +176,33 @@ def _title(state, table, n_positions: int, d_model: int, width: int, notes: list
     return title
 
 
-def _reduction_notes(values: np.ndarray, cells, gram_rows) -> list[str]:
+def _reduction_notes(values: np.ndarray, cells: derived.PanelCells, gram_rows) -> list[str]:
     """What the panels leave out of a large table, for the title (both sides have its rows)."""
-    rows, columns, _ = cells
     n_positions, d_model = values.shape
     notes = []
-    if rows.size * columns.size < n_positions * d_model:
-        notes.append(f"tables: {rows.size} × {columns.size} cells drawn")
+    rows, columns = cells.rows.size, cells.columns.size
+    if rows * columns < n_positions * d_model:
+        notes.append(f"tables: {rows} × {columns} cells drawn")
     if gram_rows.size < n_positions:
         notes.append(f"products: {gram_rows.size} positions drawn")
     return notes
 
 
-def _matrix_cells(values: np.ndarray, row_stride: int, layout: str | None):
-    """(rows, columns, z float32) of a table as drawn: every row_stride-th row and column (for
-    a sinusoidal table, whole sin/cos pairs)."""
-    n_positions, d_model = values.shape
-    rows = np.arange(0, n_positions, row_stride)
-    if layout is None:
-        columns = np.arange(0, d_model, row_stride)
-    else:
-        pair_of, _ = encoding.column_roles(d_model, layout)
-        columns = np.flatnonzero(pair_of % row_stride == 0)
-    return rows, columns, np.ascontiguousarray(values[np.ix_(rows, columns)], dtype=np.float32)
+def colour_limit(side: str, z: np.ndarray) -> float:
+    """Where a table's colours saturate: ±1 for the sinusoidal one, the COLOUR_QUANTILE of the
+    shown |value| for a learned one."""
+    return 1.0 if side == "sinusoidal" else derived.saturation_limit(z, COLOUR_QUANTILE)
 
 
-def colour_limit(z: np.ndarray) -> float:
-    """The |value| at which a learned table's colours saturate (COLOUR_QUANTILE of the shown)."""
-    limit = float(np.quantile(np.abs(z), COLOUR_QUANTILE))
-    return limit if limit > 0 else float(np.abs(z).max()) or 1.0
-
-
-def _matrix_trace(cells, side: str, suffix: str) -> dict:
-    rows, columns, z = cells
-    limit = 1.0 if side == "sinusoidal" else colour_limit(z)
+def _matrix_trace(cells: derived.PanelCells, side: str, suffix: str) -> dict:
+    limit = colour_limit(side, cells.z)
     hover = "pos %{y}, dim %{x}<br>%{z:.4f}<extra>%{fullData.name}</extra>"
-    return panel_heatmap(columns, rows, z, limit, suffix, f"{side} table", hover)
+    return panel_heatmap(cells.columns, cells.rows, cells.z, limit, suffix, f"{side} table", hover)
 
 
-def _gram(values: np.ndarray, similarity: str) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, T·Tᵀ or cosines of those rows): at most GRAM_POSITIONS positions, float32."""
-    rows = np.arange(0, len(values), derived.dot_product_stride(len(values), GRAM_POSITIONS**2))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gram = encoding.gram_matrix(values[rows], similarity)
-    return rows, gram.astype(np.float32)
+def gram_limit(gram: np.ndarray, similarity: str) -> float:
+    """Where T·Tᵀ's colours saturate: ±1 for cosines, the largest finite |product| for dots."""
+    return 1.0 if similarity == "cosine" else derived.largest_finite(gram)
 
 
 def _half(rows: np.ndarray) -> float:
@@ -229,8 +210,7 @@ def _half(rows: np.ndarray) -> float:
 
 
 def _gram_trace(rows, gram, similarity: str, side: str, suffix: str) -> dict:
-    finite = np.abs(gram[np.isfinite(gram)])
-    scale = 1.0 if similarity == "cosine" else float(finite.max()) if finite.size else 1.0
+    scale = gram_limit(gram, similarity)
     name = f"{side} {SIMILARITY_NAMES[similarity]}"
     hover = "i = %{y}, j = %{x}<br>%{z:.4f}<extra>%{fullData.name}</extra>"
     # An all-zero T·Tᵀ still gets a colour range (zmid = 0 keeps it symmetric).
@@ -243,17 +223,33 @@ def _coordinates(components: analysis.PrincipalComponents, count: int) -> list[n
     return [scores[:, c] if c < scores.shape[1] else np.zeros(len(scores)) for c in range(count)]
 
 
-def _pca_traces(components, projection: str, side: str, first_axis: int, palette, shown):
+def _pca_place(projection: str, first_axis: int) -> dict:
+    """The 3D scene, or the 2D axes, of one side's principal components."""
+    if projection == "3D":
+        return {"scene": "scene" if first_axis == 1 else "scene2"}
+    return {"xaxis": f"x{first_axis + 4}", "yaxis": f"y{first_axis + 4}"}
+
+
+def _pca_traces(components, projection: str, side: str, first_axis: int, palette, compared):
     """The trajectory coloured by position, and the rows pos and pos + k marked on it."""
-    positions = np.arange(len(components.scores))
-    three = projection == "3D"
-    count = 3 if three else 2
+    count = 3 if projection == "3D" else 2
     xyz = dict(zip("xyz", _coordinates(components, count), strict=False))
-    where = (
-        {"scene": "scene" if first_axis == 1 else "scene2"}
-        if three
-        else {"xaxis": f"x{first_axis + 4}", "yaxis": f"y{first_axis + 4}"}
-    )
+    place = _pca_place(projection, first_axis)
+    trajectory = _trajectory(xyz, place, side, palette)
+    marks = [
+        _pca_mark(xyz, place, row, colour, label)
+        for row, colour, label in (
+            (compared.first, palette["pos"], "pos"),
+            (compared.second, palette["second"], "pos + k"),
+        )
+    ]
+    return [trajectory, *marks]
+
+
+def _trajectory(xyz: dict, place: dict, side: str, palette) -> dict:
+    """A side's rows on its top components, joined in order and coloured by position."""
+    three = "z" in xyz
+    positions = np.arange(len(xyz["x"]))
     hover = "pos %{customdata}<br>PC1 %{x:.4f}<br>PC2 %{y:.4f}" + (
         "<br>PC3 %{z:.4f}" if three else ""
     )
@@ -261,7 +257,7 @@ def _pca_traces(components, projection: str, side: str, first_axis: int, palette
         "type": "scatter3d" if three else "scatter",
         "mode": "lines+markers",
         **{axis: values.astype(np.float32) for axis, values in xyz.items()},
-        **where,
+        **place,
         "customdata": positions,
         "line": {"color": palette["grid"], "width": 1 if not three else 2},
         "marker": {
@@ -273,7 +269,7 @@ def _pca_traces(components, projection: str, side: str, first_axis: int, palette
             "showscale": side == "sinusoidal",
             **({} if three else {"line": {"color": palette["text"], "width": 0.6}}),
         },
-        "name": f"{side} rows on PC1–PC{count}",
+        "name": f"{side} rows on PC1–PC{len(xyz)}",
         "hovertemplate": hover + "<extra>%{fullData.name}</extra>",
     }
     if side == "sinusoidal":
@@ -285,30 +281,28 @@ def _pca_traces(components, projection: str, side: str, first_axis: int, palette
             yanchor="bottom",
             x=1.01,
         )
-    marks = []
-    for row, colour, label in (
-        (shown.first, palette["pos"], "pos"),
-        (shown.second, palette["second"], "pos + k"),
-    ):
-        marks.append(
-            {
-                "type": "scatter3d" if three else "scatter",
-                "mode": "markers",
-                **{axis: values[[row]].astype(np.float32) for axis, values in xyz.items()},
-                **where,
-                "marker": {
-                    "color": "rgba(0,0,0,0)",
-                    "size": 8 if three else 12,
-                    "line": {"color": colour, "width": 2},
-                },
-                "name": f"{label} = {row}",
-                "hovertemplate": f"{label} = {row}<extra></extra>",
-            }
-        )
-    return [trajectory, *marks]
+    return trajectory
 
 
-def _row_marks(shown, suffix: str, palette) -> list[dict]:
+def _pca_mark(xyz: dict, place: dict, row: int, colour: str, label: str) -> dict:
+    """The row pos or pos + k circled on the trajectory."""
+    three = "z" in xyz
+    return {
+        "type": "scatter3d" if three else "scatter",
+        "mode": "markers",
+        **{axis: values[[row]].astype(np.float32) for axis, values in xyz.items()},
+        **place,
+        "marker": {
+            "color": "rgba(0,0,0,0)",
+            "size": 8 if three else 12,
+            "line": {"color": colour, "width": 2},
+        },
+        "name": f"{label} = {row}",
+        "hovertemplate": f"{label} = {row}<extra></extra>",
+    }
+
+
+def _row_marks(compared: analysis.RowComparison, suffix: str, palette) -> list[dict]:
     """Rows pos (solid) and pos + k (dotted) across a table's heatmap."""
     return [
         {
@@ -323,24 +317,22 @@ def _row_marks(shown, suffix: str, palette) -> list[dict]:
             "name": name,
         }
         for row, colour, dash, name in (
-            (shown.first, palette["pos"], "solid", "pos"),
-            (shown.second, palette["second"], "dot", "pos + k"),
+            (compared.first, palette["pos"], "solid", "pos"),
+            (compared.second, palette["second"], "dot", "pos + k"),
         )
     ]
 
 
 def _captions(kind: str, columns, cells, gram, similarity: str, components) -> list[dict]:
     """Short captions over one side's three panels (they must fit half a phone's width)."""
-    _, _, z = cells
-    limit = 1 if kind == "sinusoidal" else colour_limit(z)
+    limit = colour_limit(kind, cells.z)
     product = ("PE·PEᵀ" if kind == "sinusoidal" else "T·Tᵀ") if similarity == "dot" else "cosine"
-    finite = np.abs(gram[np.isfinite(gram)])
-    largest = 1.0 if similarity == "cosine" or not finite.size else float(finite.max())
-    shares = components.explained
-    pca = " ".join(f"{100 * share:.0f}%" for share in shares)
+    pca = " ".join(f"{number(100 * share, 0)}%" for share in components.explained)
     return [
         panel_caption(f"<b>{kind}</b> ±{limit:.3g}", columns[0], MATRIX_ROW[1]),
-        panel_caption(f"<b>{product}</b> ±{largest:.3g}", columns[0], GRAM_ROW[1]),
+        panel_caption(
+            f"<b>{product}</b> ±{gram_limit(gram, similarity):.3g}", columns[0], GRAM_ROW[1]
+        ),
         panel_caption(f"<b>PCA</b> {pca}", columns[0], PCA_ROW[1]),
     ]
 
@@ -424,8 +416,8 @@ def _scene(state: ExplorerState, columns) -> dict:
 
 def _shares(components: analysis.PrincipalComponents) -> str:
     shares = components.explained
-    parts = ", ".join(f"PC{c + 1} {100 * share:.1f} %" for c, share in enumerate(shares))
-    return f"{100 * shares.sum():.1f} % of the variance ({parts})"
+    parts = ", ".join(f"PC{c + 1} {number(100 * share, 1)} %" for c, share in enumerate(shares))
+    return f"{number(100 * shares.sum(), 1)} % of the variance ({parts})"
 
 
 def _rows_text(comparison: analysis.RowComparison) -> str:
@@ -477,7 +469,7 @@ def describe(state: ExplorerState, table: analysis.LearnedTable | None = None) -
 
 
 def _cell(value: float) -> str:
-    return "undefined" if math.isnan(value) else f"{value + 0.0:.6f}"
+    return "undefined" if math.isnan(value) else number(value, 6)
 
 
 def readout(state: ExplorerState, table: analysis.LearnedTable | None = None) -> str:
@@ -492,7 +484,7 @@ def readout(state: ExplorerState, table: analysis.LearnedTable | None = None) ->
         sides.insert(0, (kind, learned, table.components))
     caption = (
         f"Rows pos = {sinusoidal.first} and pos + k = {sinusoidal.second} "
-        f"(k = {sinusoidal.second - sinusoidal.first})"
+        f"(k = {signed(sinusoidal.second - sinusoidal.first)})"
     )
     lines = [
         '<table class="pe-readouts pe-learned-rows">',
@@ -515,11 +507,12 @@ def readout(state: ExplorerState, table: analysis.LearnedTable | None = None) ->
     for name, _, side_components in sides:
         shares = list(side_components.explained) + [math.nan] * (3 - side_components.explained.size)
         cells = "".join(
-            f"<td>{'–' if math.isnan(share) else f'{100 * share:.2f} %'}</td>" for share in shares
+            f"<td>{'–' if math.isnan(share) else f'{number(100 * share, 2)} %'}</td>"
+            for share in shares
         )
         lines.append(
             f'<tr class="pe-learned-{name}-variance"><td>{name}</td>{cells}'
-            f"<td>{100 * side_components.explained.sum():.2f} %</td></tr>"
+            f"<td>{number(100 * side_components.explained.sum(), 2)} %</td></tr>"
         )
     lines.append("</tbody></table>")
     note = moved_note(state, sinusoidal, n_positions)

@@ -14,6 +14,7 @@ import plotly.io
 import pytest
 from pe_explorer import derived
 from pe_explorer.learned import synthetic_table
+from pe_explorer.plotkit.numbers import number
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import learned, view_spec
 
@@ -118,7 +119,7 @@ def test_the_readout_compares_rows_pos_and_pos_plus_k_of_both_tables(view):
         row = readout.split(f'<tr class="pe-learned-{name}">')[1].split("</tr>")[0]
         cosine = np.dot(u, v) / (np.linalg.norm(u) * np.linalg.norm(v))
         for value in (np.dot(u, v), cosine, np.linalg.norm(u - v)):
-            assert f"<td>{value + 0.0:.6f}</td>" in row
+            assert f"<td>{number(value, 6)}</td>" in row
     assert "Rows pos = 4 and pos + k = 7 (k = 3)" in readout
 
 
@@ -244,10 +245,10 @@ def test_a_large_table_is_reduced_for_display():
     figure = view.figure()
     for name in ("learned table", "sinusoidal table"):
         (matrix,) = traces_named(figure, name)
-        assert matrix["z"].size <= learned.PANEL_CELLS
+        assert matrix["z"].size <= derived.PANEL_CELLS
     for name in ("learned dot", "sinusoidal dot"):
         (gram,) = traces_named(figure, name)
-        assert gram["z"].shape[0] <= learned.GRAM_POSITIONS
+        assert gram["z"].shape[0] <= derived.GRAM_POSITIONS
     assert "products: 150 positions drawn" in figure["layout"]["title"]["text"]
 
 
@@ -303,4 +304,4 @@ def test_the_code_reproduces_the_views_numbers(tmp_path, monkeypatch, layout):
         u, v = t[5], t[9]
         assert results[name]["dot"] == pytest.approx(np.dot(u, v))
         assert results[name]["distance"] == pytest.approx(np.linalg.norm(u - v))
-        assert f"<td>{results[name]['dot'] + 0.0:.6f}</td>" in view._readout.object
+        assert f"<td>{number(results[name]['dot'], 6)}</td>" in view._readout.object
