@@ -311,3 +311,10 @@ def matrix_axes(theme: str, labels, columns) -> dict:
         ),
         "yaxis": axis(theme, title={"text": "position pos"}, autorange="reversed", showgrid=False),
     }
+
+
+# The readouts written as lines of text under a view (T5's buckets, Shaw et al.'s vectors).
+READOUT_NOTE_STYLE = """
+:host { overflow-x: auto; max-width: 100%; }
+p.pe-note { margin: 0.3em 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
+"""

@@ -18,10 +18,7 @@ PANEL_HEIGHT = (0.0, 0.82)
 # Show data: the vectors near the pair's, with their first few numbers (at most 16 columns).
 LISTED_DIMENSIONS = 11
 
-READOUT_STYLE = """
-:host { overflow-x: auto; max-width: 100%; }
-p.pe-note { margin: 0.3em 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
-"""
+READOUT_STYLE = theme.READOUT_NOTE_STYLE
 
 
 @dataclass(frozen=True)

@@ -36,10 +36,7 @@ ZOOM_EXACT_SPANS = 3
 # Show data lists at most this many runs, around the one holding k.
 LISTED_RUNS = 16
 
-READOUT_STYLE = """
-:host { overflow-x: auto; max-width: 100%; }
-p.pe-note { margin: 0.3em 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
-"""
+READOUT_STYLE = theme.READOUT_NOTE_STYLE
 
 
 @dataclass(frozen=True)
@@ -61,14 +58,19 @@ class T5Readout:
     log_runs: int  # how many log-spaced buckets come before the last one
 
 
+def bucket_settings(state: ExplorerState) -> tuple[int, int, bool]:
+    """The state's (num_buckets, max_distance, bidirectional)."""
+    return state.t5_buckets, state.t5_max_distance, state.t5_bidirectional
+
+
 def problem(state: ExplorerState) -> str:
     """Why T5's buckets are undefined for these settings ("" when they are defined)."""
-    return relative.t5_problem(state.t5_buckets, state.t5_max_distance, state.t5_bidirectional)
+    return relative.t5_problem(*bucket_settings(state))
 
 
 def readout_values(state: ExplorerState) -> T5Readout:
     """The bucket of k = key − query, its run of distances and the bands of the buckets."""
-    nb, md, bidirectional = state.t5_buckets, state.t5_max_distance, state.t5_bidirectional
+    nb, md, bidirectional = bucket_settings(state)
     bands = derived.t5_bands(nb, md, bidirectional)
     side, run = derived.t5_run_of(state.offset, nb, md, bidirectional)
     return T5Readout(
@@ -156,7 +158,7 @@ class Segment:
 
 def segments(state: ExplorerState, reach: int) -> list[Segment]:
     """Every run of both sides as a span of key − query, left to right, out to ±reach."""
-    before, after = derived.t5_runs(state.t5_buckets, state.t5_max_distance, state.t5_bidirectional)
+    before, after = derived.t5_runs(*bucket_settings(state))
     drawn = []
     for side, runs in ((-1, before), (1, after)):
         for run in runs:
@@ -370,7 +372,7 @@ def describe(state: ExplorerState) -> str:
 def listed_runs(state: ExplorerState) -> tuple[list[tuple[int, BucketRun]], int, int]:
     """The runs Show data lists (side, run), at most LISTED_RUNS around k's; where they start
     and how many runs there are."""
-    before, after = derived.t5_runs(state.t5_buckets, state.t5_max_distance, state.t5_bidirectional)
+    before, after = derived.t5_runs(*bucket_settings(state))
     every = [(-1, run) for run in before] + [(1, run) for run in after]
     shown = readout_values(state)
     index = every.index((shown.side, shown.run))
