@@ -347,8 +347,8 @@ def _axes(state, columns, first_axis: int, projection: str, shared: bool = False
         (0, MATRIX_ROW, ("dimension", "position")),
         (2, GRAM_ROW, ("position j", "position i")),
     ):
-        number_ = first_axis + offset
-        suffix = "" if number_ == 1 else str(number_)
+        panel = first_axis + offset
+        suffix = "" if panel == 1 else str(panel)
         axes[f"xaxis{suffix}"] = theme.axis(
             state.theme,
             domain=columns,
