@@ -116,7 +116,7 @@ def _heatmap_subplot(
 
 def _difference_trace(cells: derived.EvidenceCells) -> dict:
     """theirs − ours, on a colour scale of its own out to the largest difference."""
-    largest = float(np.abs(cells.difference).max()) or 1.0
+    largest = derived.largest_finite(cells.difference) or 1.0
     return _matrix_trace(cells.columns, cells.rows, cells.difference, "theirs − ours") | {
         "zmin": -largest,
         "zmax": largest,
