@@ -172,7 +172,9 @@ def test_every_setting_gives_the_reference_bucket_or_a_clear_message(
         assert "max_distance" in t5.readout(state)
         assert t5.figure(state)["data"] == []
         return
-    assert t5.readout_values(state).bucket == reference_bucket(k, bidirectional, num_buckets, max_distance)
+    assert t5.readout_values(state).bucket == reference_bucket(
+        k, bidirectional, num_buckets, max_distance
+    )
 
 
 @pytest.mark.parametrize(
