@@ -1039,3 +1039,299 @@ def position_score_curves(state) -> tuple[PositionScoreCurve, ...]:
         PositionScoreCurve("none", "none", shown.none),
         *(PositionScoreCurve(name, name, scores) for name, scores in relative_scores.items()),
     )
+
+
+# ---- The sinusoidal views' numbers: frequencies, waves, pairs k apart, rotation, distances ----
+
+
+@read_only_cache()
+def angular_frequencies(d_model: int, base: float) -> np.ndarray:
+    """ω_i = base^(−2i/d_model) of the pairs i = 0 … d_model/2 − 1, in radians per position."""
+    return encoding.angular_frequencies(d_model, base)
+
+
+@read_only_cache()
+def wavelengths(d_model: int, base: float) -> np.ndarray:
+    """λ_i = 2π/ω_i of the pairs i, in positions."""
+    return encoding.wavelengths(d_model, base)
+
+
+@read_only_cache()
+def reference_div_term(d_model: int, base: float) -> np.ndarray:
+    """div_term as the reference code computes it, exp(2i · (−ln base / d_model))."""
+    return encoding.reference_div_term(d_model, base)
+
+
+# Points per wavelength of a wave's smooth curve, and bounds on its points.
+SAMPLES_PER_WAVELENGTH = 24
+MIN_CURVE_POINTS, MAX_CURVE_POINTS = 200, 8000
+# Whole positions beyond this many are drawn as lines only (dots would merge anyway).
+MAX_SAMPLE_DOTS = 512
+
+
+def curve_points(span: float, wavelength: float) -> int:
+    """How many points draw a smooth curve of this wavelength over [0, span]."""
+    wanted = math.ceil(SAMPLES_PER_WAVELENGTH * span / wavelength) + 1
+    return int(min(max(wanted, MIN_CURVE_POINTS), MAX_CURVE_POINTS))
+
+
+@dataclass(frozen=True)
+class PairWave:
+    """sin(x·ω_i) and cos(x·ω_i) of pair i over 0 … span: smooth, and at the whole positions."""
+
+    x: np.ndarray
+    sin: np.ndarray
+    cos: np.ndarray
+    positions: np.ndarray  # the whole positions 0 … span; none beyond MAX_SAMPLE_DOTS of them
+    sampled_sin: np.ndarray
+    sampled_cos: np.ndarray
+
+
+@read_only_cache(maxsize=16)
+def pair_wave(span: int, d_model: int, base: float, pair: int) -> PairWave:
+    """Pair i's sine and cosine over positions 0 … span, with curve_points points."""
+    omega = angular_frequencies(d_model, base)[pair]
+    x = np.linspace(0.0, float(span), curve_points(float(span), wavelengths(d_model, base)[pair]))
+    positions = np.arange(0, span + 1, dtype=np.float64)
+    if positions.size > MAX_SAMPLE_DOTS:
+        positions = positions[:0]
+    sampled = positions * omega
+    return PairWave(
+        x, np.sin(x * omega), np.cos(x * omega), positions, np.sin(sampled), np.cos(sampled)
+    )
+
+
+def pair_samples(positions, d_model: int, base: float, layout: str, pairs) -> np.ndarray:
+    """PE's (sin, cos) of each pair i at each position: shape (positions, pairs, 2), read off
+    the pairs' columns in this layout."""
+    rows = encoding.encode_positions(np.asarray(positions), d_model, base, layout=layout)
+    columns = np.array([encoding.pair_columns(d_model, layout, i) for i in pairs], dtype=int)
+    return rows[:, columns.reshape(-1, 2)]
+
+
+def pe_pair(state) -> np.ndarray:
+    """PE(pos) and PE(pos + k), shape (2, d_model); pos + k may lie beyond the shown positions."""
+    positions = [state.pos, state.second_pos]
+    return encoding.encode_positions(positions, state.d_model, state.base, layout=state.layout)
+
+
+# The other pairs k apart start at these positions (the text's 7 → 8 and 22 → 23), shifted by
+# −k when k < 0, so that the earlier of the two is at each and both are positions.
+OTHER_STARTS = (0, 22, 100, 1000)
+OTHER_PAIRS = 3
+
+
+def other_starts(pos: int, offset: int) -> list[int]:
+    """A few first positions m other than pos whose partner m + k is a position too."""
+    starts = [start + max(0, -offset) for start in OTHER_STARTS]
+    return [start for start in starts if start != pos][:OTHER_PAIRS]
+
+
+@dataclass(frozen=True)
+class PairComparison:
+    """How PE(first) and PE(second), second = first + k, relate."""
+
+    first: int
+    second: int
+    comparison: encoding.Comparison  # dot product, cosine similarity, Euclidean distance
+
+
+@dataclass(frozen=True)
+class OffsetComparisons:
+    """Pairs of positions k apart, each compared, and the same three numbers from k alone."""
+
+    pairs: tuple[PairComparison, ...]  # PE(pos) against PE(pos + k) first, then other starts
+    from_offset: encoding.Comparison  # D(k), 2D(k)/d_model and √(d_model − 2D(k))
+
+
+def offset_comparisons(state) -> OffsetComparisons:
+    """PE(pos) against PE(pos + k), the pairs k apart from other_starts, and the closed form."""
+    k, d, base = state.offset, state.d_model, state.base
+    starts = [state.pos, *other_starts(state.pos, k)]
+    positions = [p for m in starts for p in (m, m + k)]
+    rows = encoding.encode_positions(positions, d, base, layout=state.layout)
+    pairs = tuple(
+        PairComparison(m, m + k, encoding.compare(rows[2 * j], rows[2 * j + 1]))
+        for j, m in enumerate(starts)
+    )
+    return OffsetComparisons(pairs, encoding.offset_comparison(k, d, base))
+
+
+@dataclass(frozen=True)
+class OffsetDiagonal:
+    """Diagonal k of PE·PEᵀ: D(k) and what follows from it, and how far its entries spread."""
+
+    offset: int
+    dot: float  # D(k) = Σ cos(k·ω_i)
+    cosine: float  # 2D(k)/d_model
+    distance: float  # √(d_model − 2D(k))
+    entries: int
+    spread: float  # max − min of the entries PE(i)·PE(i + k) on diagonal k
+
+
+def offset_diagonal(n_positions: int, d_model: int, base: float, offset: int) -> OffsetDiagonal:
+    """D(k), 2D(k)/d_model and √(d_model − 2D(k)), and the spread of diagonal k of PE·PEᵀ (the
+    products of the interleaved matrix: the layout changes none of them)."""
+    exact = encoding.offset_comparison(offset, d_model, base)
+    matrix = pe_matrix(n_positions, d_model, base, "interleaved")
+    diagonal = encoding.diagonal_products(matrix, offset)
+    spread = float(diagonal.max() - diagonal.min())
+    return OffsetDiagonal(offset, exact.dot, exact.cosine, exact.distance, diagonal.size, spread)
+
+
+def offset_similarity_curve(n_positions: int, d_model: int, base: float, similarity: str):
+    """(offsets k = −(n−1) … n−1, D(k)), or 2D(k)/d_model for the cosine similarity."""
+    offsets, dots = offset_dot_curve(n_positions, d_model, base)
+    return offsets, 2.0 * dots / d_model if similarity == "cosine" else dots
+
+
+# The rotation view also reads R_i(k) off the encodings this far after pos: the same matrix.
+FAR_START = 1000
+
+
+@dataclass(frozen=True)
+class PairRotation:
+    """Pair i of PE(pos) and PE(pos + k), and R_i(k) between them: from its formula, read off
+    the encodings at pos and at far_start, and the whole vector's check."""
+
+    pair: int
+    dimensions: tuple[int, int]  # the dimensions of pair i's sine and cosine
+    omega: float  # ω_i
+    angle: float  # k·ω_i in radians
+    points: np.ndarray  # (sin, cos) of pair i at pos (row 0) and pos + k (row 1)
+    formula: np.ndarray
+    measured: np.ndarray  # from PE(pos) and PE(pos + k)
+    far_start: int
+    measured_far: np.ndarray  # from PE(far_start) and PE(far_start + k)
+    error: float  # ‖PE(pos + k) − R(k)·PE(pos)‖ over all d_model dimensions
+
+
+def pair_rotation(state) -> PairRotation:
+    """The rotation of the state's pair (rotation_pair) by its offset k."""
+    k, d, base, layout = state.offset, state.d_model, state.base, state.layout
+    i, pos, second = state.rotation_pair, state.pos, state.second_pos
+    far = pos + FAR_START
+    first, after = pe_pair(state)
+    dimensions = tuple(int(c) for c in encoding.pair_columns(d, layout, i))
+    omega = float(angular_frequencies(d, float(base))[i])
+    return PairRotation(
+        pair=i,
+        dimensions=dimensions,
+        omega=omega,
+        angle=k * omega,
+        points=np.stack([first[list(dimensions)], after[list(dimensions)]]),
+        formula=encoding.rotation_blocks(k, d, base)[i],
+        measured=encoding.measured_rotation_block(pos, second, i, d, base, layout),
+        far_start=far,
+        measured_far=encoding.measured_rotation_block(far, far + k, i, d, base, layout),
+        error=float(np.linalg.norm(after - encoding.rotate(first, k, base, layout=layout))),
+    )
+
+
+@read_only_cache()
+def smallest_separation(n_positions: int, d_model: int, base: float) -> tuple[int, float] | None:
+    """(k, distance) of the closest two of the shown positions (encoding.smallest_separation)."""
+    return encoding.smallest_separation(n_positions, d_model, base)
+
+
+@dataclass(frozen=True)
+class PositionProperties:
+    """Unique, bounded, smooth: the numbers behind them for the state's d_model, base and pos."""
+
+    distances: np.ndarray  # ‖PE(q) − PE(pos)‖ for q = 0 … NEAREST_HORIZON − 1
+    closest_pair: tuple[int, float] | None  # (k, distance) over the shown positions
+    nearest: tuple[int, float]  # (q, distance) of the position nearest pos in the horizon
+    smallest: float
+    largest: float
+    row_norm: float  # every row has norm √(d_model / 2)
+    neighbour: float  # distance of PE(pos) and PE(pos + 1)
+    mean_distance: float  # mean distance from pos over the horizon
+
+
+def position_properties(state) -> PositionProperties:
+    """Uniqueness, the nearest position, boundedness and smoothness for the state."""
+    d, base, pos, horizon = state.d_model, float(state.base), state.pos, encoding.NEAREST_HORIZON
+    curve = offset_distance_curve(d, base)
+    distances = encoding.position_distances(pos, curve)
+    return PositionProperties(
+        distances,
+        smallest_separation(state.n_positions, d, base),
+        encoding.nearest_position(pos, d, base, horizon, offset_curve=curve),
+        *value_range(state.n_positions, d, base, state.layout),
+        row_norm=math.sqrt(d / 2),
+        neighbour=float(curve[1]),
+        mean_distance=float(distances.mean()),
+    )
+
+
+@dataclass(frozen=True)
+class ReversedScores:
+    """max |S_reversed − P·S·Pᵀ| of a sentence (P reverses the order): how far the reversed
+    sentence's scores are from the sentence's, reordered."""
+
+    without_position: float  # exactly 0: no position information
+    with_encoding: float  # with PE(0 … n − 1) added to the embeddings
+
+
+def reversed_scores(words: tuple[str, ...], d_model: int) -> ReversedScores:
+    """The two differences of a sentence of at least one word."""
+    backward = words[::-1]
+
+    def difference(forward: np.ndarray, reversed_: np.ndarray) -> float:
+        return float(np.abs(reversed_ - forward[::-1, ::-1]).max())
+
+    return ReversedScores(
+        difference(nope_scores(words, d_model), nope_scores(backward, d_model)),
+        difference(encoded_nope_scores(words, d_model), encoded_nope_scores(backward, d_model)),
+    )
+
+
+def unit_pairs(d_model: int, layout: str) -> np.ndarray:
+    """The vector that is (0, 1) in every pair: PE(0), whose pair i is (sin 0, cos 0)."""
+    vector = np.zeros(d_model)
+    vector[encoding.pair_columns(d_model, layout)[1]] = 1.0
+    return vector
+
+
+@dataclass(frozen=True)
+class RopeScore:
+    """The RoPE score q_m·k_n of the seeded query at position m and key at position n."""
+
+    m: int
+    n: int
+    score: float
+
+
+@dataclass(frozen=True)
+class RopeOffsetScores:
+    """RoPE's scores of the seeded q and k at the state's offset k = n − m, and its link to the
+    sinusoidal D(k)."""
+
+    current: RopeScore  # m = pos, n = pos + k
+    others: tuple[RopeScore, ...]  # from other_starts, the same k
+    offset_only: float  # the score from k alone (methods.rope_offset_scores)
+    unrotated: float  # q·k, no rotation
+    link_score: float  # RoPE score of q = k = PE(0) at m = pos, n = pos + k
+    link_dot: float  # D(k) = PE(pos)·PE(pos + k) = Σ cos(k·ω_i)
+    decay: float  # RoFormer's long-term-decay bound at |k|
+
+
+def rope_offset_scores(state) -> RopeOffsetScores:
+    """The live score q_pos·k_(pos+k), the same at other starts and from k alone, q·k, and the
+    score of PE(0) with itself, which is D(k)."""
+    d, base, layout, k = state.d_model, float(state.base), state.layout, state.offset
+    q, key = query_key(d, state.seed)
+
+    def score(m: int) -> RopeScore:
+        return RopeScore(m, m + k, methods.rope_score(q, key, m, m + k, base, layout))
+
+    unit = unit_pairs(d, layout)
+    return RopeOffsetScores(
+        current=score(state.pos),
+        others=tuple(score(m) for m in other_starts(state.pos, k)),
+        offset_only=methods.rope_offset_scores(q, key, k, base, layout),
+        unrotated=float(q @ key),
+        link_score=methods.rope_score(unit, unit, state.pos, state.second_pos, base, layout),
+        link_dot=encoding.offset_dot(k, d, base),
+        decay=methods.rope_decay(abs(k), d, base),
+    )

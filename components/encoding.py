@@ -451,3 +451,11 @@ def token_embedding(token: str, d_model: int) -> np.ndarray:
     digest = hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
     rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
     return rng.normal(0.0, 1.0 / math.sqrt(d_model), d_model)
+
+
+def reference_div_term(d_model: int, base: float = DEFAULT_BASE) -> np.ndarray:
+    """ω_i as the PyTorch tutorial's code computes it: div_term = exp(2i · (−ln base / d_model)),
+    equal to base^(−2i/d_model) up to rounding."""
+    d_model = check_d_model(d_model)
+    base = check_base(base)
+    return np.exp(np.arange(0, d_model, 2) * (-math.log(base) / d_model))

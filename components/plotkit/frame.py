@@ -98,23 +98,18 @@ def pe_table(caption: str, matrix: np.ndarray, rows: range, columns: range, end:
     )
 
 
-def offset_window(state: ExplorerState) -> tuple[range, range, np.ndarray]:
-    """The positions near pos (rows) and near pos + k (columns) a matrix of positions' data
-    table shows, and the offset column − row of each of its cells."""
-    rows = window(state.pos, state.n_positions, DATA_ROWS)
-    columns = window(state.second_pos, state.n_positions, DATA_COLUMNS)
-    return rows, columns, np.subtract.outer(np.asarray(columns), np.asarray(rows)).T
-
-
-def positions_table(
-    caption: str, corner: str, rows: range, columns: range, values, n_positions: int
-) -> ChartData:
-    """A data table of a matrix of positions: values at the rows and columns (offset_window)."""
+def toeplitz_table(state: ExplorerState, caption: str, corner: str, curve: np.ndarray) -> ChartData:
+    """The data table of a matrix of positions whose entry (i, j) is the value at offset j − i:
+    curve holds it for the offsets −(n − 1) … n − 1. Rows near pos, columns near pos + k."""
+    n = state.n_positions
+    rows = window(state.pos, n, DATA_ROWS)
+    columns = window(state.second_pos, n, DATA_COLUMNS)
+    offsets = np.asarray(columns)[None, :] - np.asarray(rows)[:, None]
     return ChartData(
         caption=caption,
         columns=(corner, *(str(j) for j in columns)),
-        rows=tuple((i, *row) for i, row in zip(rows, values, strict=True)),
-        note=f"Rows {span_text(rows)} and columns {span_text(columns)} of {n_positions} shown; "
+        rows=tuple((i, *row) for i, row in zip(rows, curve[offsets + n - 1], strict=True)),
+        note=f"Rows {span_text(rows)} and columns {span_text(columns)} of {n} shown; "
         "Export has the whole matrix.",
     )
 
@@ -244,17 +239,22 @@ class PlotView(pn.viewable.Viewer):
         if self.spec.readout is not None:
             self._readout.object = self.spec.readout(self.state)
 
+    def own_arguments(self) -> tuple:
+        """What the view's figure, name and table follow besides the state: the view's own
+        place in it (a stepping view's step), never URL state."""
+        return ()
+
     def description(self) -> str:
         """The chart's accessible name: what it shows and its key numbers now."""
-        return self.spec.describe(self.state)
+        return self.spec.describe(self.state, *self.own_arguments())
 
     def data_table(self) -> ChartData:
         """The numbers the chart draws, for its Show data table."""
-        return self.spec.data(self.state)
+        return self.spec.data(self.state, *self.own_arguments())
 
     def figure(self) -> dict:
         """The view's figure for the state, at its height unless the figure sets its own."""
-        figure = self.spec.figure(self.state)
+        figure = self.spec.figure(self.state, *self.own_arguments())
         figure["layout"].setdefault("height", self.spec.plot_height)
         return figure
 

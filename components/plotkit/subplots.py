@@ -66,7 +66,10 @@ def compose(state: ExplorerState, layout: dict, subplots: Sequence[Subplot]) -> 
         layout[f"yaxis{suffix}"] = theme.axis(
             state.theme, domain=list(y_domain), anchor=x_name, **subplot.y_axis
         )
-    layout.update(shapes=shapes, annotations=annotations)
+    # Plotly drops an empty list of shapes or annotations: a figure without them has no key.
+    layout.update(
+        {key: items for key, items in (("shapes", shapes), ("annotations", annotations)) if items}
+    )
     return {"data": data, "layout": layout}
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import html
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,13 +73,6 @@ def check_step(step: object) -> int:
 def step_label(step: int) -> str:
     """The step indicator: "Step 2 of 5"."""
     return f"Step {check_step(step)} of {STEP_COUNT}"
-
-
-def div_term(d_model: int, base: float) -> np.ndarray:
-    """The reference code's div_term, computed as its line computes it: exp(2i · −ln(base)/d)."""
-    d_model = encoding.check_d_model(d_model)
-    base = encoding.check_base(base)
-    return np.exp(np.arange(0, d_model, 2) * (-math.log(base) / d_model))
 
 
 def seq_len(state: ExplorerState) -> int:
@@ -279,61 +271,82 @@ def _columns_text(columns: np.ndarray) -> str:
     return ", ".join(str(c) for c in columns[:3]) + f", …, {columns[-1]}"
 
 
+def _angle_text(state: ExplorerState, pair: int) -> str:
+    """Step 1: position * div_term broadcast to the angle of every position and pair."""
+    n, d, pos = state.n_positions, state.d_model, state.pos
+    omega = derived.angular_frequencies(d, float(state.base))[pair]
+    shape = np.broadcast_shapes((n, 1), (d // 2,))
+    return (
+        f"position has shape ({n}, 1) and div_term ({d // 2},): NumPy broadcasts the product "
+        f"to shape {shape}, the angle pos·ω<sub>i</sub> of every position and pair. At "
+        f"<i>i</i> = {pair}, pos = {pos}: {pos} × {omega:.6g} = {pos * omega:.6g} rad."
+    )
+
+
+def _div_term_text(state: ExplorerState, pair: int) -> str:
+    """Step 2: div_term by exp and log is ω_i, to rounding."""
+    d, base = state.d_model, float(state.base)
+    omega = derived.angular_frequencies(d, base)[pair]
+    by_code = derived.reference_div_term(d, base)[pair]
+    return (
+        "Since exp(t · ln b) = b<sup>t</sup>, div_term[<i>i</i>] = exp(2<i>i</i> · (−ln base / "
+        "d_model)) is ω<sub>i</sub> = base<sup>−2<i>i</i>/d_model</sup>. For <i>i</i> = "
+        f"{pair}: exp({2 * pair} · (−ln {base:.12g} / {d})) = {by_code:.17g} and "
+        f"{base:.12g}<sup>−{2 * pair}/{d}</sup> = {omega:.17g}; difference "
+        f"{by_code - omega:.3g} (rounding)."
+    )
+
+
+def _fill_text(state: ExplorerState, pair: int, step: int) -> str:
+    """Steps 3 and 4: the sine or cosine columns filled, and the cell of pos and pair i."""
+    n, d, base, pos = state.n_positions, state.d_model, float(state.base), state.pos
+    name = "sin" if step == 3 else "cos"
+    columns_slice = encoding.pair_columns(d, state.layout)[step - 3]
+    columns = np.arange(d)[columns_slice]
+    column = encoding.pair_columns(d, state.layout, pair)[step - 3]
+    angle = pos * derived.angular_frequencies(d, base)[pair]
+    value = derived.pe_matrix(n, d, base, state.layout)[pos, column]
+    return (
+        f"np.{name}(position * div_term) fills pe[:, {slice_code(columns_slice, d)}]: columns "
+        f"{_columns_text(columns)} ({columns.size} columns, one per pair <i>i</i>), in every "
+        f"row. At <i>i</i> = {pair}, pos = {pos}: pe[{pos}, {column}] = {name}({angle:.6g}) = "
+        f"{value:.6f}."
+    )
+
+
+def _batch_text(state: ExplorerState) -> str:
+    """Step 5: x + pe[:seq_len] broadcast over a batch of the sentence's length."""
+    n, d = state.n_positions, state.d_model
+    length = min(seq_len(state), n)
+    if not length:
+        return (
+            "The sentence is empty, so seq_len = 0 and pe[:0] adds nothing: type a sentence to "
+            "see it added."
+        )
+    x_shape, pe_shape = (BATCH, length, d), (length, d)
+    words = ", ".join(f"“{html.escape(w)}”" for w in state.words[:SHOWN_WORDS])
+    more = ", …" if length > SHOWN_WORDS else ""
+    text = (
+        f"x holds a batch of {BATCH} sequences of seq_len = {length} tokens (the first is the "
+        f"sentence: {words}{more}), shape {x_shape}. pe[:seq_len] has shape {pe_shape}: "
+        "NumPy lines the shapes up from the right and repeats it for every sequence, so the "
+        f"sum has shape {np.broadcast_shapes(x_shape, pe_shape)} and token j of every "
+        "sequence gets PE(j)."
+    )
+    return text + (f" Rows {length} … {n - 1} of pe are not used." if length < n else "")
+
+
 def step_html(state: ExplorerState, step: int) -> str:
     """What the step computes, with its numbers for pos and the example pair i; words escaped."""
-    step = check_step(step)
-    n, d, base, pos = state.n_positions, state.d_model, float(state.base), state.pos
-    pair = example_pair(state)
-    omega = encoding.angular_frequencies(d, base)[pair]
-    angle = pos * omega
-    note = f"<i>i</i> = {pair}, pos = {pos}"
+    step, pair = check_step(step), example_pair(state)
     if step == 1:
-        shape = np.broadcast_shapes((n, 1), (d // 2,))
-        text = (
-            f"position has shape ({n}, 1) and div_term ({d // 2},): NumPy broadcasts the product "
-            f"to shape {shape}, the angle pos·ω<sub>i</sub> of every position and pair. At {note}: "
-            f"{pos} × {omega:.6g} = {angle:.6g} rad."
-        )
+        text = _angle_text(state, pair)
     elif step == 2:
-        by_code = div_term(d, base)[pair]
-        difference = by_code - omega
-        text = (
-            "Since exp(t · ln b) = b<sup>t</sup>, div_term[<i>i</i>] = exp(2<i>i</i> · (−ln base / "
-            "d_model)) is ω<sub>i</sub> = base<sup>−2<i>i</i>/d_model</sup>. For <i>i</i> = "
-            f"{pair}: exp({2 * pair} · (−ln {base:.12g} / {d})) = {by_code:.17g} and "
-            f"{base:.12g}<sup>−{2 * pair}/{d}</sup> = {omega:.17g}; difference {difference:.3g} "
-            "(rounding)."
-        )
+        text = _div_term_text(state, pair)
     elif step in (3, 4):
-        name = "sin" if step == 3 else "cos"
-        columns_slice = encoding.pair_columns(d, state.layout)[step - 3]
-        columns = np.arange(d)[columns_slice]
-        column = encoding.pair_columns(d, state.layout, pair)[step - 3]
-        value = derived.pe_matrix(n, d, base, state.layout)[pos, column]
-        text = (
-            f"np.{name}(position * div_term) fills pe[:, {slice_code(columns_slice, d)}]: columns "
-            f"{_columns_text(columns)} ({columns.size} columns, one per pair <i>i</i>), in every "
-            f"row. At {note}: pe[{pos}, {column}] = {name}({angle:.6g}) = {value:.6f}."
-        )
+        text = _fill_text(state, pair, step)
     else:
-        length = min(seq_len(state), n)
-        if not length:
-            return (
-                '<p class="pe-code-note">The sentence is empty, so seq_len = 0 and pe[:0] adds '
-                "nothing: type a sentence to see it added.</p>"
-            )
-        x_shape, pe_shape = (BATCH, length, d), (length, d)
-        words = ", ".join(f"“{html.escape(w)}”" for w in state.words[:SHOWN_WORDS])
-        more = ", …" if length > SHOWN_WORDS else ""
-        text = (
-            f"x holds a batch of {BATCH} sequences of seq_len = {length} tokens (the first is the "
-            f"sentence: {words}{more}), shape {x_shape}. pe[:seq_len] has shape {pe_shape}: "
-            "NumPy lines the shapes up from the right and repeats it for every sequence, so the "
-            f"sum has shape {np.broadcast_shapes(x_shape, pe_shape)} and token j of every "
-            "sequence gets PE(j)."
-        )
-        if length < n:
-            text += f" Rows {length} … {n - 1} of pe are not used."
+        text = _batch_text(state)
     return f'<p class="pe-code-note">{text}</p>'
 
 
@@ -361,16 +374,8 @@ class CodeView(PlotView):
         self._code.object = step_code_html(self.state, self.step)
         self._readout.object = step_html(self.state, self.step)
 
-    def figure(self) -> dict:
-        drawn = figure(self.state, self.step)
-        drawn["layout"].setdefault("height", self.spec.plot_height)
-        return drawn
-
-    def description(self) -> str:
-        return describe(self.state, self.step)
-
-    def data_table(self) -> ChartData:
-        return data(self.state, self.step)
+    def own_arguments(self) -> tuple:
+        return (self.step,)
 
     def _indicator_html(self) -> str:
         return f'<span class="pe-code-step-text" aria-live="polite">{step_label(self.step)}</span>'

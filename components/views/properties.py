@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -26,50 +25,20 @@ ul.pe-properties li { margin: 0.15em 0; }
 """
 
 
-@dataclass(frozen=True)
-class Properties:
-    """The numbers behind the four properties, for the state's d_model, base and pos."""
-
-    closest_pair: tuple[int, float] | None  # (k, distance) over the shown positions
-    nearest: tuple[int, float]  # (q, distance) of the position nearest pos in the horizon
-    smallest: float
-    largest: float
-    row_norm: float  # every row has norm √(d_model / 2)
-    neighbour: float  # distance of PE(pos) and PE(pos + 1)
-    mean_distance: float  # mean distance from pos over the horizon
-
-
-def properties(state: ExplorerState) -> Properties:
-    """Uniqueness, nearest position, boundedness and smoothness for the state."""
-    d, base = state.d_model, float(state.base)
-    curve = derived.offset_distance_curve(d, base)
-    smallest, largest = derived.value_range(state.n_positions, d, base, state.layout)
-    distances = encoding.position_distances(state.pos, curve)
-    return Properties(
-        closest_pair=encoding.smallest_separation(state.n_positions, d, base),
-        nearest=encoding.nearest_position(state.pos, d, base, HORIZON, offset_curve=curve),
-        smallest=smallest,
-        largest=largest,
-        row_norm=math.sqrt(d / 2),
-        neighbour=float(curve[1]),
-        mean_distance=float(distances.mean()),
-    )
-
-
 def readout(state: ExplorerState) -> str:
     """The four properties as a list of sentences with their numbers (numbers only)."""
-    facts = properties(state)
+    shown = derived.position_properties(state)
     n, pos = state.n_positions, state.pos
-    if facts.closest_pair is None:
+    if shown.closest_pair is None:
         unique = "only one position is shown, so there is no pair to compare."
     else:
-        k, distance = facts.closest_pair
+        k, distance = shown.closest_pair
         unique = (
             f"the closest two of the {n} shown positions are k = {k} apart, at distance "
             f'<span class="pe-prop-uniqueness">{distance:.6f}</span>, so no two rows are equal '
             "(the distance depends only on |i − j|, so checking each k once is enough)."
         )
-    q, distance = facts.nearest
+    q, distance = shown.nearest
     return (
         '<ul class="pe-properties">'
         f"<li><b>Unique</b>: {unique}</li>"
@@ -79,30 +48,26 @@ def readout(state: ExplorerState) -> str:
         f'<span class="pe-prop-nearest-distance">{distance:.6f}</span>. With few dimensions '
         "far positions can come back close: try d<sub>model</sub> = 4.</li>"
         f"<li><b>Bounded</b>: every entry lies between "
-        f'<span class="pe-prop-bounds">{facts.smallest + 0.0:.6f} and {facts.largest:.6f}</span>'
-        f", and every row has length √(d<sub>model</sub>/2) = {facts.row_norm:.6f}, "
+        f'<span class="pe-prop-bounds">{shown.smallest + 0.0:.6f} and {shown.largest:.6f}</span>'
+        f", and every row has length √(d<sub>model</sub>/2) = {shown.row_norm:.6f}, "
         "however long the text.</li>"
         f"<li><b>Smooth</b>: neighbours are "
-        f'<span class="pe-prop-smoothness">{facts.neighbour:.6f}</span> apart, against '
-        f"{facts.mean_distance:.6f} on average from PE({pos}) over the horizon.</li>"
+        f'<span class="pe-prop-smoothness">{shown.neighbour:.6f}</span> apart, against '
+        f"{shown.mean_distance:.6f} on average from PE({pos}) over the horizon.</li>"
         "</ul>"
     )
 
 
-def figure(state: ExplorerState) -> dict:
-    """Distance from PE(pos) to PE(q) for every q in the horizon, the nearest q marked."""
-    d, base, pos = state.d_model, float(state.base), state.pos
-    curve = derived.offset_distance_curve(d, base)
-    distances = encoding.position_distances(pos, curve)
-    q, nearest = encoding.nearest_position(pos, d, base, HORIZON, offset_curve=curve)
+def _traces(state: ExplorerState, shown: derived.PositionProperties) -> list[dict]:
+    """The distance curve from PE(pos), the nearest position (a star) and pos itself."""
+    pos, (q, nearest) = state.pos, shown.nearest
     palette = theme.colours(state.theme)
-    top = math.sqrt(2 * d)
-    traces = [
+    return [
         {
             "type": "scatter",
             "mode": "lines",
             "x": np.arange(HORIZON),
-            "y": distances,
+            "y": shown.distances,
             "line": {"color": theme.PAIR_COLOURS[0], "width": 1},
             "name": f"‖PE(q) − PE({pos})‖",
             "hovertemplate": f"q = %{{x}}<br>‖PE(q) − PE({pos})‖ = %{{y:.6f}}<extra></extra>",
@@ -126,56 +91,70 @@ def figure(state: ExplorerState) -> dict:
             "hovertemplate": f"pos = {pos}<extra></extra>",
         },
     ]
+
+
+def shown_positions(state: ExplorerState) -> dict:
+    """A band under the curve over the positions the other views show, 0 … n − 1."""
+    return {
+        "type": "rect",
+        "xref": "x",
+        "yref": "paper",
+        "x0": -0.5,
+        "x1": state.n_positions - 0.5,
+        "y0": 0,
+        "y1": 1,
+        "fillcolor": theme.colours(state.theme)["grid"],
+        "opacity": 0.35,
+        "line": {"width": 0},
+        "layer": "below",
+        "name": "shown positions",
+    }
+
+
+def figure(state: ExplorerState) -> dict:
+    """Distance from PE(pos) to PE(q) for every q in the horizon, the nearest q marked."""
+    d, base, pos = state.d_model, float(state.base), state.pos
+    shown = derived.position_properties(state)
+    q, nearest = shown.nearest
     title = f"‖PE(q) − PE({pos})‖ for q < {HORIZON}: nearest is PE({q}), {nearest:.4f}"
     layout = titled_layout(state, f"properties-{d}-{base}", title, 14)
     layout.update(
         xaxis=theme.axis(state.theme, title={"text": "position q"}),
+        # Two rows are at most √(2·d_model) apart.
         yaxis=theme.axis(
-            state.theme, title={"text": "distance"}, range=[0.0, 1.05 * top], rangemode="tozero"
+            state.theme,
+            title={"text": "distance"},
+            range=[0.0, 1.05 * math.sqrt(2 * d)],
+            rangemode="tozero",
         ),
-        shapes=[
-            {
-                "type": "rect",
-                "xref": "x",
-                "yref": "paper",
-                "x0": -0.5,
-                "x1": state.n_positions - 0.5,
-                "y0": 0,
-                "y1": 1,
-                "fillcolor": palette["grid"],
-                "opacity": 0.35,
-                "line": {"width": 0},
-                "layer": "below",
-                "name": "shown positions",
-            }
-        ],
+        shapes=[shown_positions(state)],
         margin={"l": 64, "r": 24, "t": 48, "b": 80},
+        legend={"orientation": "h", "y": -0.2, "x": 0},
     )
-    layout["legend"] = {"orientation": "h", "y": -0.2, "x": 0}
-    return {"data": traces, "layout": layout}
+    return {"data": _traces(state, shown), "layout": layout}
 
 
 def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the nearest position to pos and the bounds."""
-    facts = properties(state)
-    q, distance = facts.nearest
+    shown = derived.position_properties(state)
+    q, distance = shown.nearest
     return (
         f"Distance from PE({state.pos}) to PE(q) for q below {HORIZON}: nearest is PE({q}) at "
-        f"{number(distance)}; neighbours are {number(facts.neighbour)} apart; every entry "
-        f"between {number(facts.smallest)} and {number(facts.largest)}"
+        f"{number(distance)}; neighbours are {number(shown.neighbour)} apart; every entry "
+        f"between {number(shown.smallest)} and {number(shown.largest)}"
     )
 
 
 def data(state: ExplorerState) -> ChartData:
     """The distances from PE(pos) to the positions near it, and to the nearest one."""
-    d, base, pos = state.d_model, float(state.base), state.pos
-    distances = encoding.position_distances(pos, derived.offset_distance_curve(d, base))
-    shown = window(pos, HORIZON, DATA_ROWS)
-    q, distance = properties(state).nearest
+    pos = state.pos
+    shown = derived.position_properties(state)
+    listed = window(pos, HORIZON, DATA_ROWS)
+    q, distance = shown.nearest
     return ChartData(
         caption=f"Distance ‖PE(q) − PE({pos})‖ near q = pos = {pos}",
         columns=("q", f"‖PE(q) − PE({pos})‖"),
-        rows=tuple((p, distances[p]) for p in shown),
-        note=f"Positions {span_text(shown)} of 0–{HORIZON - 1} shown; the nearest to PE({pos}) "
+        rows=tuple((p, shown.distances[p]) for p in listed),
+        note=f"Positions {span_text(listed)} of 0–{HORIZON - 1} shown; the nearest to PE({pos}) "
         f"is PE({q}), at {number(distance)}.",
     )

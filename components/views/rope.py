@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from .. import derived, encoding, methods
+from .. import derived, encoding
 from ..plotkit import theme
 from ..plotkit.charts import curve_trace, point_trace, reduced_note, toeplitz_layout, toeplitz_trace
-from ..plotkit.frame import ChartData, offset_window, positions_table
-from ..plotkit.numbers import number
+from ..plotkit.frame import ChartData, toeplitz_table
+from ..plotkit.numbers import number, readout_number
 from ..state import ExplorerState
-
-# Where the other pairs at the same offset start, as in the compare view.
-OTHER_STARTS = (0, 22, 100, 1000)
-OTHER_PAIRS = 3
 
 LAYOUT_NAMES = {
     "interleaved": "interleaved, as in RoFormer and GPT-J",
@@ -25,148 +19,80 @@ LAYOUT_NAMES = {
 READOUT_STYLE = theme.READOUT_TABLE_STYLE
 
 
-@dataclass(frozen=True)
-class PairScore:
-    """The RoPE score q_m·k_n of the query at position m and the key at position n."""
-
-    m: int
-    n: int
-    score: float
-
-
-@dataclass(frozen=True)
-class RopeReadout:
-    """The numbers the RoPE view prints."""
-
-    offset: int
-    current: PairScore  # m = pos, n = pos + k
-    others: tuple[PairScore, ...]  # other starts m, the same k
-    offset_only: float  # the score computed from k alone (methods.rope_offset_scores)
-    unrotated: float  # q·k, no rotation
-    layout: str
-    pair_dimensions: tuple[tuple[int, int, int], ...]  # (i, first dimension, second dimension)
-    link_score: float  # RoPE score of q = k = PE(0) at m = pos, n = pos + k
-    link_dot: float  # D(k) = PE(pos)·PE(pos + k) = Σ cos(k·ω_i)
-    decay: float  # RoFormer's long-term-decay bound at |k|
-
-
-def other_starts(pos: int, offset: int) -> list[int]:
-    """A few query positions other than pos whose key at the same offset is at a valid position."""
-    # Shifted by −k when k < 0, so that the earlier of m and n is at each of OTHER_STARTS: the
-    # shift keeps them distinct and n ≥ 0.
-    starts = [start + max(0, -offset) for start in OTHER_STARTS]
-    return [start for start in starts if start != pos][:OTHER_PAIRS]
-
-
 def shown_pairs(d_model: int, layout: str) -> tuple[tuple[int, int, int], ...]:
     """Pairs 0, 1 and the last, each with the two dimensions it rotates in this layout."""
     pairs = sorted({0, 1, d_model // 2 - 1} & set(range(d_model // 2)))
     return tuple((i, *map(int, encoding.pair_columns(d_model, layout, i))) for i in pairs)
 
 
-def unit_pairs(d_model: int, layout: str) -> np.ndarray:
-    """The vector that is (0, 1) in every pair: PE(0), whose pair i is (sin 0, cos 0)."""
-    vector = np.zeros(d_model)
-    vector[encoding.pair_columns(d_model, layout)[1]] = 1.0
-    return vector
-
-
-def numbers(state: ExplorerState) -> RopeReadout:
-    """The live scores, the offset-only score, q·k, the pair layout and the sinusoidal link."""
-    d, base, layout, k = state.d_model, float(state.base), state.layout, state.offset
-    q, key = derived.query_key(d, state.seed)
-
-    def pair_score(m: int) -> PairScore:
-        return PairScore(m, m + k, methods.rope_score(q, key, m, m + k, base, layout))
-
-    unit = unit_pairs(d, layout)
-    return RopeReadout(
-        offset=k,
-        current=pair_score(state.pos),
-        others=tuple(pair_score(m) for m in other_starts(state.pos, k)),
-        offset_only=methods.rope_offset_scores(q, key, k, base, layout),
-        unrotated=float(q @ key),
-        layout=layout,
-        pair_dimensions=shown_pairs(d, layout),
-        link_score=methods.rope_score(unit, unit, state.pos, state.second_pos, base, layout),
-        link_dot=encoding.offset_dot(k, d, base),
-        decay=methods.rope_decay(abs(k), d, base),
-    )
-
-
-def _number(value: float) -> str:
-    # Adding 0.0 turns -0.0 into 0.0, so an exact zero never shows a sign.
-    return f"{value + 0.0:.9f}"
-
-
 def _score_row(row_class: str, label: str, cell_class: str, value: float) -> str:
     return (
         f'<tr class="{row_class}"><td>{label}</td>'
-        f'<td class="{cell_class}">{_number(value)}</td></tr>'
+        f'<td class="{cell_class}">{readout_number(value)}</td></tr>'
+    )
+
+
+def _scores_table(shown: derived.RopeOffsetScores, k: int) -> str:
+    """The scores at offset k: the live one, at other starts, from k alone, and unrotated."""
+    current = shown.current
+    pair = "q<sub>{}</sub>·k<sub>{}</sub>".format
+    closed_form = (
+        "from k alone: Σ Re(a<sub>i</sub>) cos(kθ<sub>i</sub>) + Im(a<sub>i</sub>) "
+        "sin(kθ<sub>i</sub>), a<sub>i</sub> = q<sub>i</sub>·conj(k<sub>i</sub>)"
+    )
+    unrotated = "q·k without rotation (the score at k = 0, wherever m is)"
+    rows = [
+        _score_row("pe-current", pair(current.m, current.n), "pe-rope-score", current.score),
+        *(_score_row("pe-other", pair(p.m, p.n), "pe-rope-other", p.score) for p in shown.others),
+        _score_row("pe-closed-form", closed_form, "pe-rope-offset-only", shown.offset_only),
+        _score_row("pe-unrotated", unrotated, "pe-rope-unrotated", shown.unrotated),
+    ]
+    return (
+        '<table class="pe-readouts">'
+        f'<caption class="pe-rope-positions">m = pos = {current.m} · n = pos + k = {current.n} '
+        f"· k = n − m = {k}</caption>"
+        "<thead><tr><th>scores after RoPE</th><th>q<sub>m</sub>·k<sub>n</sub></th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def _pairs_note(state: ExplorerState) -> str:
+    """Which dimensions each pair turns in the state's layout."""
+    pairs = ", ".join(
+        f'pair <span class="pe-rope-pair">{i}</span> = dimensions '
+        f'(<span class="pe-rope-pair-first">{first}</span>, '
+        f'<span class="pe-rope-pair-second">{second}</span>)'
+        for i, first, second in shown_pairs(state.d_model, state.layout)
+    )
+    interleaved = state.layout == "interleaved"
+    formula = "(2i, 2i + 1)" if interleaved else f"(i, i + {state.d_model // 2})"
+    return (
+        f'<p class="pe-note pe-rope-layout">Pairs {LAYOUT_NAMES[state.layout]}: pair i turns '
+        f"dimensions {formula} by m·θ<sub>i</sub>: {pairs}.</p>"
     )
 
 
 def readout(state: ExplorerState) -> str:
     """The readout: scores at the same offset, the pair layout and the sinusoidal link."""
-    shown = numbers(state)
-    k, current = shown.offset, shown.current
-    lines = [
-        '<table class="pe-readouts">',
-        f'<caption class="pe-rope-positions">m = pos = {current.m} · n = pos + k = {current.n} '
-        f"· k = n − m = {k}</caption>",
-        "<thead><tr><th>scores after RoPE</th><th>q<sub>m</sub>·k<sub>n</sub></th></tr></thead>"
-        "<tbody>",
-        _score_row(
-            "pe-current",
-            f"q<sub>{current.m}</sub>·k<sub>{current.n}</sub>",
-            "pe-rope-score",
-            current.score,
-        ),
-    ]
-    lines += [
-        _score_row("pe-other", f"q<sub>{p.m}</sub>·k<sub>{p.n}</sub>", "pe-rope-other", p.score)
-        for p in shown.others
-    ]
-    lines += [
-        _score_row(
-            "pe-closed-form",
-            "from k alone: Σ Re(a<sub>i</sub>) cos(kθ<sub>i</sub>) + Im(a<sub>i</sub>) "
-            "sin(kθ<sub>i</sub>), a<sub>i</sub> = q<sub>i</sub>·conj(k<sub>i</sub>)",
-            "pe-rope-offset-only",
-            shown.offset_only,
-        ),
-        _score_row(
-            "pe-unrotated",
-            "q·k without rotation (the score at k = 0, wherever m is)",
-            "pe-rope-unrotated",
-            shown.unrotated,
-        ),
-        "</tbody></table>",
-    ]
-    pairs = ", ".join(
-        f'pair <span class="pe-rope-pair">{i}</span> = dimensions '
-        f'(<span class="pe-rope-pair-first">{first}</span>, '
-        f'<span class="pe-rope-pair-second">{second}</span>)'
-        for i, first, second in shown.pair_dimensions
-    )
-    formula = "(2i, 2i + 1)" if shown.layout == "interleaved" else f"(i, i + {state.d_model // 2})"
-    lines += [
-        f'<p class="pe-note pe-rope-layout">Pairs {LAYOUT_NAMES[shown.layout]}: pair i turns '
-        f"dimensions {formula} by m·θ<sub>i</sub>: {pairs}.</p>",
-        '<p class="pe-note">Every pair k apart gives the same score: turning q by m·θ<sub>i</sub> '
-        "and k by n·θ<sub>i</sub> leaves only the angle (n − m)·θ<sub>i</sub> between them.</p>",
+    shown = derived.rope_offset_scores(state)
+    k, current = state.offset, shown.current
+    return (
+        _scores_table(shown, k)
+        + _pairs_note(state)
+        + '<p class="pe-note">Every pair k apart gives the same score: turning q by '
+        "m·θ<sub>i</sub> and k by n·θ<sub>i</sub> leaves only the angle (n − m)·θ<sub>i</sub> "
+        "between them.</p>"
         '<p class="pe-note">θ<sub>i</sub> = base<sup>−2i/d<sub>model</sub></sup> are the '
         "sinusoidal encoding's frequencies ω<sub>i</sub>, applied by rotating q and k instead of "
         "adding PE to the input. With PE(0), (0, 1) in every pair, as both query and key, "
         f"RoPE's score at m = {current.m}, n = {current.n} is "
-        f'<span class="pe-rope-link-score">{_number(shown.link_score)}</span>, the same as the '
-        f"sinusoidal PE({current.m})·PE({current.n}) = D(k) = Σ cos(k·ω<sub>i</sub>) = "
-        f'<span class="pe-rope-link-dot">{_number(shown.link_dot)}</span>.</p>',
+        f'<span class="pe-rope-link-score">{readout_number(shown.link_score)}</span>, the same '
+        f"as the sinusoidal PE({current.m})·PE({current.n}) = D(k) = Σ cos(k·ω<sub>i</sub>) = "
+        f'<span class="pe-rope-link-dot">{readout_number(shown.link_dot)}</span>.</p>'
         '<p class="pe-note">RoFormer §3.4.3 long-term-decay bound at |k| = '
-        f'{abs(k)}: <span class="pe-rope-decay">{_number(shown.decay)}</span> (it is '
-        f"(d<sub>model</sub>/2 + 1)/2 = {_number((state.d_model / 2 + 1) / 2)} at 0).</p>",
-    ]
-    return "".join(lines)
+        f'{abs(k)}: <span class="pe-rope-decay">{readout_number(shown.decay)}</span> (it is '
+        f"(d<sub>model</sub>/2 + 1)/2 = {readout_number((state.d_model / 2 + 1) / 2)} at 0).</p>"
+    )
 
 
 def figure(state: ExplorerState) -> dict:
@@ -224,23 +150,22 @@ def figure(state: ExplorerState) -> dict:
 
 def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the score matrix, diagonal k and its score."""
-    shown = numbers(state)
-    current = shown.current
+    shown = derived.rope_offset_scores(state)
+    current, k = shown.current, state.offset
     return (
-        f"RoPE scores q_m·k_n of {state.n_positions} positions, diagonal k = {shown.offset} "
+        f"RoPE scores q_m·k_n of {state.n_positions} positions, diagonal k = {k} "
         f"marked: q_{current.m}·k_{current.n} = {number(current.score)}, the same for every pair "
-        f"k apart; decay bound at |k| = {abs(shown.offset)}: {number(shown.decay)}"
+        f"k apart; decay bound at |k| = {abs(k)}: {number(shown.decay)}"
     )
 
 
 def data(state: ExplorerState) -> ChartData:
-    """Scores q_m·k_n for queries m near pos and keys n near pos + k."""
+    """Scores q_m·k_n for queries m near pos and keys n near pos + k: the score at offset
+    n − m, read off the curve the chart draws."""
     n, d, base = state.n_positions, state.d_model, float(state.base)
-    rows, columns, offsets = offset_window(state)
-    # Entry (m, n) is the score at offset n − m, read off the curve the chart draws.
     _, curve = derived.rope_offset_curve(n, d, base, state.layout, state.seed)
     caption = (
         f"RoPE scores q_m·k_n, queries m near pos = {state.pos}, keys n near "
         f"pos + k = {state.second_pos} (seed {state.seed})"
     )
-    return positions_table(caption, "m \\ n", rows, columns, curve[offsets + n - 1], n)
+    return toeplitz_table(state, caption, "m \\ n", curve)

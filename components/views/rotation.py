@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from .. import encoding
+from .. import derived
 from ..plotkit import theme
 from ..plotkit.charts import titled_layout
 from ..plotkit.frame import ChartData
-from ..plotkit.numbers import number
+from ..plotkit.numbers import number, readout_number
 from ..state import ExplorerState
 
-# R_i(k) is also read off at this position + pos, to show it does not depend on pos.
-FAR_START = 1000
 ARC_RADIUS = 0.3
 
 READOUT_STYLE = """
@@ -31,48 +28,18 @@ table.pe-matrix { border-left: 2px solid currentColor; border-right: 2px solid c
 """
 
 
-@dataclass(frozen=True)
-class RotationReadout:
-    """R_i(k) from its formula and read off the encodings at two starts, and the vector check."""
-
-    pair: int
-    angle: float  # k·ω_i in radians
-    formula: np.ndarray
-    measured: np.ndarray  # from PE(pos) and PE(pos + k)
-    far_start: int
-    measured_far: np.ndarray  # from PE(far_start) and PE(far_start + k)
-    error: float  # ‖PE(pos + k) − R(k)·PE(pos)‖ over all d_model dimensions
-
-
-def numbers(state: ExplorerState) -> RotationReadout:
-    """The numbers the rotation view prints."""
-    k, d, base, i = state.offset, state.d_model, state.base, state.rotation_pair
-    pos, second = state.pos, state.second_pos
-    far = pos + FAR_START
-    first, after = encoding.encode_positions([pos, second], d, base, layout=state.layout)
-    rotated = encoding.rotate(first, k, base, layout=state.layout)
-    return RotationReadout(
-        pair=i,
-        angle=k * float(encoding.angular_frequencies(d, base)[i]),
-        formula=encoding.rotation_blocks(k, d, base)[i],
-        measured=encoding.measured_rotation_block(pos, second, i, d, base, state.layout),
-        far_start=far,
-        measured_far=encoding.measured_rotation_block(far, far + k, i, d, base, state.layout),
-        error=float(np.linalg.norm(after - rotated)),
-    )
-
-
 def matrix_html(matrix: np.ndarray, css_class: str) -> str:
-    """A 2 × 2 matrix as a bracketed table, 9 decimals."""
+    """A 2 × 2 matrix as a bracketed table, as readouts print numbers (9 decimals)."""
     cells = "".join(
-        "<tr>" + "".join(f"<td>{value + 0.0:.9f}</td>" for value in row) + "</tr>" for row in matrix
+        "<tr>" + "".join(f"<td>{readout_number(value)}</td>" for value in row) + "</tr>"
+        for row in matrix
     )
     return f'<table class="pe-matrix {css_class}">{cells}</table>'
 
 
 def readout(state: ExplorerState) -> str:
     """R_i(k) three ways and the whole-vector check, as text (numbers only)."""
-    shown = numbers(state)
+    shown = derived.pair_rotation(state)
     k, pos, second, far = state.offset, state.pos, state.second_pos, shown.far_start
     difference = float(np.abs(shown.measured - shown.measured_far).max())
     return (
@@ -114,18 +81,14 @@ def _circle_axis(state: ExplorerState, text: str, **extra) -> dict:
     )
 
 
-def figure(state: ExplorerState) -> dict:
-    """The unit circle, pair i of PE(pos) and PE(pos + k) on it, and the angle k·ω_i between."""
-    d, i, k = state.d_model, state.rotation_pair, state.offset
-    pos, second = state.pos, state.second_pos
-    omega = float(encoding.angular_frequencies(d, state.base)[i])
-    palette = theme.colours(state.theme)
-    sin_dim, cos_dim = encoding.pair_columns(d, state.layout, i)
-    # A turn by k·ω equals a turn by its remainder mod 2π, in the direction of k.
+def _circle_traces(state: ExplorerState, shown: derived.PairRotation) -> list[dict]:
+    """The unit circle, and the arc turning PE(pos)'s point by k·ω_i (its remainder mod 2π)."""
+    k, omega = state.offset, shown.omega
     turn = math.copysign(math.fmod(abs(k) * omega, 2 * math.pi), k)
     circle_x, circle_y = arc(0.0, 2 * math.pi, 1.0)
-    arc_x, arc_y = arc(pos * omega, turn, ARC_RADIUS)
-    traces = [
+    arc_x, arc_y = arc(state.pos * omega, turn, ARC_RADIUS)
+    palette = theme.colours(state.theme)
+    return [
         {
             "type": "scatter",
             "mode": "lines",
@@ -141,34 +104,44 @@ def figure(state: ExplorerState) -> dict:
             "x": arc_x,
             "y": arc_y,
             "line": {"color": palette["second"], "width": 2.5},
-            "name": f"k·ω<sub>{i}</sub> = {k * omega:.4f} rad",
+            "name": f"k·ω<sub>{shown.pair}</sub> = {shown.angle:.4f} rad",
             "hoverinfo": "skip",
         },
     ]
-    for position, colour, dash in (
-        (pos, theme.PAIR_COLOURS[0], "solid"),
-        (second, theme.PAIR_COLOURS[1], "dash"),
-    ):
-        x, y = math.sin(position * omega), math.cos(position * omega)
-        traces.append(
-            {
-                "type": "scatter",
-                "mode": "lines+markers+text",
-                "x": np.array([0.0, x]),
-                "y": np.array([0.0, y]),
-                "line": {"color": colour, "width": 2, "dash": dash},
-                "marker": {"color": colour, "size": np.array([0, 11])},
-                "text": ["", f"PE({position})"],
-                "textposition": "top center" if y >= 0 else "bottom center",
-                "textfont": {"color": colour},
-                "name": f"pair {i} of PE({position})",
-                "hovertemplate": f"PE({position}, {sin_dim}) = sin = %{{x:.6f}}<br>"
-                f"PE({position}, {cos_dim}) = cos = %{{y:.6f}}<extra></extra>",
-            }
-        )
+
+
+def _point_trace(shown: derived.PairRotation, position: int, point, style: tuple[str, str]) -> dict:
+    """Pair i of PE(position): a line from the centre to its point (sin, cos), labelled."""
+    colour, dash = style
+    (sin_dim, cos_dim), (x, y) = shown.dimensions, point
+    return {
+        "type": "scatter",
+        "mode": "lines+markers+text",
+        "x": np.array([0.0, x]),
+        "y": np.array([0.0, y]),
+        "line": {"color": colour, "width": 2, "dash": dash},
+        "marker": {"color": colour, "size": np.array([0, 11])},
+        "text": ["", f"PE({position})"],
+        "textposition": "top center" if y >= 0 else "bottom center",
+        "textfont": {"color": colour},
+        "name": f"pair {shown.pair} of PE({position})",
+        "hovertemplate": f"PE({position}, {sin_dim}) = sin = %{{x:.6f}}<br>"
+        f"PE({position}, {cos_dim}) = cos = %{{y:.6f}}<extra></extra>",
+    }
+
+
+def figure(state: ExplorerState) -> dict:
+    """The unit circle, pair i of PE(pos) and PE(pos + k) on it, and the angle k·ω_i between."""
+    shown = derived.pair_rotation(state)
+    i, (sin_dim, cos_dim), pos, second = shown.pair, shown.dimensions, state.pos, state.second_pos
+    styles = ((theme.PAIR_COLOURS[0], "solid"), (theme.PAIR_COLOURS[1], "dash"))
+    traces = _circle_traces(state, shown) + [
+        _point_trace(shown, position, point, style)
+        for position, point, style in zip((pos, second), shown.points, styles, strict=True)
+    ]
     title = (
         f"Pair i = {i} (dimensions {sin_dim}, {cos_dim}), ω<sub>{i}</sub> = "
-        f"{omega:.6g}: turned by {k * omega:.4f} rad, PE({pos}) is PE({second})"
+        f"{shown.omega:.6g}: turned by {shown.angle:.4f} rad, PE({pos}) is PE({second})"
     )
     layout = titled_layout(state, "rotation", title, 14)
     layout.update(
@@ -180,19 +153,10 @@ def figure(state: ExplorerState) -> dict:
     return {"data": traces, "layout": layout}
 
 
-def points(state: ExplorerState) -> tuple[np.ndarray, np.ndarray]:
-    """Pair i of PE(pos) and of PE(pos + k): each (sin, cos), the points on the circle."""
-    sin_dim, cos_dim = encoding.pair_columns(state.d_model, state.layout, state.rotation_pair)
-    rows = encoding.encode_positions(
-        [state.pos, state.second_pos], state.d_model, state.base, layout=state.layout
-    )
-    return rows[0, [sin_dim, cos_dim]], rows[1, [sin_dim, cos_dim]]
-
-
 def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the two points of pair i and the angle between them."""
-    shown = numbers(state)
-    first, second = points(state)
+    shown = derived.pair_rotation(state)
+    first, second = shown.points
     return (
         f"Pair i = {shown.pair} on the unit circle: PE({state.pos}) at (sin, cos) = "
         f"({number(first[0])}, {number(first[1])}), turned by k·ω_{shown.pair} = "
@@ -203,10 +167,9 @@ def describe(state: ExplorerState) -> str:
 
 def data(state: ExplorerState) -> ChartData:
     """The two points of pair i and the rotation R_i(k) between them."""
-    shown = numbers(state)
-    first, second = points(state)
-    sin_dim, cos_dim = encoding.pair_columns(state.d_model, state.layout, state.rotation_pair)
-    i = shown.pair
+    shown = derived.pair_rotation(state)
+    first, second = shown.points
+    (sin_dim, cos_dim), i = shown.dimensions, shown.pair
     return ChartData(
         caption=f"Pair i = {i} (dimensions {sin_dim}, {cos_dim}) of PE(pos) and PE(pos + k)",
         columns=("point", f"sin(pos·ω_{i})", f"cos(pos·ω_{i})"),

@@ -2,112 +2,92 @@
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
-from .. import encoding
+from .. import derived
 from ..plotkit import theme
 from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
 from ..plotkit.numbers import number
+from ..plotkit.subplots import Subplot, compose
 from ..state import ExplorerState
 
-# Points per wavelength of the continuous curves, and bounds on points per curve.
-SAMPLES_PER_WAVELENGTH = 24
-MIN_CURVE_POINTS, MAX_CURVE_POINTS = 200, 8000
-# Integer positions beyond this many are drawn as lines only (dots would merge anyway).
-MAX_SAMPLE_DOTS = 512
+# The gap between two rows of waves, as a part of the figure's height.
+ROW_GAP = 0.06
 
 
-def curve_points(span: float, wavelength: float) -> int:
-    """How many points draw a smooth curve of this wavelength over [0, span]."""
-    wanted = math.ceil(SAMPLES_PER_WAVELENGTH * span / wavelength) + 1
-    return int(min(max(wanted, MIN_CURVE_POINTS), MAX_CURVE_POINTS))
+def span(state: ExplorerState) -> int:
+    """The last position drawn: the last shown one, or pos or pos + k beyond it."""
+    return max(state.n_positions - 1, state.pos, state.second_pos, 1)
 
 
-FUNCTIONS = {"sin": np.sin, "cos": np.cos}
-
-
-def _wave_trace(mode: str, points: tuple, axis_name: str, name: str, hover: str, **style) -> dict:
-    """One function of a pair: its points (x, y) on the row's y axis, styled by style."""
-    x, y = points
-    return {
-        "type": "scatter",
-        "mode": mode,
-        "x": x,
-        "y": y,
-        "yaxis": axis_name,
-        "name": name,
-        "hovertemplate": hover,
-        **style,
-    }
-
-
-def figure(state: ExplorerState) -> dict:
-    """One row per chosen pair: continuous sin and cos, samples at integer positions, pos lines."""
-    pairs = state.chosen_pairs
-    omega = encoding.angular_frequencies(state.d_model, state.base)
-    wavelength = 2.0 * np.pi / omega
-    span = float(max(state.n_positions - 1, state.pos, state.second_pos, 1))
-    integer_positions = np.arange(0, int(span) + 1, dtype=np.float64)
-    show_dots = integer_positions.size <= MAX_SAMPLE_DOTS
-    palette = theme.colours(state.theme)
-    n_rows = len(pairs)
-    gap = 0.06 if n_rows > 1 else 0.0
-    # Its own height: one row per pair.
-    height = 120 + 130 * n_rows
-    layout = theme.base_layout(state.theme, uirevision=f"waves-{state.d_model}-{state.n_positions}")
-    layout["height"] = height
+def _pair_traces(state: ExplorerState, pair: int, colour: str) -> list[dict]:
+    """Pair i's smooth sine (solid) and cosine (dashed), and their dots at whole positions."""
+    base = float(state.base)
+    wave = derived.pair_wave(span(state), state.d_model, base, pair)
+    label = f"i = {pair}, λ = {derived.wavelengths(state.d_model, base)[pair]:.4g}"
     traces = []
-    for row, i in enumerate(pairs):
-        colour = theme.PAIR_COLOURS[row % len(theme.PAIR_COLOURS)]
-        axis_name = "y" if row == 0 else f"y{row + 1}"
-        key = "yaxis" if row == 0 else f"yaxis{row + 1}"
-        top = 1.0 - row / n_rows
-        bottom = 1.0 - (row + 1) / n_rows + (gap if row < n_rows - 1 else 0.0)
-        layout[key] = theme.axis(
-            state.theme,
-            domain=[bottom, top],
-            range=[-1.15, 1.15],
-            tickvals=[-1, 0, 1],
-            title={"text": f"i = {i}", "font": {"size": 12}},
+    for function, values, dash in (("sin", wave.sin, "solid"), ("cos", wave.cos, "dash")):
+        traces.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "x": wave.x,
+                "y": values,
+                "name": f"{function} · {label}",
+                "hovertemplate": f"{function}(pos·ω_{pair})<br>pos %{{x:.2f}}<br>%{{y:.6f}}"
+                "<extra></extra>",
+                "line": {"color": colour, "dash": dash, "width": 1.6},
+                "legendgroup": f"pair {pair}",
+            }
         )
-        x = np.linspace(0.0, span, curve_points(span, wavelength[i]))
-        group = f"pair {i}"
-        label = f"i = {i}, λ = {wavelength[i]:.4g}"
-        for function, dash in (("sin", "solid"), ("cos", "dash")):
-            traces.append(
-                _wave_trace(
-                    "lines",
-                    (x, FUNCTIONS[function](x * omega[i])),
-                    axis_name,
-                    f"{function} · {label}",
-                    f"{function}(pos·ω_{i})<br>pos %{{x:.2f}}<br>%{{y:.6f}}<extra></extra>",
-                    line={"color": colour, "dash": dash, "width": 1.6},
-                    legendgroup=group,
-                )
-            )
-        if show_dots:
-            for function, symbol in (("sin", "circle"), ("cos", "circle-open")):
-                traces.append(
-                    _wave_trace(
-                        "markers",
-                        (integer_positions, FUNCTIONS[function](integer_positions * omega[i])),
-                        axis_name,
-                        f"{function} at integer pos · i = {i}",
-                        f"{function}(pos·ω_{i}) at pos %{{x}}<br>%{{y:.6f}}<extra></extra>",
-                        marker={"color": colour, "size": 5, "symbol": symbol},
-                        legendgroup=group,
-                        showlegend=False,
-                    )
-                )
-    layout["xaxis"] = theme.axis(
-        state.theme,
-        title={"text": "position pos"},
-        range=[-0.5, span + 0.5],
-        anchor="y" if n_rows == 1 else f"y{n_rows}",
-    )
-    layout["shapes"] = [
+    if wave.positions.size:
+        traces += _sample_dots(wave, pair, colour)
+    return traces
+
+
+def _sample_dots(wave: derived.PairWave, pair: int, colour: str) -> list[dict]:
+    """The sine (filled) and cosine (open) of pair i at the whole positions."""
+    return [
+        {
+            "type": "scatter",
+            "mode": "markers",
+            "x": wave.positions,
+            "y": values,
+            "name": f"{function} at integer pos · i = {pair}",
+            "hovertemplate": f"{function}(pos·ω_{pair}) at pos %{{x}}<br>%{{y:.6f}}<extra></extra>",
+            "marker": {"color": colour, "size": 5, "symbol": symbol},
+            "legendgroup": f"pair {pair}",
+            "showlegend": False,
+        }
+        for function, values, symbol in (
+            ("sin", wave.sampled_sin, "circle"),
+            ("cos", wave.sampled_cos, "circle-open"),
+        )
+    ]
+
+
+def pair_subplot(state: ExplorerState, row: int, pair: int) -> Subplot:
+    """Row row of the figure: pair i's waves, against the position axis of the last row."""
+    rows = len(state.chosen_pairs)
+    top = 1.0 - row / rows
+    bottom = 1.0 - (row + 1) / rows + (ROW_GAP if row < rows - 1 else 0.0)
+    last = row == rows - 1
+    x_axis = {"range": [-0.5, span(state) + 0.5]}
+    if last:
+        x_axis["title"] = {"text": "position pos"}
+    else:
+        x_axis.update(matches=f"x{rows}", showticklabels=False)
+    y_axis = {
+        "range": [-1.15, 1.15],
+        "tickvals": [-1, 0, 1],
+        "title": {"text": f"i = {pair}", "font": {"size": 12}},
+    }
+    colour = theme.PAIR_COLOURS[row % len(theme.PAIR_COLOURS)]
+    return Subplot(_pair_traces(state, pair, colour), x_axis, y_axis, ((0.0, 1.0), (bottom, top)))
+
+
+def position_lines(state: ExplorerState) -> list[dict]:
+    """Lines across every row at pos (solid) and pos + k (dotted)."""
+    palette = theme.colours(state.theme)
+    return [
         {
             "type": "line",
             "xref": "x",
@@ -124,25 +104,36 @@ def figure(state: ExplorerState) -> dict:
             (state.second_pos, "second", "dot", "pos+k"),
         )
     ]
-    layout["title"] = {
-        "text": f"Waves of {n_rows} pairs: solid sin, dashed cos; lines at pos = {state.pos} "
-        f"and pos + k = {state.second_pos}",
-        "x": 0,
-        "font": {"size": 15},
-    }
-    layout["legend"] = {"orientation": "h", "y": -60 / height - 0.02, "x": 0}
-    layout["margin"] = {"l": 64, "r": 24, "t": 48, "b": 90}
-    return {"data": traces, "layout": layout}
+
+
+def figure(state: ExplorerState) -> dict:
+    """One row per chosen pair: continuous sin and cos, samples at integer positions, pos lines."""
+    pairs = state.chosen_pairs
+    # Its own height: one row per pair.
+    height = 120 + 130 * len(pairs)
+    layout = theme.base_layout(state.theme, uirevision=f"waves-{state.d_model}-{state.n_positions}")
+    layout.update(
+        height=height,
+        shapes=position_lines(state),
+        title={
+            "text": f"Waves of {len(pairs)} pairs: solid sin, dashed cos; lines at pos = "
+            f"{state.pos} and pos + k = {state.second_pos}",
+            "x": 0,
+            "font": {"size": 15},
+        },
+        legend={"orientation": "h", "y": -60 / height - 0.02, "x": 0},
+        margin={"l": 64, "r": 24, "t": 48, "b": 90},
+    )
+    return compose(state, layout, [pair_subplot(state, row, i) for row, i in enumerate(pairs)])
 
 
 def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the pairs drawn and their sine and cosine at pos."""
     pairs = state.chosen_pairs
-    (row,) = encoding.encode_positions([state.pos], state.d_model, state.base, layout=state.layout)
+    (at_pos,) = derived.pair_samples([state.pos], state.d_model, state.base, state.layout, pairs)
     values = "; ".join(
-        f"pair {i}: sin {number(row[sin])}, cos {number(row[cos])}"
-        for i in pairs
-        for sin, cos in [encoding.pair_columns(state.d_model, state.layout, i)]
+        f"pair {i}: sin {number(sin)}, cos {number(cos)}"
+        for i, (sin, cos) in zip(pairs, at_pos, strict=True)
     )
     return (
         f"Sine and cosine waves of {len(pairs)} pairs against position, lines at "
@@ -153,18 +144,12 @@ def describe(state: ExplorerState) -> str:
 def data(state: ExplorerState) -> ChartData:
     """The sines and cosines of the pairs drawn at the whole positions near pos."""
     pairs = state.chosen_pairs
-    span = max(state.n_positions - 1, state.pos, state.second_pos, 1)
-    positions = window(state.pos, span + 1, DATA_ROWS)
-    values = encoding.encode_positions(
-        np.asarray(positions), state.d_model, state.base, layout=state.layout
-    )
-    columns = [encoding.pair_columns(state.d_model, state.layout, i) for i in pairs]
+    last = span(state)
+    positions = window(state.pos, last + 1, DATA_ROWS)
+    samples = derived.pair_samples(positions, state.d_model, state.base, state.layout, pairs)
     return ChartData(
         caption=f"sin(pos·ω_i) and cos(pos·ω_i) near pos = {state.pos}",
         columns=("pos", *(f"{name} i = {i}" for i in pairs for name in ("sin", "cos"))),
-        rows=tuple(
-            (p, *(row[c] for pair in columns for c in pair))
-            for p, row in zip(positions, values, strict=True)
-        ),
-        note=f"Positions {span_text(positions)} of 0–{span} shown, near pos = {state.pos}.",
+        rows=tuple((p, *row.ravel()) for p, row in zip(positions, samples, strict=True)),
+        note=f"Positions {span_text(positions)} of 0–{last} shown, near pos = {state.pos}.",
     )

@@ -8,7 +8,6 @@ import pytest
 from pe_explorer import derived, encoding, methods
 from pe_explorer.state import ExplorerState
 from pe_explorer.ui import export
-from pe_explorer.views import compare
 
 STATES = [
     ExplorerState(),
@@ -31,7 +30,7 @@ def test_numpy_snippet_recreates_the_matrix_and_the_numbers(state):
         state.n_positions, state.d_model, state.base, layout=state.layout
     )
     np.testing.assert_array_equal(result["pe"], expected)
-    shown = compare.readouts(state)[0].comparison
+    shown = derived.offset_comparisons(state).pairs[0].comparison
     assert result["dot"] == pytest.approx(shown.dot, abs=1e-12)
     assert result["cosine"] == pytest.approx(shown.cosine, abs=1e-12)
     assert result["distance"] == pytest.approx(shown.distance, abs=1e-12)
@@ -45,7 +44,8 @@ def test_torch_snippet_recreates_the_matrix(state):
         state.n_positions, state.d_model, state.base, layout=state.layout
     )
     np.testing.assert_allclose(result["pe"].numpy(), expected, atol=1e-12)
-    assert result["dot"].item() == pytest.approx(compare.readouts(state)[0].comparison.dot)
+    shown = derived.offset_comparisons(state).pairs[0].comparison
+    assert result["dot"].item() == pytest.approx(shown.dot)
     assert isinstance(result["pe"], torch.Tensor)
 
 

@@ -6,10 +6,10 @@ import re
 
 import numpy as np
 import pytest
-from pe_explorer import encoding, urlstate
+from pe_explorer import derived, encoding, urlstate
 from pe_explorer.state import ExplorerState
 from pe_explorer.ui import questions
-from pe_explorer.views import VIEW_NAMES, dotproduct, frequency, properties, rotation, view_spec
+from pe_explorer.views import VIEW_NAMES, dotproduct, view_spec
 from pe_explorer.views import methods as methods_view
 
 QUESTIONS = questions.QUESTIONS
@@ -480,18 +480,19 @@ def test_beyond_training_offsets_beyond_l_reach_values_training_never_had():
 
 def test_cards_quote_what_their_views_readouts_show():
     base = questions.question("why-base")
-    assert numbers_of("why-base")["longest"] == frequency.summary(base.state()).longest
+    longest = derived.wavelengths(base.state().d_model, base.state().base)[-1]
+    assert numbers_of("why-base")["longest"] == longest
 
     linear = questions.question("linear-shift")
-    shown = rotation.numbers(linear.state())
+    shown = derived.pair_rotation(linear.state())
     assert numbers_of("linear-shift")["error"] == shown.error
     assert linear.state().pos + questions.FAR_START == shown.far_start
 
     periodic = questions.question("not-periodic")
-    assert numbers_of("not-periodic")["at_offset"] == dotproduct.numbers(periodic.state()).dot
+    assert numbers_of("not-periodic")["at_offset"] == dotproduct.diagonal(periodic.state()).dot
 
     small = questions.question("small-d-model")
-    q, distance = properties.properties(small.state()).nearest
+    q, distance = derived.position_properties(small.state()).nearest
     assert (numbers_of("small-d-model")["nearest_pos"], numbers_of("small-d-model")["nearest"]) == (
         q,
         distance,

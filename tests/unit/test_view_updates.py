@@ -103,7 +103,7 @@ def test_compare_patch_carries_the_two_new_vectors(page):
     page.state.pos = 20
     ((restyle, _, traces),) = sent.patches
     assert traces == [0, 1]
-    expected = compare.vectors(page.state)
+    expected = derived.pe_pair(page.state)
     np.testing.assert_array_equal(restyle["y"][0], expected[0])
     np.testing.assert_array_equal(restyle["y"][1], expected[1])
 
@@ -140,7 +140,7 @@ def test_compare_draws_many_dimensions_as_a_filled_step_line(d_model, kind):
     state = ExplorerState(d_model=d_model)
     traces = compare.figure(state)["data"]
     assert [trace["type"] for trace in traces] == [kind, kind]
-    np.testing.assert_array_equal(traces[0]["y"], compare.vectors(state)[0])
+    np.testing.assert_array_equal(traces[0]["y"], derived.pe_pair(state)[0])
     if kind == "scatter":
         assert (traces[0]["line"]["shape"], traces[0]["fill"]) == ("hvh", "tozeroy")
 

@@ -2,14 +2,14 @@
 
 import numpy as np
 import pytest
-from pe_explorer import encoding
+from pe_explorer import derived, encoding
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import compare
 
 
 def test_compare_readouts_equal_the_encoding_functions():
     state = ExplorerState(pos=7, offset=1, d_model=512)
-    first = compare.readouts(state)[0]
+    first = derived.offset_comparisons(state).pairs[0]
     pe = encoding.encode_positions([7, 8], 512)
     assert first.comparison == encoding.compare(pe[0], pe[1])
     assert first.comparison.dot == pytest.approx(249.102097827363, abs=1e-9)
@@ -18,7 +18,7 @@ def test_compare_readouts_equal_the_encoding_functions():
 @pytest.mark.parametrize(("pos", "offset"), [(7, 1), (22, 1), (5, -5), (0, 79)])
 def test_other_pairs_at_the_same_offset_give_the_same_numbers(pos, offset):
     state = ExplorerState(pos=pos, offset=offset, d_model=512, n_positions=128)
-    rows = compare.readouts(state)
+    rows = derived.offset_comparisons(state).pairs
     assert len(rows) == 4
     assert len({row.first for row in rows}) == 4
     for row in rows:

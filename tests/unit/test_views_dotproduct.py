@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 from pe_explorer import derived, encoding
+from pe_explorer.plotkit.numbers import readout_number
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import dotproduct, view_spec
 
@@ -73,9 +74,9 @@ def test_dot_product_figure_is_the_same_in_both_layouts():
 
 def test_dot_product_numbers_are_the_same_in_both_layouts():
     state = ExplorerState(n_positions=100, d_model=64, layout="concatenated")
-    concatenated = dotproduct.numbers(state)
+    concatenated = dotproduct.diagonal(state)
     state.layout = "interleaved"
-    interleaved = dotproduct.numbers(state)
+    interleaved = dotproduct.diagonal(state)
     assert concatenated.dot == interleaved.dot
     assert concatenated.spread <= 1e-12 and interleaved.spread <= 1e-12
 
@@ -124,20 +125,21 @@ def test_highlighted_diagonal_holds_the_cells_k_apart(pos, offset):
 
 def test_dot_product_numbers_read_off_cosine_and_distance_from_d():
     state = ExplorerState(pos=7, offset=5, d_model=512, n_positions=128)
-    numbers = dotproduct.numbers(state)
-    assert numbers.dot == encoding.offset_dot(5, 512)
-    assert numbers.cosine == pytest.approx(2 * numbers.dot / 512, abs=1e-15)
-    assert numbers.distance == pytest.approx(math.sqrt(512 - 2 * numbers.dot), abs=1e-12)
-    assert numbers.entries == 123
-    assert numbers.spread <= 1e-12
+    shown = dotproduct.diagonal(state)
+    assert shown.dot == encoding.offset_dot(5, 512)
+    assert shown.cosine == pytest.approx(2 * shown.dot / 512, abs=1e-15)
+    assert shown.distance == pytest.approx(math.sqrt(512 - 2 * shown.dot), abs=1e-12)
+    assert shown.entries == 123
+    assert shown.spread <= 1e-12
 
 
 def test_dot_product_readout_shows_the_numbers_in_their_classes():
     state = ExplorerState(pos=7, offset=5, d_model=512, n_positions=128)
-    numbers = dotproduct.numbers(state)
+    shown = dotproduct.diagonal(state)
     text = dotproduct.readout(state)
-    assert f'<span class="pe-gram-dot">{numbers.dot:.9f}</span>' in text
-    assert f'<span class="pe-gram-distance">{numbers.distance:.9f}</span>' in text
+    assert f'<span class="pe-gram-dot">{readout_number(shown.dot)}</span>' in text
+    assert f'<span class="pe-gram-dot">{shown.dot:.9f}</span>' in text
+    assert f'<span class="pe-gram-distance">{shown.distance:.9f}</span>' in text
 
 
 def test_moving_pos_or_k_does_not_recompute_the_dot_products():

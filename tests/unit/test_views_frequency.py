@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from pe_explorer import encoding
+from pe_explorer import derived, encoding
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import frequency
 
@@ -10,16 +10,18 @@ from pe_explorer.views import frequency
 def test_frequency_panel_plots_omega_and_lambda_and_marks_chosen_pairs():
     state = ExplorerState(d_model=512, pairs=[1, 100])
     figure = frequency.figure(state)
-    omega, wavelength, chosen_lambda, chosen_omega = figure["data"]
+    # Top: ω and its chosen pairs; below: λ and its chosen pairs, in the legend.
+    omega, chosen_omega, wavelength, chosen_lambda = figure["data"]
     np.testing.assert_allclose(omega["y"], encoding.angular_frequencies(512))
     np.testing.assert_allclose(wavelength["y"], encoding.wavelengths(512))
-    assert list(chosen_lambda["x"]) == [1, 100]
+    assert list(chosen_lambda["x"]) == list(chosen_omega["x"]) == [1, 100]
+    assert (omega["yaxis"], wavelength["yaxis"]) == ("y", "y2")
     assert figure["layout"]["yaxis"]["type"] == "log"
 
 
 def test_frequency_readout_gives_the_shortest_and_longest_wavelengths():
     state = ExplorerState(d_model=512, pairs=[1, 100])
-    extremes = frequency.summary(state)
-    assert extremes.shortest == pytest.approx(2 * np.pi)
-    assert extremes.longest == pytest.approx(60611.477, abs=5e-4)
+    lengths = derived.wavelengths(512, 10000.0)
+    assert lengths[0] == pytest.approx(2 * np.pi)
+    assert lengths[-1] == pytest.approx(60611.477, abs=5e-4)
     assert "60611.477" in frequency.readout(state)

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objs as go
 import plotly.io
 import pytest
-from pe_explorer import encoding
+from pe_explorer import derived, encoding
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import nope
 
@@ -56,7 +56,7 @@ def test_reversed_scores_are_exactly_p_s_p_transposed(text, d_model):
     np.testing.assert_array_equal(backward, p @ forward @ p.T)
     np.testing.assert_allclose(forward, scores(words, d_model), rtol=0, atol=1e-12)
     np.testing.assert_allclose(backward, scores(words[::-1], d_model), rtol=0, atol=1e-12)
-    assert nope.numbers(state).difference == 0.0
+    assert derived.reversed_scores(tuple(words), d_model).without_position == 0.0
     assert '<span class="pe-nope-difference">0</span>' in nope.readout(state)
 
 
@@ -69,7 +69,7 @@ def test_with_the_encoding_added_the_reversed_scores_differ(text, d_model):
     expected = np.abs(
         scores(words[::-1], d_model, with_pe=True) - p @ scores(words, d_model, with_pe=True) @ p.T
     ).max()
-    shown = nope.numbers(state).encoded_difference
+    shown = derived.reversed_scores(tuple(words), d_model).with_encoding
     # The contrast uses the paper's encoding (base 10 000, interleaved), not the state's.
     assert shown == pytest.approx(expected, rel=1e-9)
     assert shown > 1e-3
@@ -110,7 +110,7 @@ def test_an_empty_sentence_gives_a_message_and_a_valid_figure(text):
     assert "No words" in figure["layout"]["annotations"][0]["text"]
     go.Figure(data=figure["data"], layout=figure["layout"])
     assert 'class="pe-nope-readout pe-nope-empty">No words' in nope.readout(state)
-    assert nope.numbers(state).difference is None
+    assert nope.describe(state) == "No position information: 0 words, no order to tell"
 
 
 def test_one_word_gives_a_message_and_a_valid_figure():
@@ -125,7 +125,7 @@ def test_one_word_gives_a_message_and_a_valid_figure():
 
 def test_the_sentence_is_cut_by_the_sequence_length():
     state = ExplorerState(text="a b c d e f", n_positions=4, pos=0, offset=0)
-    assert nope.numbers(state).words == ("a", "b", "c", "d")
+    assert tuple(state.words) == ("a", "b", "c", "d")
     assert nope.figure(state)["data"][0]["z"].shape == (4, 4)
 
 

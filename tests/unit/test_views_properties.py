@@ -15,7 +15,7 @@ def test_position_1885_comes_back_within_0_045_of_position_0_at_d_model_4():
     assert distance < 0.045
     assert distance == pytest.approx(encoding.offset_distance(1885, 4), abs=1e-12)
     state = ExplorerState(d_model=4, pos=0)
-    assert properties.properties(state).nearest == (1885, pytest.approx(distance, abs=1e-12))
+    assert derived.position_properties(state).nearest == (1885, pytest.approx(distance, abs=1e-12))
     figure = properties.figure(state)
     nearest = figure["data"][1]
     assert (nearest["x"][0], nearest["y"][0]) == (1885, pytest.approx(distance))
@@ -62,16 +62,16 @@ def test_uniqueness_is_the_smallest_distance_between_any_two_positions(n_positio
 @pytest.mark.parametrize("layout", encoding.LAYOUTS)
 def test_bounded_and_smooth_readouts(layout):
     state = ExplorerState(n_positions=500, d_model=64, layout=layout)
-    facts = properties.properties(state)
-    assert (facts.smallest, facts.largest) == (
+    shown = derived.position_properties(state)
+    assert (shown.smallest, shown.largest) == (
         derived.shown_pe_matrix(state).min(),
         derived.shown_pe_matrix(state).max(),
     )
-    assert -1 <= facts.smallest < -0.99 and 0.99 < facts.largest <= 1
-    assert facts.row_norm == math.sqrt(32)
-    assert facts.neighbour == pytest.approx(encoding.offset_distance(1, 64), abs=1e-12)
+    assert -1 <= shown.smallest < -0.99 and 0.99 < shown.largest <= 1
+    assert shown.row_norm == math.sqrt(32)
+    assert shown.neighbour == pytest.approx(encoding.offset_distance(1, 64), abs=1e-12)
     text = properties.readout(state)
-    assert f'<span class="pe-prop-smoothness">{facts.neighbour:.6f}</span>' in text
+    assert f'<span class="pe-prop-smoothness">{shown.neighbour:.6f}</span>' in text
 
 
 def test_moving_pos_does_not_recompute_the_distance_curve():

@@ -8,6 +8,7 @@ import plotly.graph_objs as go
 import pytest
 from pe_explorer import derived, encoding, methods
 from pe_explorer.fixes.plotly_patch import same_value
+from pe_explorer.plotkit.numbers import readout_number
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import rope
 
@@ -49,9 +50,9 @@ def largest_score(state):
 @pytest.mark.parametrize("values", STATES)
 def test_scores_at_other_starts_with_the_same_offset_equal_the_current_one(values, layout):
     state = state_of(values, layout)
-    shown = rope.numbers(state)
+    shown = derived.rope_offset_scores(state)
     assert shown.current.n == state.pos + state.offset
-    assert len({other.m for other in shown.others} | {state.pos}) == rope.OTHER_PAIRS + 1
+    assert len({other.m for other in shown.others} | {state.pos}) == derived.OTHER_PAIRS + 1
     # Near-zero scores are compared relative to the largest possible score, ‖q‖·‖k‖.
     tolerance = {"rel_tol": 1e-9, "abs_tol": 1e-12 * largest_score(state)}
     for other in shown.others:
@@ -69,7 +70,7 @@ def test_live_score_is_the_dot_product_of_the_turned_query_and_key(values, layou
     expected = closed_form_score(
         q, k, state.pos, state.second_pos, state.d_model, state.base, layout
     )
-    score = rope.numbers(state).current.score
+    score = derived.rope_offset_scores(state).current.score
     assert math.isclose(score, expected, rel_tol=1e-9, abs_tol=1e-12 * largest_score(state))
 
 
@@ -77,15 +78,17 @@ def test_live_score_is_the_dot_product_of_the_turned_query_and_key(values, layou
 @pytest.mark.parametrize(("pos", "other_pos", "offset"), [(7, 30, 1), (63, 5, -5), (2, 50, 40)])
 def test_moving_pos_at_the_same_offset_keeps_the_score(layout, pos, other_pos, offset):
     # pos + k = 90 lies beyond the 64 shown positions.
-    one = rope.numbers(ExplorerState(pos=pos, offset=offset, layout=layout, seed=11))
-    other = rope.numbers(ExplorerState(pos=other_pos, offset=offset, layout=layout, seed=11))
+    one = derived.rope_offset_scores(ExplorerState(pos=pos, offset=offset, layout=layout, seed=11))
+    other = derived.rope_offset_scores(
+        ExplorerState(pos=other_pos, offset=offset, layout=layout, seed=11)
+    )
     assert math.isclose(one.current.score, other.current.score, rel_tol=1e-9, abs_tol=1e-13)
 
 
 def test_unrotated_score_is_q_dot_k_and_the_rope_score_at_offset_zero():
     state = ExplorerState(pos=5, offset=0, d_model=64, seed=9)
     q, k = methods.random_qk(64, 9)
-    shown = rope.numbers(state)
+    shown = derived.rope_offset_scores(state)
     assert shown.unrotated == pytest.approx(float(np.sum(q * k)), abs=1e-12)
     assert shown.current.score == pytest.approx(shown.unrotated, abs=1e-12)
 
@@ -131,7 +134,7 @@ def test_rope_of_pe_zero_with_itself_scores_the_sinusoidal_dot_product(
     state = ExplorerState(
         n_positions=2048, d_model=d_model, base=base, pos=pos, offset=offset, layout=layout
     )
-    shown = rope.numbers(state)
+    shown = derived.rope_offset_scores(state)
     omega = base ** (-np.arange(0, d_model, 2) / d_model)
     d_of_k = float(np.sum(np.cos(offset * omega)))
     assert shown.link_dot == pytest.approx(d_of_k, abs=1e-12 * d_model)
@@ -143,7 +146,7 @@ def test_rope_of_pe_zero_with_itself_scores_the_sinusoidal_dot_product(
 
 def test_pe_zero_is_zero_one_in_every_pair():
     for layout in LAYOUTS:
-        unit = rope.unit_pairs(8, layout)
+        unit = derived.unit_pairs(8, layout)
         np.testing.assert_array_equal(unit, encoding.encode_positions([0], 8, layout=layout)[0])
 
 
@@ -153,7 +156,9 @@ def test_decay_curve_starts_at_half_of_d_over_two_plus_one(n_positions, d_model)
     decay, marker = rope.figure(state)["data"][3:5]
     np.testing.assert_array_equal(decay["x"], np.arange(n_positions))
     assert decay["y"][0] == pytest.approx((d_model / 2 + 1) / 2, rel=1e-12)
-    assert rope.numbers(state).decay == pytest.approx((d_model / 2 + 1) / 2, rel=1e-12)
+    assert derived.rope_offset_scores(state).decay == pytest.approx(
+        (d_model / 2 + 1) / 2, rel=1e-12
+    )
     assert (marker["x"][0], marker["y"][0]) == (0, decay["y"][0])
 
 
@@ -161,7 +166,9 @@ def test_decay_marker_sits_at_the_size_of_a_negative_offset():
     state = ExplorerState(pos=40, offset=-25)
     decay, marker = rope.figure(state)["data"][3:5]
     assert marker["x"][0] == 25 and marker["y"][0] == decay["y"][25]
-    assert rope.numbers(state).decay == pytest.approx(methods.rope_decay(25, 128), rel=1e-12)
+    assert derived.rope_offset_scores(state).decay == pytest.approx(
+        methods.rope_decay(25, 128), rel=1e-12
+    )
 
 
 @pytest.mark.parametrize(("n_positions", "pos", "offset"), [(64, 7, 1), (64, 40, -30), (10, 9, 9)])
@@ -174,7 +181,9 @@ def test_offset_curve_holds_every_offset_with_the_current_one_marked(n_positions
         expected = closed_form_score(q, k, 0, curve["x"][index], 128, 10000.0, "interleaved")
         assert curve["y"][index] == pytest.approx(expected, abs=1e-12)
     assert marker["x"][0] == offset
-    assert marker["y"][0] == pytest.approx(rope.numbers(state).current.score, abs=1e-12)
+    assert marker["y"][0] == pytest.approx(
+        derived.rope_offset_scores(state).current.score, abs=1e-12
+    )
 
 
 @pytest.mark.parametrize(("pos", "offset"), [(7, 1), (0, 63), (40, -30)])
@@ -214,14 +223,17 @@ def test_figure_and_readout_work_at_the_extremes(values):
 
 def test_changing_the_seed_changes_the_scores():
     one, other = ExplorerState(seed=0), ExplorerState(seed=1)
-    assert rope.numbers(one).unrotated != rope.numbers(other).unrotated
-    assert rope.numbers(one).current.score != rope.numbers(other).current.score
+    assert derived.rope_offset_scores(one).unrotated != derived.rope_offset_scores(other).unrotated
+    assert (
+        derived.rope_offset_scores(one).current.score
+        != derived.rope_offset_scores(other).current.score
+    )
     assert not np.array_equal(rope.figure(one)["data"][0]["z"], rope.figure(other)["data"][0]["z"])
 
 
 def test_layout_changes_the_score_but_not_that_it_depends_on_k_alone():
-    interleaved = rope.numbers(ExplorerState(seed=0))
-    concatenated = rope.numbers(ExplorerState(seed=0, layout="concatenated"))
+    interleaved = derived.rope_offset_scores(ExplorerState(seed=0))
+    concatenated = derived.rope_offset_scores(ExplorerState(seed=0, layout="concatenated"))
     # The layouts pair different dimensions of the same q and k, so the scores differ...
     assert abs(interleaved.current.score - concatenated.current.score) > 1e-3
     # ...but in each, the score is the one read from k alone, and q·k is the same.
@@ -242,7 +254,7 @@ def test_layout_changes_the_score_but_not_that_it_depends_on_k_alone():
 )
 def test_readout_names_the_dimensions_of_each_pair(d_model, layout, expected):
     state = ExplorerState(d_model=d_model, layout=layout)
-    assert rope.numbers(state).pair_dimensions == expected
+    assert rope.shown_pairs(d_model, layout) == expected
     text = rope.readout(state)
     for i, first, second in expected:
         assert (
@@ -268,17 +280,17 @@ NUMBER_CLASSES = (
 @pytest.mark.parametrize("values", [{}, {"pos": 40, "offset": -40, "seed": 123}])
 def test_readout_shows_the_numbers_to_nine_decimals_in_their_classes(values):
     state = ExplorerState(**values)
-    shown = rope.numbers(state)
+    shown = derived.rope_offset_scores(state)
     text = rope.readout(state)
     cells = {name: re.findall(rf'class="{name}">([^<]*)<', text) for name in NUMBER_CLASSES}
     for name, values_shown in cells.items():
         assert values_shown, name
         for value in values_shown:
-            assert re.fullmatch(r"-?\d+\.\d{9}", value), (name, value)
-    assert cells["pe-rope-score"] == [f"{shown.current.score + 0.0:.9f}"]
-    assert cells["pe-rope-other"] == [f"{other.score + 0.0:.9f}" for other in shown.others]
-    assert cells["pe-rope-offset-only"] == [f"{shown.offset_only + 0.0:.9f}"]
-    assert cells["pe-rope-link-dot"] == [f"{shown.link_dot + 0.0:.9f}"]
+            assert re.fullmatch(r"−?\d+\.\d{9}", value), (name, value)
+    assert cells["pe-rope-score"] == [readout_number(shown.current.score)]
+    assert cells["pe-rope-other"] == [readout_number(other.score) for other in shown.others]
+    assert cells["pe-rope-offset-only"] == [readout_number(shown.offset_only)]
+    assert cells["pe-rope-link-dot"] == [readout_number(shown.link_dot)]
     # No markup but ours: every tag is one the readout writes.
     assert set(re.findall(r"</?([a-z]+)", text)) <= {
         "table", "caption", "thead", "tbody", "tr", "th", "td", "sub", "sup", "span", "p"
@@ -286,7 +298,9 @@ def test_readout_shows_the_numbers_to_nine_decimals_in_their_classes(values):
 
 
 def test_exact_zero_shows_without_a_sign():
-    assert rope._number(-0.0) == "0.000000000"
+    assert readout_number(-0.0) == "0.000000000"
+    assert readout_number(-1e-12) == "0.000000000"
+    assert readout_number(-0.25) == "\u22120.250000000"
 
 
 FOLLOWED = {

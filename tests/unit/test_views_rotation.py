@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from pe_explorer import encoding
+from pe_explorer import derived, encoding
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import rotation
 
@@ -18,8 +18,8 @@ def test_rotation_error_of_the_whole_vector_is_rounding(layout, pos, offset, d_m
     state = ExplorerState(
         n_positions=2048, pos=pos, offset=offset, d_model=d_model, base=base, layout=layout
     )
-    numbers = rotation.numbers(state)
-    assert numbers.error <= 1e-12
+    rotated = derived.pair_rotation(state)
+    assert rotated.error <= 1e-12
     rows = encoding.encode_positions([pos, pos + offset], d_model, base, layout=layout)
     matrix = encoding.rotation_matrix(offset, d_model, base, layout=layout)
     assert np.linalg.norm(rows[1] - matrix @ rows[0]) <= 1e-12
@@ -29,13 +29,13 @@ def test_rotation_error_of_the_whole_vector_is_rounding(layout, pos, offset, d_m
 @pytest.mark.parametrize(("pos", "pair"), [(0, 0), (7, 3), (1500, 63)])
 def test_rotation_matrix_is_the_same_at_pos_and_far_away(layout, pos, pair):
     state = ExplorerState(n_positions=2048, pos=pos, offset=11, rotation_pair=pair, layout=layout)
-    numbers = rotation.numbers(state)
-    assert numbers.far_start == pos + rotation.FAR_START
-    np.testing.assert_allclose(numbers.measured, numbers.formula, atol=1e-12)
-    np.testing.assert_allclose(numbers.measured_far, numbers.formula, atol=1e-12)
+    rotated = derived.pair_rotation(state)
+    assert rotated.far_start == pos + derived.FAR_START
+    np.testing.assert_allclose(rotated.measured, rotated.formula, atol=1e-12)
+    np.testing.assert_allclose(rotated.measured_far, rotated.formula, atol=1e-12)
     omega = encoding.angular_frequencies(128)[pair]
     np.testing.assert_allclose(
-        numbers.formula,
+        rotated.formula,
         [
             [math.cos(11 * omega), math.sin(11 * omega)],
             [-math.sin(11 * omega), math.cos(11 * omega)],
