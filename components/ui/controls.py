@@ -13,6 +13,7 @@ from functools import partial
 import panel as pn
 import param
 
+from ..fixes.slider import Slider
 from ..methods import MAX_SEED, METHOD_LABELS
 from ..plotkit.frame import WhileShown
 from ..plotkit.presets import preset_buttons
@@ -54,24 +55,16 @@ log = logging.getLogger(__name__)
 BOUNDED_SLIDERS = ("pos", "offset", "rotation_pair", "train_length")
 
 
+def css_class(name: str) -> str:
+    """The CSS class of a parameter's control, by which the tests and the fixes find it."""
+    return f"pe-control-{name.replace('_', '-')}"
+
+
 def stop_options(stops, value, options: dict | None = None, kind=float) -> dict:
     """A log-scale slider's stops as {label: value}, with value (from a link, say) added in
     order: the base, the scaling factor and the trained context use it."""
     values = {kind(stop) for stop in stops} | set((options or {}).values()) | {kind(value)}
     return {f"{value:g}": value for value in sorted(values)}
-
-
-def choice_buttons(state: ExplorerState, name: str, options: dict) -> pn.widgets.RadioButtonGroup:
-    """A true/false parameter as two named buttons, both ways linked."""
-    buttons = pn.widgets.RadioButtonGroup(
-        options=options,
-        value=getattr(state, name),
-        sizing_mode="stretch_width",
-        css_classes=[f"pe-control-{name.replace('_', '-')}"],
-    )
-    buttons.param.watch(lambda event: setattr(state, name, event.new), "value")
-    state.param.watch(lambda event: setattr(buttons, "value", event.new), name)
-    return buttons
 
 
 def stops_slider(state: ExplorerState, name: str, stops, kind=float) -> pn.widgets.DiscreteSlider:
@@ -82,7 +75,7 @@ def stops_slider(state: ExplorerState, name: str, stops, kind=float) -> pn.widge
         options=stop_options(stops, getattr(state, name), kind=kind),
         value=kind(getattr(state, name)),
         sizing_mode="stretch_width",
-        css_classes=[f"pe-control-{name.replace('_', '-')}"],
+        css_classes=[css_class(name)],
     )
 
     def show(event):
@@ -100,40 +93,79 @@ def control_label(text: str) -> pn.pane.HTML:
     return pn.pane.HTML(f"<span>{text}</span>", margin=(6, 10, 0, 10))
 
 
-def bounded_slider(state: ExplorerState, name: str, css_class: str) -> pn.widgets.IntSlider:
+def bounded_slider(state: ExplorerState, name: str) -> Slider:
     """A slider for a parameter of ExplorerState.limits, offering just the values it may take.
 
     Not from_param: Panel would also follow the parameter's own (wider) bounds.
     """
     parameter = state.param[name]
     start, end = state.limits()[name]
-    return pn.widgets.IntSlider(
+    return Slider(
         label=parameter.label,
         value=getattr(state, name),
         start=start,
         end=end,
         sizing_mode="stretch_width",
-        css_classes=[css_class],
+        css_classes=[css_class(name)],
+    )
+
+
+def number_input(state: ExplorerState, name: str, widget=pn.widgets.FloatInput, **extra):
+    """A number box for a parameter (from_param: its bounds, label and step), with spin buttons
+    large enough to tap."""
+    return widget.from_param(
+        state.param[name],
+        sizing_mode="stretch_width",
+        css_classes=[css_class(name)],
+        stylesheets=[SPINNER_STYLE],
+        **extra,
+    )
+
+
+def two_buttons(state: ExplorerState, name: str, options: dict) -> pn.widgets.RadioButtonGroup:
+    """A true/false parameter as two named buttons (from_param, both ways linked).
+
+    Not a checkbox: BokehJS's checkbox input has no label of its own that axe accepts, and the
+    buttons say what each choice means.
+    """
+    return pn.widgets.RadioButtonGroup.from_param(
+        state.param[name],
+        options=options,
+        sizing_mode="stretch_width",
+        css_classes=[css_class(name)],
     )
 
 
 class Controls(pn.viewable.Viewer):
-    """The explorer's controls: pos, k, d_model (with presets), sequence length and pairs."""
+    """The explorer's controls, made from the state's parameters a group at a time: the
+    encoding, the pairs, the position methods, RoPE scaling, the relative methods, the sentence."""
 
     state = param.ClassSelector(class_=ExplorerState, doc="The shared explorer state.")
 
     def __init__(self, **params):
         super().__init__(**params)
+        self._encoding_controls()
+        self._pair_controls()
+        self._method_controls()
+        self._keep_bounded_sliders_in_step()
+        self._scaling_controls()
+        self._relative_controls()
+        self._sentence_control()
+        for slider in self.sliders():
+            slider.stylesheets = [*slider.stylesheets, SLIDER_STYLE]
+
+    def _encoding_controls(self) -> None:
+        """pos and k, d_model with its presets, the sequence length, the base and the layout."""
         state = self.state
-        self.pos = bounded_slider(state, "pos", "pe-control-pos")
-        self.offset = bounded_slider(state, "offset", "pe-control-offset")
-        self.d_model = pn.widgets.IntSlider.from_param(
-            state.param.d_model, sizing_mode="stretch_width", css_classes=["pe-control-d-model"]
+        self.pos = bounded_slider(state, "pos")
+        self.offset = bounded_slider(state, "offset")
+        self.d_model = Slider.from_param(
+            state.param.d_model, sizing_mode="stretch_width", css_classes=[css_class("d_model")]
         )
-        self.n_positions = pn.widgets.IntSlider.from_param(
+        self.n_positions = Slider.from_param(
             state.param.n_positions,
             sizing_mode="stretch_width",
-            css_classes=["pe-control-n-positions"],
+            css_classes=[css_class("n_positions")],
         )
         self.presets = preset_buttons(
             D_MODEL_PRESETS,
@@ -142,6 +174,15 @@ class Controls(pn.viewable.Viewer):
             width=52,
             margin=(0, 4, 4, 0),
         )
+        self.base = stops_slider(state, "base", BASE_STOPS)
+        self.layout = pn.widgets.RadioButtonGroup.from_param(
+            state.param.layout, sizing_mode="stretch_width", css_classes=[css_class("layout")]
+        )
+
+    def _pair_controls(self) -> None:
+        """The pairs the waves view draws, the rotation view's pair, and what the dot-product
+        view shows."""
+        state = self.state
         self.pairs = pn.widgets.MultiChoice(
             label="Pairs i shown as waves",
             options=list(range(state.d_model // 2)),
@@ -153,38 +194,39 @@ class Controls(pn.viewable.Viewer):
             search_option_limit=PAIRS_FOUND,
             placeholder="Type a pair number",
             sizing_mode="stretch_width",
-            css_classes=["pe-control-pairs"],
+            css_classes=[css_class("pairs")],
             stylesheets=[PAIRS_STYLE],
         )
         self._syncing_pairs = False
         self._pairs_while_shown = WhileShown(self._update_pairs)
         self.pairs.param.watch(self._pairs_chosen, "value")
-        self.base = stops_slider(state, "base", BASE_STOPS)
-        self.layout = pn.widgets.RadioButtonGroup.from_param(
-            state.param.layout, sizing_mode="stretch_width", css_classes=["pe-control-layout"]
-        )
+        self.rotation_pair = bounded_slider(state, "rotation_pair")
         self.similarity = pn.widgets.RadioButtonGroup.from_param(
             state.param.similarity,
             options=SIMILARITY_LABELS,
             sizing_mode="stretch_width",
-            css_classes=["pe-control-similarity"],
+            css_classes=[css_class("similarity")],
         )
-        self.rotation_pair = bounded_slider(state, "rotation_pair", "pe-control-rotation-pair")
-        self.train_length = bounded_slider(state, "train_length", "pe-control-train-length")
+
+    def _method_controls(self) -> None:
+        """The position method, the player of pos, ALiBi's heads, the seed of q and k and the
+        training length."""
+        state = self.state
+        self.train_length = bounded_slider(state, "train_length")
         self.player = Player(state=state)
         self.method = pn.widgets.RadioButtonGroup.from_param(
             state.param.method,
             options={label: name for name, label in METHOD_LABELS.items()},
             sizing_mode="stretch_width",
-            css_classes=["pe-control-method"],
+            css_classes=[css_class("method")],
         )
-        self.heads = pn.widgets.IntSlider.from_param(
-            state.param.heads, sizing_mode="stretch_width", css_classes=["pe-control-heads"]
+        self.heads = Slider.from_param(
+            state.param.heads, sizing_mode="stretch_width", css_classes=[css_class("heads")]
         )
         self.seed = pn.widgets.IntInput.from_param(
             state.param.seed,
             width=140,
-            css_classes=["pe-control-seed"],
+            css_classes=[css_class("seed")],
             stylesheets=[SPINNER_STYLE],
         )
         self.reseed = pn.widgets.Button(
@@ -197,66 +239,33 @@ class Controls(pn.viewable.Viewer):
         self.reseed.on_click(
             lambda event: setattr(state, "seed", (state.seed + 1) % (MAX_SEED + 1))
         )
+
+    def _keep_bounded_sliders_in_step(self) -> None:
+        """A bounded slider moved sets the state; the state moved sets every bounded control."""
         for name in BOUNDED_SLIDERS:
             getattr(self, name).param.watch(partial(self._slider_moved, name), "value")
-        state.param.watch(self._show_limits, [*BOUNDED_SLIDERS, "n_positions", "d_model", "pairs"])
-        # Not from_param: a value the state refuses (a crafted client can send any length past
-        # the box's limit) is turned away here, with one log line, not a traceback.
-        self._scaling_controls(state)
-        self.text = pn.widgets.TextInput(
-            label=state.param.text.label,
-            value=state.text,
-            max_length=MAX_TEXT_CHARS,
-            placeholder="Type a sentence, then press Enter",
-            sizing_mode="stretch_width",
-            css_classes=["pe-control-text"],
+        self.state.param.watch(
+            self._show_limits, [*BOUNDED_SLIDERS, "n_positions", "d_model", "pairs"]
         )
-        self.text.param.watch(self._text_typed, "value")
-        state.param.watch(self._show_text, "text")
-        sliders = (self.pos, self.offset, self.d_model, self.n_positions, self.base, self.heads,
-                   self.factor, self.original_context, self.shaw_clip)  # fmt: skip
-        for slider in (*sliders, self.rotation_pair, self.train_length, self.player.speed_slider):
-            slider.stylesheets = [*slider.stylesheets, SLIDER_STYLE]
 
-    def _scaling_controls(self, state: ExplorerState) -> None:
-        """The RoPE scaling method, its factor and trained context, each method's own
-        parameters, and the relative methods' (T5, Shaw)."""
+    def _scaling_controls(self) -> None:
+        """The RoPE scaling method, its factor and trained context, and each method's own
+        parameters."""
+        state = self.state
         self.scaling = pn.widgets.Select.from_param(
             state.param.scaling,
             options={label: name for name, label in SCALING_LABELS.items()},
             sizing_mode="stretch_width",
-            css_classes=["pe-control-scaling"],
+            css_classes=[css_class("scaling")],
         )
         self.factor = stops_slider(state, "factor", FACTOR_STOPS)
         self.original_context = stops_slider(state, "original_context", CONTEXT_STOPS, int)
-
-        def number_input(name: str, widget=pn.widgets.FloatInput, **extra):
-            return widget.from_param(
-                state.param[name],
-                sizing_mode="stretch_width",
-                css_classes=[f"pe-control-{name.replace('_', '-')}"],
-                stylesheets=[SPINNER_STYLE],
-                **extra,
-            )
-
-        self.seq_len = number_input("seq_len", pn.widgets.IntInput, step=1024)
-        self.beta_fast = number_input("beta_fast", step=1.0)
-        self.beta_slow = number_input("beta_slow", step=0.25)
-        self.low_freq_factor = number_input("low_freq_factor", step=0.5)
-        self.high_freq_factor = number_input("high_freq_factor", step=0.5)
-        self.t5_buckets = number_input("t5_buckets", pn.widgets.IntInput, step=2)
-        self.t5_max_distance = number_input("t5_max_distance", pn.widgets.IntInput, step=16)
-        # Two named buttons rather than a checkbox: BokehJS's checkbox input has no label of its
-        # own that axe accepts, and the buttons say what each choice means.
-        self.truncate = choice_buttons(
-            state, "truncate", {"Whole pairs": True, "Exact ends": False}
-        )
-        self.t5_bidirectional = choice_buttons(
-            state, "t5_bidirectional", {"Encoder: both sides": True, "Decoder: causal": False}
-        )
-        self.shaw_clip = pn.widgets.IntSlider.from_param(
-            state.param.shaw_clip, sizing_mode="stretch_width", css_classes=["pe-control-shaw-clip"]
-        )
+        self.seq_len = number_input(state, "seq_len", pn.widgets.IntInput, step=1024)
+        self.beta_fast = number_input(state, "beta_fast", step=1.0)
+        self.beta_slow = number_input(state, "beta_slow", step=0.25)
+        self.truncate = two_buttons(state, "truncate", {"Whole pairs": True, "Exact ends": False})
+        self.low_freq_factor = number_input(state, "low_freq_factor", step=0.5)
+        self.high_freq_factor = number_input(state, "high_freq_factor", step=0.5)
         # Not from_param, as the sentence: text the state refuses is turned away with a log line.
         self.longrope_factors = pn.widgets.TextAreaInput(
             label=state.param.longrope_factors.label,
@@ -265,12 +274,47 @@ class Controls(pn.viewable.Viewer):
             placeholder="d/2 numbers, e.g. 1.0, 1.02, 1.1, …",
             rows=3,
             sizing_mode="stretch_width",
-            css_classes=["pe-control-longrope-factors"],
+            css_classes=[css_class("longrope_factors")],
         )
         self.longrope_factors.param.watch(self._factors_typed, "value")
         state.param.watch(
             lambda event: setattr(self.longrope_factors, "value", event.new), "longrope_factors"
         )
+
+    def _relative_controls(self) -> None:
+        """T5's buckets, max_distance and direction, and Shaw et al.'s clipping distance."""
+        state = self.state
+        self.t5_buckets = number_input(state, "t5_buckets", pn.widgets.IntInput, step=2)
+        self.t5_max_distance = number_input(state, "t5_max_distance", pn.widgets.IntInput, step=16)
+        self.t5_bidirectional = two_buttons(
+            state, "t5_bidirectional", {"Encoder: both sides": True, "Decoder: causal": False}
+        )
+        self.shaw_clip = Slider.from_param(
+            state.param.shaw_clip, sizing_mode="stretch_width", css_classes=[css_class("shaw_clip")]
+        )
+
+    def _sentence_control(self) -> None:
+        """The sentence of the tokens and NoPE views.
+
+        Not from_param: a value the state refuses (a crafted client can send any length past
+        the box's limit) is turned away here, with one log line, not a traceback.
+        """
+        self.text = pn.widgets.TextInput(
+            label=self.state.param.text.label,
+            value=self.state.text,
+            max_length=MAX_TEXT_CHARS,
+            placeholder="Type a sentence, then press Enter",
+            sizing_mode="stretch_width",
+            css_classes=[css_class("text")],
+        )
+        self.text.param.watch(self._text_typed, "value")
+        self.state.param.watch(self._show_text, "text")
+
+    def sliders(self) -> list:
+        """Every slider, whose handles get finger-sized on a phone (SLIDER_STYLE)."""
+        return [self.pos, self.offset, self.d_model, self.n_positions, self.base, self.heads,
+                self.factor, self.original_context, self.shaw_clip, self.rotation_pair,
+                self.train_length, self.player.speed_slider]  # fmt: skip
 
     def _factors_typed(self, event) -> None:
         """Pasted LongRoPE factors go to the state; text with other than numbers is turned away

@@ -1,5 +1,6 @@
 """The controls: each widget sets the state and follows it back."""
 
+import pytest
 from pe_explorer import encoding
 from pe_explorer.state import DEFAULT_TEXT, ExplorerState
 from pe_explorer.ui.controls import BASE_STOPS, Controls
@@ -87,3 +88,21 @@ def test_a_typed_sentence_reaches_the_state_and_the_state_reaches_the_box():
     assert state.text == "a rose is a rose"
     state.text = "why?"
     assert controls.text.value == "why?"
+
+
+@pytest.mark.parametrize(
+    ("name", "labels"),
+    [
+        ("truncate", ["Whole pairs", "Exact ends"]),
+        ("t5_bidirectional", ["Encoder: both sides", "Decoder: causal"]),
+    ],
+)
+def test_a_true_or_false_parameter_is_two_named_buttons_linked_both_ways(name, labels):
+    state = ExplorerState()
+    buttons = getattr(Controls(state=state), name)
+    assert list(buttons.options) == labels
+    assert f"pe-control-{name.replace('_', '-')}" in buttons.css_classes
+    buttons.value = False
+    assert getattr(state, name) is False
+    setattr(state, name, True)
+    assert buttons.value is True
