@@ -140,16 +140,14 @@ def toeplitz_trace(
     }
 
 
-def curve_trace(x, y, axis: str, colour: str, name: str, labels: tuple[str, str]) -> dict:
-    """A line against the offset on the axes x{axis}, y{axis}; labels name x and y in its hover."""
+def curve_trace(x, y, colour: str, name: str, labels: tuple[str, str]) -> dict:
+    """A line against the offset; labels name x and y in its hover."""
     x_label, y_label = labels
     return {
         "type": "scatter",
         "mode": "lines",
         "x": x,
         "y": y,
-        "xaxis": f"x{axis}",
-        "yaxis": f"y{axis}",
         "line": {"color": colour, "width": 1.5},
         "name": name,
         "hovertemplate": f"{x_label} = %{{x}}<br>{y_label} = %{{y:.6f}}<extra></extra>",
@@ -157,7 +155,7 @@ def curve_trace(x, y, axis: str, colour: str, name: str, labels: tuple[str, str]
 
 
 def point_trace(
-    x: float, y: float, axis: str, marker: tuple[str, int], labels: tuple[str, str], digits: int
+    x: float, y: float, marker: tuple[str, int], labels: tuple[str, str], digits: int
 ) -> dict:
     """A curve's point at the current offset x: a diamond of marker's colour and size, its y
     in the hover with digits decimals."""
@@ -168,51 +166,19 @@ def point_trace(
         "mode": "markers",
         "x": np.array([x]),
         "y": np.array([y]),
-        "xaxis": f"x{axis}",
-        "yaxis": f"y{axis}",
         "marker": {"color": colour, "size": size, "symbol": "diamond"},
         "name": f"{x_label} = {x}",
         "hovertemplate": f"{x_label} = {x}<br>{y_label} = %{{y:.{digits}f}}<extra></extra>",
     }
 
 
-def toeplitz_layout(
-    state: ExplorerState,
-    uirevision: str,
-    title: str,
-    titles: tuple[str, str, str, str],
-    curve_start: float,
-    scale: float,
-    stride: int,
-    label: str,
-) -> dict:
-    """A matrix of positions on the left (diagonal k and the cell (pos, pos + k) marked), and
-    from x = curve_start on a curve against the offset k, from −1.05·scale to 1.05·scale,
-    labelled at k.
-
-    titles are those of the matrix's columns and rows, the offset axis and the curve's axis.
-    """
-    column_title, row_title, offset_title, curve_title = titles
+def toeplitz_layout(state: ExplorerState, uirevision: str, title: str) -> dict:
+    """The layout of a matrix of positions beside its curves against the offset: the title (a
+    reduced matrix's note under it needs more room above), no legend."""
     layout = titled_layout(state, uirevision, title)
-    # A title with a note under it (a reduced matrix) needs more room above the plot.
     layout.update(
         margin={"l": 56, "r": 16, "t": 80 if "<br>" in title else 56, "b": 56},
-        xaxis=matrix_axis(state, column_title, domain=[0.0, 0.4]),
-        yaxis=matrix_axis(
-            state, row_title, autorange="reversed", scaleanchor="x", constrain="domain"
-        ),
-        xaxis2=theme.axis(
-            state.theme, domain=[curve_start, 1.0], anchor="y2", title={"text": offset_title}
-        ),
-        yaxis2=theme.axis(
-            state.theme,
-            anchor="x2",
-            range=[-1.05 * scale, 1.05 * scale],
-            title={"text": curve_title},
-        ),
-        shapes=offset_shapes(state, stride),
         showlegend=False,
-        annotations=[offset_label(label, state.offset, theme.colours(state.theme)["second"])],
     )
     return layout
 

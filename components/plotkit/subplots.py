@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from ..state import ExplorerState
 from . import theme
-from .charts import panel_caption
+from .charts import curve_trace, offset_label, offset_shapes, panel_caption, point_trace
 
 Domain = tuple[float, float]
 
@@ -76,3 +76,46 @@ def compose(state: ExplorerState, layout: dict, subplots: Sequence[Subplot]) -> 
 def heatmap_axis(text: str, **extra) -> dict:
     """A Subplot's axis of a heatmap, titled text: no grid lines over the cells."""
     return {"showgrid": False, "title": {"text": text}, **extra}
+
+
+def toeplitz_subplot(
+    state: ExplorerState, trace: dict, titles: tuple[str, str], stride: int
+) -> Subplot:
+    """A matrix of positions (charts.toeplitz_trace) in the left 40 % of the figure, square
+    cells, its diagonal k dotted and the cell (pos, pos + k) outlined; titles are its columns'
+    and its rows'."""
+    column_title, row_title = titles
+    y_axis = heatmap_axis(row_title, autorange="reversed", scaleanchor="x", constrain="domain")
+    domain = ((0.0, 0.4), (0.0, 1.0))
+    shapes = offset_shapes(state, stride)
+    return Subplot([trace], heatmap_axis(column_title), y_axis, domain, shapes=shapes)
+
+
+def offset_curve_subplot(
+    state: ExplorerState,
+    curve: tuple,
+    names: tuple[str, str, str],
+    titles: tuple[str, str],
+    place: tuple[Domain, Domain],
+    scale: float,
+) -> Subplot:
+    """A curve against the offset, (offsets −(n − 1) … n − 1, values), from −1.05·scale to
+    1.05·scale, with the state's k marked on it and labelled over it.
+
+    names are the curve's, its value's in the curve's hover, and its value's at k; titles are
+    the offset axis's and the value axis's.
+    """
+    offsets, values = curve
+    k, n = state.offset, state.n_positions
+    # k lies in −(n − 1) … n − 1: the marker is a point of the curve drawn.
+    current = float(values[k + n - 1])
+    name, curve_value, value = names
+    colour = theme.colours(state.theme)["second"]
+    traces = [
+        curve_trace(offsets, values, theme.PAIR_COLOURS[0], name, ("k", curve_value)),
+        point_trace(k, current, (colour, 10), ("k", value), 9),
+    ]
+    offset_title, value_title = titles
+    y_axis = {"range": [-1.05 * scale, 1.05 * scale], "title": {"text": value_title}}
+    label = offset_label(f"k = {k}: {value} = {current + 0.0:.4f}", k, colour, xref="x")
+    return Subplot(traces, {"title": {"text": offset_title}}, y_axis, place, annotations=[label])

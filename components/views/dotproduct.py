@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from .. import derived
-from ..plotkit import theme
-from ..plotkit.charts import curve_trace, point_trace, reduced_note, toeplitz_layout, toeplitz_trace
+from ..plotkit.charts import reduced_note, toeplitz_layout, toeplitz_trace
 from ..plotkit.frame import ChartData, toeplitz_table
 from ..plotkit.numbers import number, readout_number
+from ..plotkit.subplots import compose, offset_curve_subplot, toeplitz_subplot
 from ..state import ExplorerState
 
 SIMILARITY_TITLES = {"dot": "dot products PE(i)·PE(j)", "cosine": "cosine similarities"}
@@ -39,41 +39,32 @@ def readout(state: ExplorerState) -> str:
     )
 
 
-def figure(state: ExplorerState) -> dict:
-    """Heatmap of PE·PEᵀ (or cosines) with diagonal k marked; D(k) against k beside it."""
-    n, d, base, k = state.n_positions, state.d_model, float(state.base), state.offset
-    shown = derived.dot_product_cells(n, d, base)
-    cosine = state.similarity == "cosine"
-    scale = 1.0 if cosine else d / 2
-    offsets, curve = derived.offset_similarity_curve(n, d, base, state.similarity)
-    # k lies in −(n − 1) … n − 1: the marker is a point of the curve drawn.
-    current = float(curve[k + n - 1])
-    measure = "cos" if cosine else "D"
+def _title(state: ExplorerState, shown: derived.DotProductCells) -> str:
+    """The figure's title, with a note when the matrix is strided or filled from D(i − j)."""
+    n = state.n_positions
     title = f"PE·PEᵀ: {SIMILARITY_TITLES[state.similarity]} of {n} position{'' if n == 1 else 's'}"
     notes = [reduced_note(shown.stride, shown.rows.size, n)] if shown.stride > 1 else []
     if not shown.direct:
         notes.append("filled from D(i − j), equal to the product")
-    if notes:
-        title += "<br><sub>" + "; ".join(notes) + "</sub>"
-    curve_name = "2D(k)/d_model" if cosine else "D(k) = Σ cos(k·ω_i)"
-    marker = (theme.colours(state.theme)["second"], 10)
+    return title + ("<br><sub>" + "; ".join(notes) + "</sub>" if notes else "")
+
+
+def figure(state: ExplorerState) -> dict:
+    """Heatmap of PE·PEᵀ (or cosines) with diagonal k marked; D(k) against k beside it."""
+    n, d = state.n_positions, state.d_model
+    shown = derived.dot_product_cells(n, d, float(state.base))
+    cosine = state.similarity == "cosine"
+    scale = 1.0 if cosine else d / 2
+    measure = "cos" if cosine else "D"
     z = shown.cosines if cosine else shown.dots
-    traces = [
-        toeplitz_trace(shown.rows, z, scale, measure, ("i", "j", measure), "PE·PEᵀ"),
-        curve_trace(offsets, curve, "2", theme.PAIR_COLOURS[0], curve_name, ("k", measure)),
-        point_trace(k, current, "2", marker, ("k", measure), 9),
-    ]
-    titles = (
-        "position j",
-        "position i",
-        "offset k = j − i",
-        "2D(k) / d_model" if cosine else "D(k)",
-    )
-    label = f"k = {k}: {measure} = {current + 0.0:.4f}"
-    layout = toeplitz_layout(
-        state, f"dotproduct-{n}-{d}", title, titles, 0.66, scale, shown.stride, label
-    )
-    return {"data": traces, "layout": layout}
+    trace = toeplitz_trace(shown.rows, z, scale, measure, ("i", "j", measure), "PE·PEᵀ")
+    matrix = toeplitz_subplot(state, trace, ("position j", "position i"), shown.stride)
+    layout = toeplitz_layout(state, f"dotproduct-{n}-{d}", _title(state, shown))
+    curve = derived.offset_similarity_curve(n, d, float(state.base), state.similarity)
+    names = ("2D(k)/d_model" if cosine else "D(k) = Σ cos(k·ω_i)", measure, measure)
+    titles = ("offset k = j − i", "2D(k) / d_model" if cosine else "D(k)")
+    beside = offset_curve_subplot(state, curve, names, titles, ((0.66, 1.0), (0.0, 1.0)), scale)
+    return compose(state, layout, [matrix, beside])
 
 
 def describe(state: ExplorerState) -> str:

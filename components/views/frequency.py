@@ -12,6 +12,15 @@ from ..plotkit.numbers import number
 from ..plotkit.subplots import Subplot, compose
 from ..state import ExplorerState
 
+# The name, hover, unit and axis title of each row's values (pair_subplot).
+FREQUENCY_NAMES = (
+    "angular frequency ω_i",
+    "ω_i = %{y:.6g}",
+    " rad/position",
+    "ω_i (rad / position)",
+)
+WAVELENGTH_NAMES = ("wavelength λ_i", "λ_i = %{y:.6g}", " positions", "λ_i (positions)")
+
 
 def _pair_curve(values: np.ndarray, name: str, colour: int, value_hover: str) -> dict:
     """values against the pair index i (dots while they stay apart)."""
@@ -46,27 +55,20 @@ def _chosen_rings(state: ExplorerState, values: np.ndarray, value_hover: str, le
     }
 
 
-def frequency_subplot(state: ExplorerState) -> Subplot:
-    """ω_i against i, on a log axis, over the wavelengths (it shares their pair axis)."""
-    omega = derived.angular_frequencies(state.d_model, float(state.base))
+def pair_subplot(state: ExplorerState, row: int, values: np.ndarray, names: tuple) -> Subplot:
+    """values against the pair index i on a log axis, the pairs the waves view draws ringed:
+    row 0, the frequencies, above row 1, the wavelengths, whose pair axis both share. names are
+    the values' name, their hover, its unit and the axis title."""
+    name, hover, unit, title = names
     traces = [
-        _pair_curve(omega, "angular frequency ω_i", 0, "ω_i = %{y:.6g} rad/position"),
-        _chosen_rings(state, omega, "ω_i = %{y:.6g}", legend=False),
+        _pair_curve(values, name, row, hover + unit),
+        _chosen_rings(state, values, hover, legend=row == 1),
     ]
-    y_axis = {"type": "log", "title": {"text": "ω_i (rad / position)"}}
-    x_axis = {"matches": "x2", "showticklabels": False}
-    return Subplot(traces, x_axis, y_axis, ((0.0, 1.0), (0.56, 1.0)))
-
-
-def wavelength_subplot(state: ExplorerState) -> Subplot:
-    """λ_i against i, on a log axis."""
-    wavelength = derived.wavelengths(state.d_model, float(state.base))
-    traces = [
-        _pair_curve(wavelength, "wavelength λ_i", 1, "λ_i = %{y:.6g} positions"),
-        _chosen_rings(state, wavelength, "λ_i = %{y:.6g}", legend=True),
-    ]
-    y_axis = {"type": "log", "title": {"text": "λ_i (positions)"}}
-    return Subplot(traces, {"title": {"text": "pair index i"}}, y_axis, ((0.0, 1.0), (0.0, 0.44)))
+    if row == 0:
+        x_axis, place = {"matches": "x2", "showticklabels": False}, (0.56, 1.0)
+    else:
+        x_axis, place = {"title": {"text": "pair index i"}}, (0.0, 0.44)
+    return Subplot(traces, x_axis, {"type": "log", "title": {"text": title}}, ((0.0, 1.0), place))
 
 
 def figure(state: ExplorerState) -> dict:
@@ -80,7 +82,10 @@ def figure(state: ExplorerState) -> dict:
         margin={"l": 72, "r": 24, "t": 48, "b": 90},
         legend={"orientation": "h", "y": -0.16, "x": 0},
     )
-    return compose(state, layout, [frequency_subplot(state), wavelength_subplot(state)])
+    d, value = state.d_model, float(state.base)
+    frequencies = pair_subplot(state, 0, derived.angular_frequencies(d, value), FREQUENCY_NAMES)
+    wavelengths = pair_subplot(state, 1, derived.wavelengths(d, value), WAVELENGTH_NAMES)
+    return compose(state, layout, [frequencies, wavelengths])
 
 
 def readout(state: ExplorerState) -> str:

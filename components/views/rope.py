@@ -9,6 +9,7 @@ from ..plotkit import theme
 from ..plotkit.charts import curve_trace, point_trace, reduced_note, toeplitz_layout, toeplitz_trace
 from ..plotkit.frame import ChartData, toeplitz_table
 from ..plotkit.numbers import number, readout_number
+from ..plotkit.subplots import Subplot, compose, offset_curve_subplot, toeplitz_subplot
 from ..state import ExplorerState
 
 LAYOUT_NAMES = {
@@ -17,6 +18,8 @@ LAYOUT_NAMES = {
 }
 
 READOUT_STYLE = theme.READOUT_TABLE_STYLE
+# The score against the offset, top right; the decay bound below it.
+SCORE_PLACE = ((0.62, 1.0), (0.6, 1.0))
 
 
 def shown_pairs(d_model: int, layout: str) -> tuple[tuple[int, int, int], ...]:
@@ -95,57 +98,46 @@ def readout(state: ExplorerState) -> str:
     )
 
 
+def _curve(state: ExplorerState) -> tuple[np.ndarray, np.ndarray]:
+    """The score of the seeded q and k at every offset n − m = −(n − 1) … n − 1."""
+    n, d, base = state.n_positions, state.d_model, float(state.base)
+    return derived.rope_offset_curve(n, d, base, state.layout, state.seed)
+
+
+def decay_subplot(state: ExplorerState) -> Subplot:
+    """RoFormer's long-term-decay bound against |k|, the current |k| marked (bottom right)."""
+    offsets, decay = derived.rope_decay_curve(state.n_positions, state.d_model, float(state.base))
+    distance = abs(state.offset)
+    colour = theme.colours(state.theme)["second"]
+    traces = [
+        curve_trace(
+            offsets, decay, theme.PAIR_COLOURS[2], "long-term-decay bound", ("|k|", "bound")
+        ),
+        point_trace(distance, decay[distance], (colour, 9), ("|k|", "bound"), 6),
+    ]
+    # The bound is largest at 0, where it is (d/2 + 1)/2.
+    y_axis = {"range": [0.0, 1.05 * float(decay[0])], "title": {"text": "decay bound"}}
+    x_axis = {"title": {"text": "relative distance |k|"}}
+    return Subplot(traces, x_axis, y_axis, ((0.62, 1.0), (0.0, 0.38)))
+
+
 def figure(state: ExplorerState) -> dict:
     """Heatmap of q_m·k_n with diagonal k marked; the score and the decay bound against k."""
-    n, d, base, k = state.n_positions, state.d_model, float(state.base), state.offset
-    pair_layout, seed = state.layout, state.seed
-    palette = theme.colours(state.theme)
-    shown = derived.rope_score_cells(n, d, base, pair_layout, seed)
-    offsets, curve = derived.rope_offset_curve(n, d, base, pair_layout, seed)
-    decay_offsets, decay = derived.rope_decay_curve(n, d, base)
-    # offset lies in −(n − 1) … n − 1, so it is a point of the curve.
-    current = float(curve[k + n - 1])
+    n, d = state.n_positions, state.d_model
+    shown = derived.rope_score_cells(n, d, float(state.base), state.layout, state.seed)
     # One colour scale for every seed: symmetric about 0, out to the largest score drawn.
-    scale = float(np.abs(curve).max()) or 1.0
+    scale = float(np.abs(_curve(state)[1]).max()) or 1.0
     title = f"RoPE scores q<sub>m</sub>·k<sub>n</sub> of {n} position{'' if n == 1 else 's'}"
     if shown.stride > 1:
         title += f"<br><sub>{reduced_note(shown.stride, shown.rows.size, n)}</sub>"
-    traces = [
-        toeplitz_trace(shown.rows, shown.scores, scale, "score", ("m", "n", "q_m·k_n"), "q_m·k_n"),
-        curve_trace(
-            offsets, curve, "2", theme.PAIR_COLOURS[0], "score at offset k", ("k", "q_m·k_(m+k)")
-        ),
-        point_trace(k, current, "2", (palette["second"], 10), ("k", "score"), 9),
-        curve_trace(
-            decay_offsets,
-            decay,
-            "3",
-            theme.PAIR_COLOURS[2],
-            "long-term-decay bound",
-            ("|k|", "bound"),
-        ),
-        point_trace(abs(k), decay[abs(k)], "3", (palette["second"], 9), ("|k|", "bound"), 6),
-    ]
-    titles = ("key position n", "query position m", "offset k = n − m", "score")
-    label = f"k = {k}: score = {current + 0.0:.4f}"
-    layout = toeplitz_layout(
-        state, f"rope-{n}-{d}", title, titles, 0.62, scale, shown.stride, label
+    trace = toeplitz_trace(
+        shown.rows, shown.scores, scale, "score", ("m", "n", "q_m·k_n"), "q_m·k_n"
     )
-    layout["yaxis2"]["domain"] = [0.6, 1.0]
-    layout.update(
-        xaxis3=theme.axis(
-            state.theme, domain=[0.62, 1.0], anchor="y3", title={"text": "relative distance |k|"}
-        ),
-        yaxis3=theme.axis(
-            state.theme,
-            domain=[0.0, 0.38],
-            anchor="x3",
-            # The bound is largest at 0, where it is (d/2 + 1)/2.
-            range=[0.0, 1.05 * float(decay[0])],
-            title={"text": "decay bound"},
-        ),
-    )
-    return {"data": traces, "layout": layout}
+    matrix = toeplitz_subplot(state, trace, ("key position n", "query position m"), shown.stride)
+    layout = toeplitz_layout(state, f"rope-{n}-{d}", title)
+    names, titles = ("score at offset k", "q_m·k_(m+k)", "score"), ("offset k = n − m", "score")
+    scores = offset_curve_subplot(state, _curve(state), names, titles, SCORE_PLACE, scale)
+    return compose(state, layout, [matrix, scores, decay_subplot(state)])
 
 
 def describe(state: ExplorerState) -> str:

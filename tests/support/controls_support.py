@@ -10,6 +10,7 @@ from urllib.parse import parse_qs
 
 from browser_support import EVERY_ELEMENT_JS, look_at, wait_until
 from pe_explorer import encoding
+from pe_explorer.plotkit.numbers import readout_number
 from pe_explorer.state import ExplorerState
 from pe_explorer.ui.controls import D_MODEL_PRESETS
 from pe_explorer.views import VIEWS
@@ -88,7 +89,7 @@ def readouts(state: dict) -> dict:
     )
     comparison = encoding.compare(rows[0], rows[1])
     return {
-        name: f"{getattr(comparison, name) + 0.0:.9f}" for name in ("dot", "cosine", "distance")
+        name: readout_number(getattr(comparison, name)) for name in ("dot", "cosine", "distance")
     }
 
 
