@@ -6,6 +6,7 @@
 | redraw_guard | Panel's Plotly model redrawing plots whose size did not change |
 | location | Panel's Location failing on a URL with a second `?` (`?text=why?`), served |
 | departed_pages | Panel's unawaited writes to a page closed mid-step, a traceback when served |
+| slider | Panel's 50 ms debounce merging served slider steps into one |
 | notebook_location | Panel's global notebook Location, which a page would take for its link |
 | slider_keys | noUiSlider's Home and End keys using a slider's first range after it changed |
 | chart_names | Panel's Plotly pane giving a chart no name; its HTML pane closing `<details>` |
@@ -27,7 +28,7 @@ Each module's first line names what it works around and links the upstream repor
 exists, docs/upstream.md holds the text of one. When Panel or Bokeh is upgraded, go through this
 list: tests/unit/test_fixes_versions.py fails until WRITTEN_FOR says the new versions.
 `panel serve` (./build.sh dev) is for development: it gets only what keeps it correct
-(location, departed_pages), never a fix for speed.
+(location, departed_pages, slider), never a fix for speed.
 """
 
 # The versions these workarounds were written for and checked against.

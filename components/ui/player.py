@@ -11,6 +11,7 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
+from ..fixes.slider import Slider
 from ..state import ExplorerState
 
 TARGETS = {"pos": "pos", "k": "offset"}
@@ -62,7 +63,7 @@ class Player(pn.viewable.Viewer):
             width=110,
             css_classes=["pe-play"],
         )
-        self.speed_slider = pn.widgets.IntSlider.from_param(
+        self.speed_slider = Slider.from_param(
             self.param.speed, sizing_mode="stretch_width", css_classes=["pe-play-speed"]
         )
         self.target_choice = pn.widgets.RadioButtonGroup.from_param(
