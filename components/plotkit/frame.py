@@ -75,7 +75,7 @@ def cell_text(value) -> str:
     return "–" if math.isnan(value) else number(value)
 
 
-def window(center: int, count: int, size: int) -> range:
+def indices_near(center: int, count: int, size: int) -> range:
     """size consecutive indices of 0 … count − 1 around center (fewer when count is smaller)."""
     start = max(0, min(center - (size - 1) // 2, count - size))
     return range(start, min(count, start + size))
@@ -102,8 +102,8 @@ def toeplitz_table(state: ExplorerState, caption: str, corner: str, curve: np.nd
     """The data table of a matrix of positions whose entry (i, j) is the value at offset j − i:
     curve holds it for the offsets −(n − 1) … n − 1. Rows near pos, columns near pos + k."""
     n = state.n_positions
-    rows = window(state.pos, n, DATA_ROWS)
-    columns = window(state.second_pos, n, DATA_COLUMNS)
+    rows = indices_near(state.pos, n, DATA_ROWS)
+    columns = indices_near(state.second_pos, n, DATA_COLUMNS)
     offsets = np.asarray(columns)[None, :] - np.asarray(rows)[:, None]
     return ChartData(
         caption=caption,
@@ -337,7 +337,7 @@ def offset_curves_table(
     """Curves against the offset (columns named by curves' keys) at the DATA_ROWS offsets around
     center; the note says which of 0 … n − 1 are listed, then near."""
     count = len(next(iter(curves.values())))
-    offsets = window(center, count, DATA_ROWS)
+    offsets = indices_near(center, count, DATA_ROWS)
     return ChartData(
         caption=caption,
         columns=(offset_name, *curves),

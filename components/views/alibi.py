@@ -11,7 +11,7 @@ import numpy as np
 from .. import derived
 from ..plotkit import theme
 from ..plotkit.charts import panel_caption, titled_layout
-from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, ChartData, span_text, window
+from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, ChartData, indices_near, span_text
 from ..plotkit.numbers import number, readout_number
 from ..plotkit.subplots import Subplot, axis_names, compose, heatmap_axis
 from ..state import ExplorerState
@@ -312,7 +312,7 @@ def describe(state: ExplorerState) -> str:
 def data(state: ExplorerState) -> ChartData:
     """Each head's slope and bias −m_h·|pos − j| for the keys j near pos ("masked" after pos)."""
     pos, n_heads = state.pos, state.heads
-    keys = window(pos, state.n_positions, DATA_ROWS)
+    keys = indices_near(pos, state.n_positions, DATA_ROWS)
     heads = range(min(n_heads, DATA_COLUMNS))
     slopes = derived.alibi_slopes(n_heads)
     biases = derived.alibi_biases(n_heads, [j - pos for j in keys])

@@ -19,7 +19,14 @@ from .. import derived, encoding
 from ..code_templates import reference_lines, slice_code
 from ..plotkit import theme
 from ..plotkit.charts import pe_matrix_layout, pe_matrix_trace
-from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, ChartData, PlotView, span_text, window
+from ..plotkit.frame import (
+    DATA_COLUMNS,
+    DATA_ROWS,
+    ChartData,
+    PlotView,
+    indices_near,
+    span_text,
+)
 from ..plotkit.numbers import number
 from ..state import ExplorerState
 
@@ -420,7 +427,7 @@ def data(state: ExplorerState, step: int = 1) -> ChartData:
     filled a cell yet."""
     step = check_step(step)
     n, d, pos = state.n_positions, state.d_model, state.pos
-    rows = window(pos, n, DATA_ROWS)
+    rows = indices_near(pos, n, DATA_ROWS)
     columns = range(min(d, DATA_COLUMNS))
     matrix = derived.shown_pe_matrix(state)
     filled = set(step_cells(n, d, state.layout, seq_len(state), step).filled.tolist())

@@ -9,7 +9,14 @@ from __future__ import annotations
 from .. import derived, formula
 from ..plotkit import theme
 from ..plotkit.charts import pe_matrix_layout, pe_matrix_trace
-from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, ChartData, PlotView, pe_table, window
+from ..plotkit.frame import (
+    DATA_COLUMNS,
+    DATA_ROWS,
+    ChartData,
+    PlotView,
+    indices_near,
+    pe_table,
+)
 from ..plotkit.numbers import number
 from ..state import ExplorerState
 
@@ -181,7 +188,7 @@ def describe(state: ExplorerState) -> str:
 def data(state: ExplorerState) -> ChartData:
     """The rows of the PE matrix near pos, the first DATA_COLUMNS dimensions."""
     n, d, pos = state.n_positions, state.d_model, state.pos
-    rows = window(pos, n, DATA_ROWS)
+    rows = indices_near(pos, n, DATA_ROWS)
     columns = range(min(d, DATA_COLUMNS))
     matrix = derived.shown_pe_matrix(state)
     caption = f"PE(pos, dimension) near pos = {pos} ({state.layout})"

@@ -20,7 +20,7 @@ from .. import diagnosis as diagnose
 from .. import learned as analysis
 from ..plotkit import theme
 from ..plotkit.charts import panel_caption, panel_heatmap, titled_layout
-from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
+from ..plotkit.frame import DATA_ROWS, ChartData, indices_near, span_text
 from ..plotkit.numbers import number, signed
 from ..plotkit.upload import UploadView, box_style, file_input, input_button, labelled_choice
 from ..state import ExplorerState
@@ -526,7 +526,7 @@ def data(state: ExplorerState, table: analysis.LearnedTable | None = None) -> Ch
     n_positions, _ = table_size(state, table)
     _, components = sinusoidal_side(state, table)
     _, sinusoidal = comparisons(state, table)
-    rows = window(sinusoidal.first, n_positions, DATA_ROWS)
+    rows = indices_near(sinusoidal.first, n_positions, DATA_ROWS)
     sides = [("sinusoidal", components)]
     if table is not None:
         sides.insert(0, ("synthetic" if table.synthetic else "learned", table.components))

@@ -9,7 +9,7 @@ import numpy as np
 from .. import derived, encoding
 from ..plotkit import theme
 from ..plotkit.charts import titled_layout
-from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
+from ..plotkit.frame import DATA_ROWS, ChartData, indices_near, span_text
 from ..plotkit.numbers import number
 from ..state import ExplorerState
 
@@ -149,7 +149,7 @@ def data(state: ExplorerState) -> ChartData:
     """The distances from PE(pos) to the positions near it, and to the nearest one."""
     pos = state.pos
     shown = derived.position_properties(state)
-    listed = window(pos, HORIZON, DATA_ROWS)
+    listed = indices_near(pos, HORIZON, DATA_ROWS)
     q, distance = shown.nearest
     return ChartData(
         caption=f"Distance ‖PE(q) − PE({pos})‖ near q = pos = {pos}",

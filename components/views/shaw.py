@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from .. import derived, methods, relative
 from ..plotkit import theme
 from ..plotkit.charts import offset_shapes, panel_caption, reduced_note, titled_layout
-from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
+from ..plotkit.frame import DATA_ROWS, ChartData, indices_near, span_text
 from ..plotkit.numbers import number, signed
 from ..plotkit.subplots import Subplot, compose, heatmap_axis
 from ..state import ExplorerState
@@ -237,7 +237,7 @@ def data(state: ExplorerState) -> ChartData:
     clip, n, d = state.shaw_clip, state.n_positions, state.d_model
     vectors = derived.shaw_vectors(clip, d, state.seed)
     c = relative.shaw_vector(state.offset, clip)
-    listed = window(c + clip, 2 * clip + 1, DATA_ROWS)
+    listed = indices_near(c + clip, 2 * clip + 1, DATA_ROWS)
     dims = range(min(d, LISTED_DIMENSIONS))
 
     def span(vector: int, end: int):

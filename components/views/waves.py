@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import derived
 from ..plotkit import theme
-from ..plotkit.frame import DATA_ROWS, ChartData, span_text, window
+from ..plotkit.frame import DATA_ROWS, ChartData, indices_near, span_text
 from ..plotkit.numbers import number
 from ..plotkit.subplots import Subplot, compose
 from ..state import ExplorerState
@@ -145,7 +145,7 @@ def data(state: ExplorerState) -> ChartData:
     """The sines and cosines of the pairs drawn at the whole positions near pos."""
     pairs = state.chosen_pairs
     last = span(state)
-    positions = window(state.pos, last + 1, DATA_ROWS)
+    positions = indices_near(state.pos, last + 1, DATA_ROWS)
     samples = derived.pair_samples(positions, state.d_model, state.base, state.layout, pairs)
     return ChartData(
         caption=f"sin(pos·ω_i) and cos(pos·ω_i) near pos = {state.pos}",

@@ -6,7 +6,7 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from pe_explorer.plotkit.frame import ChartData, data_html, window
+from pe_explorer.plotkit.frame import ChartData, data_html, indices_near
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import VIEWS, alibi, dotproduct, heatmap, rope, tokens, view_spec
 
@@ -173,4 +173,4 @@ def test_the_tokens_table_holds_pe_of_pos_beside_the_embedding_and_the_sum():
     ],
 )
 def test_a_window_keeps_its_size_inside_the_range(center, count, size, expected):
-    assert window(center, count, size) == expected
+    assert indices_near(center, count, size) == expected
