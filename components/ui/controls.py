@@ -13,6 +13,7 @@ from functools import partial
 import panel as pn
 import param
 
+from ..fixes.slider import Slider
 from ..methods import MAX_SEED, METHOD_LABELS
 from ..plotkit.frame import WhileShown
 from ..plotkit.presets import preset_buttons
@@ -92,14 +93,14 @@ def control_label(text: str) -> pn.pane.HTML:
     return pn.pane.HTML(f"<span>{text}</span>", margin=(6, 10, 0, 10))
 
 
-def bounded_slider(state: ExplorerState, name: str) -> pn.widgets.IntSlider:
+def bounded_slider(state: ExplorerState, name: str) -> Slider:
     """A slider for a parameter of ExplorerState.limits, offering just the values it may take.
 
     Not from_param: Panel would also follow the parameter's own (wider) bounds.
     """
     parameter = state.param[name]
     start, end = state.limits()[name]
-    return pn.widgets.IntSlider(
+    return Slider(
         label=parameter.label,
         value=getattr(state, name),
         start=start,
@@ -158,10 +159,10 @@ class Controls(pn.viewable.Viewer):
         state = self.state
         self.pos = bounded_slider(state, "pos")
         self.offset = bounded_slider(state, "offset")
-        self.d_model = pn.widgets.IntSlider.from_param(
+        self.d_model = Slider.from_param(
             state.param.d_model, sizing_mode="stretch_width", css_classes=[css_class("d_model")]
         )
-        self.n_positions = pn.widgets.IntSlider.from_param(
+        self.n_positions = Slider.from_param(
             state.param.n_positions,
             sizing_mode="stretch_width",
             css_classes=[css_class("n_positions")],
@@ -219,7 +220,7 @@ class Controls(pn.viewable.Viewer):
             sizing_mode="stretch_width",
             css_classes=[css_class("method")],
         )
-        self.heads = pn.widgets.IntSlider.from_param(
+        self.heads = Slider.from_param(
             state.param.heads, sizing_mode="stretch_width", css_classes=[css_class("heads")]
         )
         self.seed = pn.widgets.IntInput.from_param(
@@ -288,7 +289,7 @@ class Controls(pn.viewable.Viewer):
         self.t5_bidirectional = two_buttons(
             state, "t5_bidirectional", {"Encoder: both sides": True, "Decoder: causal": False}
         )
-        self.shaw_clip = pn.widgets.IntSlider.from_param(
+        self.shaw_clip = Slider.from_param(
             state.param.shaw_clip, sizing_mode="stretch_width", css_classes=[css_class("shaw_clip")]
         )
 
