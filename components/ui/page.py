@@ -131,27 +131,7 @@ class ExplorerPage(pn.viewable.Viewer):
         self.url = UrlSync(state=self.state, options=self.options)
         self._browser_fixes = BrowserFixes()
         self._announcer = Announcer()
-        self._theme = pn.widgets.RadioButtonGroup.from_param(
-            self.state.param.theme, label="Theme", width=140, css_classes=["pe-theme"]
-        )
-        self._share_toggle = pn.widgets.Toggle(
-            label="Share / Embed", width=140, css_classes=["pe-share-toggle"]
-        )
-        self._export_toggle = pn.widgets.Toggle(
-            label="Export / Code", width=140, css_classes=["pe-export-toggle"]
-        )
-        self._questions_toggle = pn.widgets.Toggle(
-            label="Questions", width=140, css_classes=["pe-questions-toggle"]
-        )
-        # Built when first opened: most visits never open them, and start-up builds less.
-        self._share: SharePanel | None = None
-        self._export: ExportPanel | None = None
-        self._questions: QuestionsPanel | None = None
-        self._share_box = pn.Column(visible=False, sizing_mode="stretch_width")
-        self._export_box = pn.Column(visible=False, sizing_mode="stretch_width")
-        self._questions_box = pn.Column(visible=False, sizing_mode="stretch_width")
-        for toggle in (self._share_toggle, self._export_toggle, self._questions_toggle):
-            toggle.param.watch(self._toggle_panels, "value")
+        self._toolbar_controls()
         self._full_link = pn.pane.HTML("", margin=(4, 10), css_classes=["pe-full-link"])
         self._root = pn.Column(
             sizing_mode="stretch_width", css_classes=["pe-page"], stylesheets=[PHONE_TEXT_STYLE]
@@ -176,6 +156,31 @@ class ExplorerPage(pn.viewable.Viewer):
         self.state.param.watch(
             self._state_changed, [n for n in self.state.param if n != "name"], precedence=1
         )
+
+    def _toolbar_controls(self) -> None:
+        """The theme and the toggles of the share, export and questions panels, and the boxes
+        the panels open in."""
+        self._theme = pn.widgets.RadioButtonGroup.from_param(
+            self.state.param.theme, label="Theme", width=140, css_classes=["pe-theme"]
+        )
+        self._share_toggle = pn.widgets.Toggle(
+            label="Share / Embed", width=140, css_classes=["pe-share-toggle"]
+        )
+        self._export_toggle = pn.widgets.Toggle(
+            label="Export / Code", width=140, css_classes=["pe-export-toggle"]
+        )
+        self._questions_toggle = pn.widgets.Toggle(
+            label="Questions", width=140, css_classes=["pe-questions-toggle"]
+        )
+        # Built when first opened: most visits never open them, and start-up builds less.
+        self._share: SharePanel | None = None
+        self._export: ExportPanel | None = None
+        self._questions: QuestionsPanel | None = None
+        self._share_box = pn.Column(visible=False, sizing_mode="stretch_width")
+        self._export_box = pn.Column(visible=False, sizing_mode="stretch_width")
+        self._questions_box = pn.Column(visible=False, sizing_mode="stretch_width")
+        for toggle in (self._share_toggle, self._export_toggle, self._questions_toggle):
+            toggle.param.watch(self._toggle_panels, "value")
 
     def view(self, name: str):
         """The view called name, made on first use."""
@@ -267,60 +272,11 @@ class ExplorerPage(pn.viewable.Viewer):
             {c for spec in specs for c in spec.controls} - self.lazy.carded.keys()
         )
         widgets = self.controls.widgets(control_names)
-        eager, self._deferred = specs, []
-        if not (self._shown.shown or self.options.embed):
-            eager, self._deferred = specs[:EAGER_VIEWS], specs[EAGER_VIEWS:]
-        cards = [self.view_card(spec, self.options.embed) for spec in eager]
-        if self._deferred:
-            self._later_box.objects = [self._card_frames(self._deferred)]
-            cards.append(self._later_box)
+        cards = self._cards(specs)
         if self.options.embed:
-            self._full_link.object = self._full_link_html()
-            controls = pn.FlexBox(
-                *[pn.Column(w, styles={"flex": "1 1 240px", "min-width": "0"}) for w in widgets],
-                flex_wrap="wrap",
-                sizing_mode="stretch_width",
-                css_classes=["pe-controls"],
-            )
-            objects = [self.url, controls, *cards, self._full_link]
+            objects = self._embedded_page(widgets, cards)
         else:
-            header = pn.pane.HTML(
-                INTRODUCTION,
-                sizing_mode="stretch_width",
-                stylesheets=[PAGE_STYLE],
-                margin=(0, 10),
-            )
-            toolbar = pn.FlexBox(
-                self._theme,
-                self._share_toggle,
-                self._export_toggle,
-                self._questions_toggle,
-                flex_wrap="wrap",
-                sizing_mode="stretch_width",
-                css_classes=["pe-toolbar"],
-            )
-            sidebar = pn.Column(
-                CardNavigator(
-                    views=[{"name": spec.name, "short": spec.short} for spec in specs],
-                    css_classes=["pe-navigator"],
-                ),
-                *widgets,
-                # Sticky, so the controls stay at hand next to whichever view is being read.
-                styles=SIDEBAR_STYLES,
-                stylesheets=[SIDEBAR_PHONE_STYLE],
-                css_classes=["pe-controls"],
-            )
-            self._views_box.objects = cards
-            body = pn.FlexBox(sidebar, self._views_box, flex_wrap="wrap", align_items="flex-start")
-            objects = [
-                header,
-                toolbar,
-                self._share_box,
-                self._export_box,
-                self._questions_box,
-                self.url,
-                body,
-            ]
+            objects = self._full_page(specs, widgets, cards)
         self._root.styles = self._root_styles()
         self._root.objects = [
             *objects,
@@ -332,6 +288,68 @@ class ExplorerPage(pn.viewable.Viewer):
         ]
         self.lazy.follow_card_controls()
         apply_theme(self._root, self.state.theme)
+
+    def _cards(self, specs) -> list:
+        """The cards of specs: each drawn, or, until the page is shown (defer_cards), those
+        below the first row as the frames of their titles."""
+        eager, self._deferred = specs, []
+        if not (self._shown.shown or self.options.embed):
+            eager, self._deferred = specs[:EAGER_VIEWS], specs[EAGER_VIEWS:]
+        cards = [self.view_card(spec, self.options.embed) for spec in eager]
+        if self._deferred:
+            self._later_box.objects = [self._card_frames(self._deferred)]
+            cards.append(self._later_box)
+        return cards
+
+    def _embedded_page(self, widgets: list, cards: list) -> list:
+        """An embed: the link's notices, the controls in a wrapping row, the cards and a link to
+        the full page."""
+        self._full_link.object = self._full_link_html()
+        controls = pn.FlexBox(
+            *[pn.Column(w, styles={"flex": "1 1 240px", "min-width": "0"}) for w in widgets],
+            flex_wrap="wrap",
+            sizing_mode="stretch_width",
+            css_classes=["pe-controls"],
+        )
+        return [self.url, controls, *cards, self._full_link]
+
+    def _full_page(self, specs, widgets: list, cards: list) -> list:
+        """The full page: header, toolbar and its panels, the link's notices, and the sidebar of
+        the cards' names and controls beside the cards."""
+        header = pn.pane.HTML(
+            INTRODUCTION,
+            sizing_mode="stretch_width",
+            stylesheets=[PAGE_STYLE],
+            margin=(0, 10),
+        )
+        toolbar = pn.FlexBox(
+            self._theme,
+            self._share_toggle,
+            self._export_toggle,
+            self._questions_toggle,
+            flex_wrap="wrap",
+            sizing_mode="stretch_width",
+            css_classes=["pe-toolbar"],
+        )
+        sidebar = self._sidebar(specs, widgets)
+        self._views_box.objects = cards
+        body = pn.FlexBox(sidebar, self._views_box, flex_wrap="wrap", align_items="flex-start")
+        panels = [self._share_box, self._export_box, self._questions_box]
+        return [header, toolbar, *panels, self.url, body]
+
+    def _sidebar(self, specs, widgets: list) -> pn.Column:
+        """The names of the cards (the table of contents) above the controls they share."""
+        return pn.Column(
+            CardNavigator(
+                views=[{"name": spec.name, "short": spec.short} for spec in specs],
+                css_classes=["pe-navigator"],
+            ),
+            *widgets,
+            # Sticky, so the controls stay at hand next to whichever view is being read.
+            styles=SIDEBAR_STYLES,
+            stylesheets=[SIDEBAR_PHONE_STYLE],
+            css_classes=["pe-controls"],
+        )
 
     def _card_frames(self, specs) -> pn.pane.HTML:
         """The cards of specs as they look before their view is drawn (title, explanation,
