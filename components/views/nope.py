@@ -11,7 +11,7 @@ from ..plotkit import theme
 from ..plotkit.charts import message_figure, panel_caption
 from ..plotkit.frame import DATA_COLUMNS, ChartData, span_text
 from ..plotkit.numbers import number
-from ..plotkit.subplots import Subplot, axis_names, compose
+from ..plotkit.subplots import Subplot, axis_names, compose, heatmap_axis
 from ..state import ExplorerState
 
 TITLE = "No position information"
@@ -95,20 +95,20 @@ def scores_subplot(state: ExplorerState, panel: int, order, largest: float) -> S
         "hovertemplate": "query %{y}, key %{x}: %{text}<br>score = %{z:.6f}<extra></extra>",
     }
     ticks = {
-        "showgrid": False,
         "tickmode": "array",
         "tickvals": positions.tolist(),
         "ticktext": [plotly_label(word, MAX_LABEL_CHARS) for word in order],
         "tickfont": {"size": 10 if many else 12},
     }
-    x_axis = {**ticks, "title": {"text": "key"}, "tickangle": -90 if many else -45}
-    y_axis = {
+    x_axis = heatmap_axis("key", tickangle=-90 if many else -45, **ticks)
+    # Square cells: the rows scale with the panel's own x axis.
+    y_axis = heatmap_axis(
+        "" if panel else "query",
+        autorange="reversed",
+        scaleanchor=axis_names(panel + 1)[0],
+        constrain="domain",
         **ticks,
-        "title": {"text": "" if panel else "query"},
-        "autorange": "reversed",
-        "scaleanchor": axis_names(panel + 1)[0],  # its own x axis: square cells
-        "constrain": "domain",
-    }
+    )
     caption = panel_caption(PANEL_TITLES[panel], DOMAINS[panel][0], 1.0)
     return Subplot([heatmap], x_axis, y_axis, (DOMAINS[panel], (0.0, 1.0)), annotations=[caption])
 

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pe_explorer.rope_diagnosis import diagnose_rope
+from pe_explorer.rope_diagnosis import (
+    InvFreqError,
+    diagnose_rope,
+    example_mistake,
+    load_inv_freq,
+    read_inv_freq_text,
+)
 from rope_reference import BASE, D, L, llama3, plain, yarn
 
 
@@ -87,3 +93,33 @@ def test_a_mistake_that_overflows_says_nothing_and_does_not_match():
         warnings.simplefilter("error")  # a RuntimeWarning would fail the test
         report = diagnose_rope(theirs, "yarn", 2048, 10000.0, 128.0, 4096)
     assert not report.ok and "inside the exponent" not in report.text
+
+
+def test_a_printed_tensor_is_read_as_the_numbers_it_holds():
+    text = f"tensor([{', '.join(map(repr, plain()))}], dtype=torch.float64)"
+    np.testing.assert_array_equal(read_inv_freq_text(text), plain())
+    np.testing.assert_array_equal(load_inv_freq(text.encode(), "inv_freq.txt"), plain())
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [(b"1, 0, 0.5", "number 2 is 0"), (b"PK\x03\x04", "never opened"), (b"", "empty file")],
+)
+def test_an_unreadable_inv_freq_says_why(data, message):
+    with pytest.raises(InvFreqError, match=message):
+        load_inv_freq(data, "f.txt")
+
+
+@pytest.mark.parametrize(
+    ("method", "params", "bug"),
+    [("none", {}, "exponent i/d, not 2i/d"), ("ntk", {}, "NTK's base not raised"),
+     ("yarn", {"beta_fast": 32.0, "beta_slow": 1.0, "truncate": True}, "YaRN's truncate off")],
+)  # fmt: skip
+def test_the_example_mistake_is_one_the_check_names(method, params, bug):
+    label, buggy = example_mistake(method, D, BASE, 8.0, L, **params)
+    assert label == bug
+    assert not diagnose_rope(buggy, method, D, BASE, 8.0, L, **params)
+
+
+def test_no_example_mistake_shows_with_one_pair():
+    assert example_mistake("none", 2, BASE, 1.0, L) is None
