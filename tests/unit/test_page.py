@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import panel as pn
+import pytest
+from bokeh.document import Document
 from pe_explorer.state import ExplorerState
 from pe_explorer.ui.lazy_views import EAGER_VIEWS
 from pe_explorer.ui.page import ExplorerPage
@@ -69,3 +71,21 @@ def test_changing_the_options_lays_the_page_out_again():
     page.options.param.update(view="", embed=False)
     assert len(page_parts(page)) == 7
     assert isinstance(page_parts(page)[-1], pn.FlexBox)
+
+
+@pytest.mark.parametrize("through", ["link", "box"])
+def test_longrope_factors_past_their_range_leave_the_page_built_and_say_why(through):
+    """Issue 40: 64 factors of 1e308 made every wavelength infinite and the page build raise."""
+    factors = ",".join(["1e308"] * 64)
+    page = ExplorerPage()
+    if through == "link":
+        page.apply_query(f"?view=scaling&scaling=longrope&longrope_factors={factors}")
+        notices = page.url._notices
+        assert notices.visible and "LongRoPE factor 1 is 1e308" in notices.object
+    else:
+        page.options.view = "scaling"
+        page.state.param.update(scaling="longrope", longrope_factors=factors)
+    pn.panel(page).get_root(Document())
+    view = page.view("scaling")
+    assert not view._error.visible
+    assert "LongRoPE" in view.description()
