@@ -211,7 +211,8 @@ class ExplorerState(param.Parameterized):
         "",
         regex=rf"\A[0-9eE+\-.,;()\[\] \t\r\n]{{0,{MAX_FACTORS_CHARS}}}\Z",
         label="LongRoPE per-pair factors",
-        doc="d/2 numbers, one divisor per pair, separated by commas or spaces.",
+        doc="d/2 numbers, one divisor per pair, separated by commas or spaces; the maths takes "
+        "each in 0.001 … 10 000 (scaling.MIN_FACTOR, MAX_PAIR_FACTOR) and a link refuses others.",
     )
     t5_buckets = EvenInteger(
         32,
