@@ -60,21 +60,9 @@ def default_pairs(d_model: int) -> list[int]:
     )
 
 
-class ExplorerState(param.Parameterized):
-    """Everything the explorer shows is a function of these parameters."""
+class EncodingParams(param.Parameterized):
+    """The encoding itself: its width, its length, its base and how its dimensions are laid out."""
 
-    pos = param.Integer(
-        DEFAULT_POS,
-        bounds=(0, encoding.MAX_N_POSITIONS - 1),
-        label="Position pos",
-        doc="The position whose encoding PE(pos) is highlighted (0 … n_positions − 1).",
-    )
-    offset = param.Integer(
-        DEFAULT_OFFSET,
-        bounds=(-(encoding.MAX_N_POSITIONS - 1), encoding.MAX_N_POSITIONS - 1),
-        label="Offset k",
-        doc="The second position is pos + k; k may be negative as long as pos + k ≥ 0.",
-    )
     d_model = EvenInteger(
         DEFAULT_D_MODEL,
         bounds=(2, encoding.MAX_D_MODEL),
@@ -102,6 +90,28 @@ class ExplorerState(param.Parameterized):
         doc="Interleaved (sin on even, cos on odd dimensions) or concatenated (all sines, then "
         "all cosines).",
     )
+
+
+class PositionParams(param.Parameterized):
+    """The two positions compared: pos and pos + k."""
+
+    pos = param.Integer(
+        DEFAULT_POS,
+        bounds=(0, encoding.MAX_N_POSITIONS - 1),
+        label="Position pos",
+        doc="The position whose encoding PE(pos) is highlighted (0 … n_positions − 1).",
+    )
+    offset = param.Integer(
+        DEFAULT_OFFSET,
+        bounds=(-(encoding.MAX_N_POSITIONS - 1), encoding.MAX_N_POSITIONS - 1),
+        label="Offset k",
+        doc="The second position is pos + k; k may be negative as long as pos + k ≥ 0.",
+    )
+
+
+class PairParams(param.Parameterized):
+    """Which pairs of dimensions the waves, rotation and dot-product views single out."""
+
     pairs = param.List(
         default=[],
         item_type=int,
@@ -120,13 +130,11 @@ class ExplorerState(param.Parameterized):
         label="Dot-product view shows",
         doc="What the dot-product view shows: dot products PE(i)·PE(j) or cosine similarities.",
     )
-    text = param.String(
-        DEFAULT_TEXT,
-        regex=rf"\A(?s:.){{0,{MAX_TEXT_CHARS}}}\Z",
-        label="Sentence",
-        doc=f"The words of the tokens view, split at whitespace (at most {MAX_TEXT_CHARS} "
-        "characters).",
-    )
+
+
+class MethodParams(param.Parameterized):
+    """The position method compared, ALiBi's heads, the RoPE vectors' seed, the training length."""
+
     method = param.Selector(
         default="sinusoidal",
         objects=list(methods.METHODS),
@@ -153,6 +161,11 @@ class ExplorerState(param.Parameterized):
         doc="The longest offset seen in training (1 … n_positions); the method chart shades the "
         "offsets beyond it.",
     )
+
+
+class ScalingParams(param.Parameterized):
+    """RoPE read beyond its training context: the scaling method and each method's parameters."""
+
     scaling = param.Selector(
         default=DEFAULT_SCALING,
         objects=list(SCALINGS),
@@ -214,6 +227,11 @@ class ExplorerState(param.Parameterized):
         doc="d/2 numbers, one divisor per pair, separated by commas or spaces; the maths takes "
         "each in 0.001 … 10 000 (scaling.MIN_FACTOR, MAX_PAIR_FACTOR) and a link refuses others.",
     )
+
+
+class RelativeParams(param.Parameterized):
+    """The relative methods: T5's buckets and Shaw et al.'s clipping distance."""
+
     t5_buckets = EvenInteger(
         32,
         bounds=(4, relative.MAX_BUCKETS),
@@ -238,7 +256,48 @@ class ExplorerState(param.Parameterized):
         label="Shaw clipping distance k",
         doc="Relative distances beyond ±k share the vector of ±k: 2k + 1 vectors (paper: 16).",
     )
+
+
+class SentenceParams(param.Parameterized):
+    """The sentence whose words the tokens and NoPE views place."""
+
+    text = param.String(
+        DEFAULT_TEXT,
+        regex=rf"\A(?s:.){{0,{MAX_TEXT_CHARS}}}\Z",
+        label="Sentence",
+        doc=f"The words of the tokens view, split at whitespace (at most {MAX_TEXT_CHARS} "
+        "characters).",
+    )
+
+
+class PageParams(param.Parameterized):
+    """How the page is drawn."""
+
     theme = param.Selector(default="light", objects=["light", "dark"], doc="Colour theme.")
+
+
+# The state's groups, each a small Parameterized class: its parameters, bounds and docs. Their
+# order is the order of the link's keys.
+GROUPS = (
+    EncodingParams,
+    PositionParams,
+    PairParams,
+    SentenceParams,
+    MethodParams,
+    ScalingParams,
+    RelativeParams,
+    PageParams,
+)
+
+
+class ExplorerState(*GROUPS):
+    """Everything the explorer shows is a function of these parameters, made of the groups above.
+
+    The groups are mixed in, not held as sub-objects, so that every parameter keeps its flat name:
+    the link's keys, the views' lists of parameters they follow and every watcher read it as
+    state.pos, state.factor … The rules that tie groups together (pos inside n_positions, the
+    rotation pair inside d_model/2) live here.
+    """
 
     def __init__(self, **params):
         # Class bounds are the widest; each instance narrows pos and k to its own length.

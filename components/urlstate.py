@@ -17,7 +17,7 @@ import param
 
 from .scaling import ALIASES as SCALING_ALIASES
 from .scaling import factor_out_of_range, factor_words
-from .state import MAX_FACTORS_CHARS, MAX_TEXT_CHARS, EvenInteger, ExplorerState
+from .state import GROUPS, MAX_FACTORS_CHARS, MAX_TEXT_CHARS, EvenInteger, ExplorerState
 
 # Work is bounded whatever the URL: only so much of it is read.
 MAX_QUERY_LENGTH = 4000
@@ -100,7 +100,7 @@ def number_text(value) -> str:
 
 def state_keys() -> list[str]:
     """The query keys of the state, in the order they must be applied."""
-    names = [name for name in ExplorerState.param if name != "name"]
+    names = [name for group in GROUPS for name in group.param if name != "name"]
     middle = [name for name in names if name not in FIRST_KEYS + LAST_KEYS]
     return [*FIRST_KEYS, *middle, *LAST_KEYS]
 

@@ -109,3 +109,19 @@ def test_method_parameters_are_validated_and_the_training_length_follows_the_len
     assert state.train_length == 20
     state.apply({"n_positions": 100, "train_length": 80})
     assert state.train_length == 80
+
+
+def test_the_groups_hold_every_parameter_once() -> None:
+    """Each state parameter belongs to one group, and the state holds nothing else."""
+    from pe_explorer.state import GROUPS
+
+    grouped = [name for group in GROUPS for name in group.param if name != "name"]
+    assert len(grouped) == len(set(grouped))
+    assert set(grouped) == set(ExplorerState.param) - {"name"}
+
+
+def test_a_group_checks_its_own_parameters() -> None:
+    from pe_explorer.state import ScalingParams
+
+    with pytest.raises(ValueError):
+        ScalingParams(factor=0.5)
