@@ -76,8 +76,11 @@ def shown_name(table: analysis.LearnedTable) -> str:
 
 
 def table_size(state: ExplorerState, table: analysis.LearnedTable | None) -> tuple[int, int]:
-    """(positions, dimensions) of the learned table, or of the state before any."""
-    return table.shape if table is not None else (state.n_positions, state.d_model)
+    """(positions, dimensions) of the learned table, or of the state before any: at least the
+    MIN_POSITIONS rows that principal components need (the description says how many)."""
+    if table is not None:
+        return table.shape
+    return max(state.n_positions, analysis.MIN_POSITIONS), state.d_model
 
 
 def sinusoidal_side(state: ExplorerState, table: analysis.LearnedTable | None):

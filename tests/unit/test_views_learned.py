@@ -305,3 +305,10 @@ def test_the_code_reproduces_the_views_numbers(tmp_path, monkeypatch, layout):
         assert results[name]["dot"] == pytest.approx(np.dot(u, v))
         assert results[name]["distance"] == pytest.approx(np.linalg.norm(u - v))
         assert f"<td>{number(results[name]['dot'], 6)}</td>" in view._readout.object
+
+
+@pytest.mark.parametrize("n_positions", [1, 2])
+def test_a_short_sequence_shows_the_three_rows_principal_components_need(n_positions) -> None:
+    state = ExplorerState(n_positions=n_positions, pos=0, offset=0)
+    assert "sinusoidal table of 3 positions" in learned.describe(state)
+    assert len(learned.data(state).rows) == 3

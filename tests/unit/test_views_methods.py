@@ -329,3 +329,12 @@ def test_relative_methods_are_drawn_faded_and_in_the_readout():
             line["y"][abs(state.offset)], abs=5e-7
         )
         assert f"pe-method-{css}-beyond" in readout
+
+
+def test_no_t5_line_where_its_buckets_are_undefined() -> None:
+    """1024 buckets put every distance below max_distance 128 in a bucket of its own: T5's
+    buckets are undefined (the T5 view says why), so the methods chart draws no T5 line."""
+    state = ExplorerState(t5_buckets=1024)
+    names = {curve.method for curve in derived.position_score_curves(state)}
+    assert "t5" not in names and {"shaw", "xl", "rope"} <= names
+    assert "T5" not in methods.describe(state)

@@ -134,16 +134,7 @@ def corner(end: int) -> ExplorerState:
 
 # Views that fail at some states today, each with the states it fails at, for its owner to fix:
 # the random states skip those, and the corner that has one is expected to fail (strict).
-KNOWN_FAILURES = {
-    # views/methods.py asks derived.t5_bias_curve for T5's buckets where they are undefined;
-    # views/t5.py says why instead (relative.t5_problem).
-    "methods": lambda state: (
-        state.t5_max_distance <= relative.t5_max_exact(state.t5_buckets, state.t5_bidirectional)
-    ),
-    # views/learned.py takes the principal components of the sinusoidal table, which
-    # learned.check_table refuses below 3 positions (MatrixError).
-    "learned": lambda state: state.n_positions < 3,
-}
+KNOWN_FAILURES: dict = {}  # views known to fail at some state: none today
 
 
 # And states a view takes too long to draw for this tier: the learned view's principal
