@@ -1032,8 +1032,10 @@ def position_score_curves(state) -> tuple[PositionScoreCurve, ...]:
         for index, head in enumerate(extreme_alibi_heads(state.heads))
     ]
     t5 = (state.t5_buckets, state.t5_max_distance, state.t5_bidirectional)
+    # Where T5's buckets are undefined there is no T5 line (the T5 view says why).
+    t5_scores = {} if relative.t5_problem(*t5) else {"t5": t5_bias_curve(last + 1, *t5, seed)}
     relative_scores = {
-        "t5": t5_bias_curve(last + 1, *t5, seed),
+        **t5_scores,
         "shaw": shaw_score_curve(last + 1, state.shaw_clip, d_model, seed),
         "xl": xl_position_curve(last + 1, d_model, float(base), seed),
     }

@@ -17,7 +17,6 @@ import param
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from pe_explorer import relative
 from pe_explorer.scaling import MAX_PAIR_FACTOR, MIN_FACTOR
 from pe_explorer.state import DEFAULT_TEXT, MAX_TEXT_CHARS, EvenInteger, ExplorerState
 from pe_explorer.views import VIEWS
