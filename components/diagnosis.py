@@ -1158,15 +1158,11 @@ def _verdict(kind, best, orientation, base, layout, precision, max_error, first,
         fits = f"fits {_to(precision)}"
         if kind == "base":
             what = f"base {candidate.fitted_base:.6g} instead of {base:g}"
-        elif kind == "exponent_i":
+        elif kind in ("exponent_i", "exponent_4i"):
+            exponent, same = ("i", math.sqrt(base)) if kind == "exponent_i" else ("4i", base * base)
             what = (
-                f"an exponent of i instead of 2i: frequencies base^(-i/d), the same as base "
-                f"{math.sqrt(base):g} with 2i"
-            )
-        elif kind == "exponent_4i":
-            what = (
-                f"an exponent of 4i instead of 2i: frequencies base^(-4i/d), the same as base "
-                f"{base * base:g} with 2i"
+                f"an exponent of {exponent} instead of 2i: frequencies base^(-{exponent}/d), the "
+                f"same as base {same:g} with 2i"
             )
         elif kind == "layout":
             what = f"the {candidate.layout} layout where {layout} was expected"

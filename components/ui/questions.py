@@ -450,12 +450,14 @@ QUESTIONS: tuple[Question, ...] = (
 QUESTION_NAMES = tuple(q.name for q in QUESTIONS)
 
 
+_BY_NAME = {q.name: q for q in QUESTIONS}
+
+
 def question(name: str) -> Question:
     """The card called name (ValueError naming the known ones otherwise)."""
-    for q in QUESTIONS:
-        if q.name == name:
-            return q
-    raise ValueError(f"question must be one of {', '.join(QUESTION_NAMES)}, got {name!r}")
+    if name not in _BY_NAME:
+        raise ValueError(f"question must be one of {', '.join(QUESTION_NAMES)}, got {name!r}")
+    return _BY_NAME[name]
 
 
 def card_html(q: Question) -> str:
