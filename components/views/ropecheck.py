@@ -1,9 +1,10 @@
 """Check a RoPE config: the visitor's inv_freq against the frequencies of the config they meant.
 
-The check is components/rope_diagnosis.py's `diagnose_rope` (the function a notebook calls);
-this view reads the visitor's .npy file or pasted numbers, takes the config from the state (the
-RoPE scaling controls), shows the verdict and draws the evidence: their inv_freq against the
-expected one per pair, and the relative error per pair with the pairs where it differs marked.
+The check is components/rope_diagnosis.py's `diagnose_rope` (the function a notebook calls), and
+rope_diagnosis reads the visitor's .npy file or pasted numbers (INV_FREQ_UPLOAD); this view takes
+the config from the state (the RoPE scaling controls), shows the verdict and draws the evidence:
+their inv_freq against the expected one per pair, and the relative error per pair with the pairs
+where it differs marked.
 """
 
 from __future__ import annotations
@@ -49,9 +50,6 @@ PAIRINGS = {"Detect": "auto", "Interleaved": "interleaved", "Half-split": "half-
 DATA_PAIRS = DATA_COLUMNS
 # A log axis cannot show 0: an exact match is drawn at this relative error.
 ZERO_ERROR = 1e-17
-# Panels: inv_freq per pair on top, the relative error per pair below.
-TOP, BOTTOM = [0.5, 1.0], [0.0, 0.36]
-
 STYLE = (
     box_style("pe-ropecheck-verdict", "pe-ropecheck")
     + """
@@ -213,6 +211,7 @@ def numbers_text(values: np.ndarray) -> str:
 
 # ---- The figure: inv_freq per pair on top, the relative error per pair below -------------------
 
+# Panels: inv_freq per pair on top, the relative error per pair below.
 TOP, BOTTOM = (0.5, 1.0), (0.0, 0.36)
 
 
@@ -651,7 +650,8 @@ class RopeCheckView(UploadView):
     def result(self):
         """The check of the visitor's array against the state's config, computed once per
         input, pairing and config (see `check`)."""
-        key = (self._source, self.pairing, *(getattr(self.state, name) for name in _CONFIG))
+        config_key = (self.state.scaling, derived.ScalingSettings.of(self.state))
+        key = (self._source, self.pairing, config_key)
         return self.once_per(key, self._check)
 
     def _check(self):
@@ -689,20 +689,3 @@ class RopeCheckView(UploadView):
             style=STYLE,
         )
         return self.column(inputs, self._verdict, self._data, css_class="pe-ropecheck")
-
-
-# The state parameters the config is read from (the view's follows, less the theme).
-_CONFIG = (
-    "scaling",
-    "d_model",
-    "base",
-    "factor",
-    "original_context",
-    "seq_len",
-    "beta_fast",
-    "beta_slow",
-    "truncate",
-    "low_freq_factor",
-    "high_freq_factor",
-    "longrope_factors",
-)
