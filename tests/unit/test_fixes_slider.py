@@ -3,7 +3,6 @@ message is written: Panel would hold a change for 50 ms and merge the steps sent
 
 import asyncio
 import threading
-import weakref
 
 import panel as pn
 import pytest
@@ -12,38 +11,7 @@ from panel.io.state import set_curdoc
 from pe_explorer.fixes import slider as served_slider
 from pe_explorer.state import ExplorerState
 from pe_explorer.ui.controls import Controls
-from tornado import locks
-
-
-class Socket:
-    """Stands in for Bokeh's WSHandler: the write lock it holds while writing."""
-
-    def __init__(self):
-        self.write_lock = locks.Lock()
-
-
-class Connection:
-    def __init__(self):
-        self._socket = Socket()
-
-
-class Session:
-    def __init__(self, connections):
-        self._subscribed_connections = set(connections)
-
-
-class SessionContext:
-    """Stands in for the `panel serve` session a document belongs to."""
-
-    def __init__(self, connections=()):
-        self.session = Session(connections)
-
-
-def served_document(*connections) -> tuple[Document, SessionContext]:
-    doc = Document()
-    context = SessionContext(connections)
-    doc._session_context = weakref.ref(context)
-    return doc, context
+from served_support import Connection, served_document
 
 
 def run(scenario) -> None:

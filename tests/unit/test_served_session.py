@@ -1,48 +1,13 @@
 """Under `panel serve`, a step's changes to a view are written to the page as one message."""
 
 import threading
-import types
-import weakref
 
 import panel as pn
 import pytest
-from bokeh.document import Document
 from panel.io.state import set_curdoc
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import view_spec
-from tornado import locks
-
-
-class Socket:
-    """Stands in for Bokeh's WSHandler: the write lock Panel looks at before it writes."""
-
-    def __init__(self):
-        self.write_lock = locks.Lock()
-
-
-class Connection:
-    def __init__(self):
-        self._socket = Socket()
-
-
-class Session:
-    def __init__(self, connections):
-        self._subscribed_connections = set(connections)
-
-
-class SessionContext:
-    """Stands in for the `panel serve` session a document belongs to."""
-
-    def __init__(self, connections):
-        self.session = Session(connections)
-        self.request = types.SimpleNamespace(arguments={}, cookies={}, headers={})
-
-
-def served_document(*connections) -> tuple[Document, SessionContext]:
-    doc = Document()
-    context = SessionContext(connections)
-    doc._session_context = weakref.ref(context)
-    return doc, context
+from served_support import Connection, served_document
 
 
 @pytest.mark.parametrize(("parameter", "value"), [("d_model", 130), ("pos", 9)])
