@@ -11,7 +11,7 @@ from pe_explorer import derived
 from pe_explorer.fixes.plotly_patch import same_value
 from pe_explorer.state import ExplorerState
 from pe_explorer.ui.page import ExplorerPage
-from pe_explorer.views import VIEW_NAMES, compare
+from pe_explorer.views import VIEW_NAMES, compare, view_spec
 
 
 class Sent:
@@ -167,3 +167,33 @@ def test_a_view_off_screen_waits_and_catches_up_when_back(page):
     assert sent.whole + len(sent.patches) == 1
     view = page.view("properties")
     assert same_value(view._plot.object, view.figure())
+
+
+# The arrays a view draws for the query pos itself: ALiBi's bias row of the query, per head.
+ARRAYS_OF_THE_QUERY = {"alibi": {"head_bias_cells"}}
+
+
+@pytest.mark.parametrize("name", VIEW_NAMES)
+def test_moving_pos_or_k_recomputes_no_array(name):
+    """Moving pos or k redraws every view from the arrays it already has: no cache of derived
+    misses (but for the arrays of the query row, ARRAYS_OF_THE_QUERY)."""
+    spec = view_spec(name)
+    state = ExplorerState(n_positions=300, d_model=96, seed=3, pairs=[0, 5, 9])
+
+    def draw():
+        spec.figure(state), spec.describe(state), spec.data(state)
+        if spec.readout:
+            spec.readout(state)
+
+    draw()
+    before = [cache.cache_info().misses for cache in derived.cached_functions()]
+    for pos in range(0, 300, 37):
+        state.pos, state.offset = pos, -pos // 2
+        draw()
+    after = [cache.cache_info().misses for cache in derived.cached_functions()]
+    recomputed = {
+        cache.__name__
+        for cache, first, last in zip(derived.cached_functions(), before, after, strict=True)
+        if first != last
+    }
+    assert recomputed == ARRAYS_OF_THE_QUERY.get(name, set())

@@ -354,15 +354,3 @@ def test_view_changes_with_each_parameter_it_follows(name, value):
 @pytest.mark.parametrize(("name", "value"), NOT_FOLLOWED.items())
 def test_view_stays_the_same_for_parameters_it_does_not_follow(name, value):
     assert same_value(shown(ExplorerState()), shown(ExplorerState(**{name: value})))
-
-
-def test_moving_pos_or_k_recomputes_no_array():
-    state = ExplorerState(n_positions=300, d_model=96, seed=3)
-    rope.figure(state)
-    misses = [cache.cache_info().misses for cache in derived.cached_functions()]
-    for pos in range(0, 300, 37):
-        state.pos = pos
-        state.offset = -pos // 2
-        rope.figure(state)
-        rope.readout(state)
-    assert [cache.cache_info().misses for cache in derived.cached_functions()] == misses

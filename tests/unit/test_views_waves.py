@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from pe_explorer import derived, encoding
+from pe_explorer import encoding
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import waves
 
@@ -34,16 +34,3 @@ def test_waves_curves_resolve_the_shortest_wavelength():
     ):
         for trace in (sin_line, cos_line):
             assert trace["x"][1] - trace["x"][0] <= wavelength[pair] / 8
-
-
-def test_moving_pos_or_k_recomputes_no_wave():
-    state = ExplorerState(pairs=[0, 5, 9])
-    waves.figure(state)
-    misses = [cache.cache_info().misses for cache in derived.cached_functions()]
-    for pos in range(0, 64, 9):
-        state.pos = pos
-        state.offset = -pos // 2
-        waves.figure(state)
-        waves.describe(state)
-        waves.data(state)
-    assert [cache.cache_info().misses for cache in derived.cached_functions()] == misses
