@@ -15,6 +15,8 @@ pytestmark = pytest.mark.pyodide
 SHARED_QUERY = "d_model=64&pos=20&offset=-5&n_positions=100&%3Cb%3Ex%3C%2Fb%3E=1"
 EMBED_QUERY = "view=compare&embed=1&pos=22&offset=3"
 ODD_QUERY = "text=why?&pos=3?d_model=64"
+# Each factor is finite, yet 1e308 would overflow every wavelength: the link must not stop the page.
+LONGROPE_QUERY = "view=scaling&scaling=longrope&longrope_factors=" + ",".join(["1e308"] * 64)
 
 
 def steps(site) -> dict:
@@ -55,6 +57,13 @@ def steps(site) -> dict:
     record["odd_notice"] = wait_for(
         site, "() => (__offline.text('.pe-notices') || '').includes(\"'3?d_model=64'\")"
     )
+    record["longrope_load"] = site.goto(f"?{LONGROPE_QUERY}")
+    record["longrope_notice"] = wait_for(
+        site,
+        "() => (__offline.text('.pe-notices') || '').includes('LongRoPE factor 1 is 1e308') && "
+        "__offline.deep('.js-plotly-plot').length > 0",
+    )
+    record["longrope_text"] = text(".pe-notices")
     return record
 
 
@@ -84,3 +93,9 @@ def test_an_embed_link_shows_one_view_without_header(visit):
 def test_a_question_mark_inside_a_value_opens_the_page_with_a_notice(visit):
     assert visit["odd_load"]["interactive"], visit["odd_load"]["error"]
     assert visit["odd_notice"]
+
+
+def test_a_longrope_link_past_the_bounds_opens_with_a_notice(visit):
+    assert visit["longrope_load"]["interactive"], visit["longrope_load"]["error"]
+    assert visit["longrope_notice"], visit["longrope_text"]
+    assert "kept the default" in visit["longrope_text"]
