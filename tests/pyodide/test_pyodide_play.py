@@ -3,8 +3,6 @@ the views agreeing; the tour's first card sets its state."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from browser_support import SHOWN_POS_JS
 from pe_explorer.ui.questions import QUESTIONS
@@ -13,6 +11,19 @@ from pyodide_support import test_console_has_no_errors, wait_for  # noqa: F401 (
 pytestmark = pytest.mark.pyodide
 
 QUERY = "n_positions=20&pos=0&offset=0"
+# Every pos the readout has shown while Play runs, kept in the page: five different ones.
+SEEN_FIVE_JS = f"""() => {{
+  const seen = (window.__peSeenPos ||= new Set());
+  const shown = ({SHOWN_POS_JS})().readout;
+  if (shown !== null) seen.add(shown);
+  return seen.size >= 5;
+}}"""
+# Paused: the worker has applied every step and the slider, readout, heatmap and bars agree.
+AGREED_JS = f"""() => {{
+  const shown = ({SHOWN_POS_JS})();
+  return !window.__offline.workerBusy() && shown.slider !== null
+    && [shown.readout, shown.heatmap, shown.bars].every((pos) => pos === shown.slider);
+}}"""
 PLAYING_JS = """() => __offline.deep('.pe-play').some((host) =>
   ((host.shadowRoot || host).querySelector('button') || {}).textContent.includes('Pause'))"""
 
@@ -23,16 +34,14 @@ def steps(site) -> dict:
     site.page.locator(".pe-play button").first.focus()
     site.page.keyboard.press("Enter")
     record["started"] = wait_for(site, PLAYING_JS)
-    seen, deadline = set(), time.monotonic() + 30
-    while len(seen) < 5 and time.monotonic() < deadline:
-        seen.add(site.page.evaluate(SHOWN_POS_JS)["readout"])
-        time.sleep(0.05)
-    record["seen"] = sorted(p for p in seen if p is not None)
+    wait_for(site, SEEN_FIVE_JS, timeout_s=30)
+    record["seen"] = sorted(site.page.evaluate("() => [...window.__peSeenPos]"))
     site.page.locator(".pe-play button").first.click()
     record["paused"] = wait_for(site, f"() => !({PLAYING_JS})()")
-    time.sleep(1.5)
+    record["agreed"] = wait_for(site, AGREED_JS, timeout_s=30)
     record["after_pause"] = site.page.evaluate(SHOWN_POS_JS)
-    time.sleep(1.0)
+    # Time-based by design: Play steps pos every 1000/speed ms; paused, nothing moves for 1 s.
+    site.page.wait_for_timeout(1000)
     record["later"] = site.page.evaluate(SHOWN_POS_JS)
     record["search"] = site.page.evaluate("location.search")
     site.page.locator(".pe-questions-toggle button").first.click()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from http.server import SimpleHTTPRequestHandler
@@ -85,14 +84,16 @@ def test_console_has_no_errors(visit):
     assert visit["console_errors"] == []
 
 
-def wait_for(site, expression: str, timeout_s: float = 90, poll_s: float = 0.1) -> bool:
-    """Poll a JS expression in the offline site's page until it holds (True) or time runs out."""
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if site.expect_js(expression):
-            return True
-        time.sleep(poll_s)
-    return False
+def wait_for(site, expression: str, timeout_s: float = 90) -> bool:
+    """Wait in the offline site's page (Playwright's wait_for_function) until the JS function
+    `expression` returns true: whether it did before time ran out."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        site.page.wait_for_function(expression, timeout=timeout_s * 1000, polling=100)
+    except PlaywrightTimeout:
+        return False
+    return True
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
