@@ -27,7 +27,13 @@ def steps(site) -> dict:
         ),
         "waves_drawn": wait_for(site, WAVES_DRAWN_JS, timeout_s=60),
     }
-    site.page.wait_for_timeout(500)
+    # Every card in: the page gives up the height it held while they arrived, and the worker has
+    # applied everything, so no later change of the page can still move the reader.
+    record["settled"] = wait_for(
+        site,
+        "() => document.documentElement.style.minHeight === '' && !window.__offline.workerBusy()",
+        timeout_s=60,
+    )
     record["cards"] = site.page.evaluate(CARDS_JS)
     record["scroll_y"] = site.page.evaluate("window.scrollY")
     record["min_height"] = site.page.evaluate("document.documentElement.style.minHeight")
