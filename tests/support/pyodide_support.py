@@ -101,3 +101,15 @@ class QuietHandler(SimpleHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+
+def page_holds(page, predicate: str, arg=None, timeout_s: float = 90) -> bool:
+    """Wait in a page (Playwright's wait_for_function) until the JS function predicate(arg) returns
+    something truthy (True), or time runs out (False)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(predicate, arg=arg, timeout=timeout_s * 1000, polling=100)
+    except PlaywrightTimeout:
+        return False
+    return True
