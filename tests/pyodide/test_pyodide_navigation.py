@@ -93,7 +93,9 @@ def query_of(url: str) -> dict:
 def settle_on(site, name: str, timeout_s: float = 60) -> dict:
     """Wait until the card called name is drawn and its heading has stopped moving."""
     wait_for(site, f"() => ({CARD_JS})('{name}').drawn", timeout_s=timeout_s)
-    site.page.wait_for_timeout(1500)  # the navigator keeps the place for a second
+    # Time-based by design: the navigator keeps the card's place until its heading has not moved
+    # for a second (card_navigator.js SETTLED_TICKS); read where it is after that.
+    site.page.wait_for_timeout(1500)
     return {
         **site.page.evaluate(CARD_JS, name),
         "focus": site.page.evaluate(FOCUS_JS),
@@ -186,7 +188,13 @@ def on_a_phone(site_dir) -> dict:
         wait_for(site, "() => window.__offline.deep('.noUi-handle').length > 0")
         for width in (320, 480):
             page.set_viewport_size({"width": width, "height": 800})
-            page.wait_for_timeout(1000)
+            # Laid out again at the new width (the page as wide as the screen, or failing so).
+            wait_for(
+                site,
+                f"() => window.innerWidth === {width} "
+                f"&& document.documentElement.scrollWidth <= {width}",
+                timeout_s=30,
+            )
             record[f"embed_{width}"] = {
                 "scroll_width": page.evaluate(SCROLL_WIDTH_JS),
                 "handle": page.evaluate(HANDLE_JS, "pos"),
