@@ -4,12 +4,10 @@ offline: the layout is as wide as the screen, nothing scrolls sideways, every sl
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from a11y_support import scroll_through, touch_drag
 from browser_support import SHOWN_POS_JS, look_at
-from pyodide_support import test_console_has_no_errors  # noqa: F401 (collected here)
+from pyodide_support import page_holds, test_console_has_no_errors  # noqa: F401 (collected here)
 
 pytestmark = pytest.mark.pyodide
 
@@ -33,16 +31,19 @@ LAYOUT_JS = """() => ({
 })"""
 
 
+# Every view shows this pos (SHOWN_POS_JS's readings all equal it).
+SHOWING_JS = f"(slider) => Object.values(({SHOWN_POS_JS})()).every((pos) => pos === slider)"
+OPENED_JS = """() => __offline.deep('.pe-controls-toggle').some((button) =>
+    button.getAttribute('aria-expanded') === 'true')
+  && __offline.deep('.noUi-handle').every((handle) => handle.getBoundingClientRect().width > 0)"""
+
+
 def caught_up(page, slider: int, timeout_s: float = 30) -> dict:
     """What each view shows for pos, once each was on screen and showed the slider's value (a
     view off screen waits, and catches up when seen), or when time ran out."""
     for view in ("heatmap", "compare", "waves"):
         look_at(page, view)
-        deadline = time.monotonic() + timeout_s
-        while set(page.evaluate(SHOWN_POS_JS).values()) != {slider}:
-            if time.monotonic() > deadline:
-                break
-            page.wait_for_timeout(100)
+        page_holds(page, SHOWING_JS, slider, timeout_s)
     return page.evaluate(SHOWN_POS_JS)
 
 
@@ -54,7 +55,8 @@ def open_controls(page) -> bool:
         return False
     if toggle.get_attribute("aria-expanded") != "true":
         toggle.tap()
-        page.wait_for_timeout(300)
+        # Open: the button says so, and every slider handle of the unfolded controls is laid out.
+        page_holds(page, OPENED_JS, None, 10)
     return True
 
 
