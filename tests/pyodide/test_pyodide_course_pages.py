@@ -15,7 +15,6 @@ import re
 import subprocess
 import sys
 import threading
-import time
 from http.server import ThreadingHTTPServer
 
 import pytest
@@ -24,9 +23,8 @@ from browser_support import (
     RECORD_MESSAGES_JS,
     REPO_ROOT,
     ConsoleLog,
-    host_messages,
 )
-from pyodide_support import QuietHandler
+from pyodide_support import QuietHandler, page_holds
 
 pytestmark = pytest.mark.pyodide
 
@@ -116,11 +114,30 @@ def course(tmp_path_factory, site_origin):
         server.shutdown()
 
 
-def wait_for(page, find, timeout_s: float):
-    deadline = time.monotonic() + timeout_s
-    while (found := find()) is None and time.monotonic() < deadline:
-        page.wait_for_timeout(200)
-    return found
+# The first message of this type the host page has heard whose state has these fields.
+HEARD_JS = """([type, fields]) => (window.peMessages || []).find((m) => m && m.type === type
+  && Object.entries(fields).every(([key, value]) => (m.state || {})[key] === value)) || null"""
+# In the frame, once its worker has applied everything: three frames later (a size change seen
+# by frame-size.js's ResizeObserver is posted from the animation frame after), a last message
+# to the host, which handles its messages in the order they were sent.
+AFTER_THE_REST_JS = """() => new Promise((done) => {
+  const idle = () => typeof pyodideWorker === 'undefined'
+    || (!pyodideWorker.busy && !pyodideWorker.queue.length);
+  const giveUp = performance.now() + 30000;  // a worker never idle: the test reads what is shown
+  const later = (n) => requestAnimationFrame(() => {
+    if ((n > 1 || !idle()) && performance.now() < giveUp) return later(idle() ? n - 1 : 3);
+    parent.postMessage({type: 'pe-test:after'}, '*');
+    done();
+  });
+  later(3);
+})"""
+
+
+def heard(page, type_: str, fields: dict, timeout_s: float) -> dict | None:
+    """The first message of type_ whose state has fields that the host page has heard, waited for
+    up to timeout_s (None if none came)."""
+    page_holds(page, HEARD_JS, [type_, fields], timeout_s)
+    return page.evaluate(HEARD_JS, [type_, fields])
 
 
 def drive(context, url: str) -> dict:
@@ -133,19 +150,16 @@ def drive(context, url: str) -> dict:
     page.on("response", lambda r: r.status >= 400 and missing.append(r.url))
     page.goto(url)
     page.locator("iframe").scroll_into_view_if_needed()
-    ready = wait_for(page, lambda: next(iter(host_messages(page, "pe-explorer:ready")), None), 240)
+    ready = heard(page, "pe-explorer:ready", {}, 240)
     assert ready, f"the embed never said it was ready; console: {log.errors}"
     frame = page.frames[1]
     storage = frame.evaluate(STORAGE_JS)
     frame.locator(".pe-control-pos .noUi-handle").first.focus()
     page.keyboard.press("ArrowRight")
-
-    def moved():
-        states = [m["state"] for m in host_messages(page, "pe-explorer:state")]
-        return next((s for s in states if s.get("pos") == "21"), None)
-
-    after = wait_for(page, moved, 30)
-    page.wait_for_timeout(500)
+    after = (heard(page, "pe-explorer:state", {"pos": "21"}, 30) or {}).get("state")
+    # The frame's size after the key reaches the host before this last message does.
+    frame.evaluate(AFTER_THE_REST_JS)
+    heard(page, "pe-test:after", {}, 30)
     return {
         "ready": ready["state"],
         "after": after,
