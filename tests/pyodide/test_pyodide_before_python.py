@@ -211,7 +211,8 @@ def test_a_frame_sandboxed_without_same_origin_says_what_it_needs(browser, site_
     alert = frame.locator(".pe-cannot-start")
     alert.wait_for(timeout=20_000)
     assert "allow-same-origin" in alert.inner_text()
-    page.wait_for_timeout(1000)
+    # The frame gives up its loading state (Panel's spinner) once it has said what it needs.
+    frame.wait_for_function("() => !document.body.classList.contains('pn-loading')", timeout=20_000)
     assert frame.evaluate("document.body.classList.contains('pn-loading')") is False
     # Neither the default state's page nor the frames of the page before Python.
     assert frame.evaluate(PAGE_JS)["frames"] is None
