@@ -5,10 +5,9 @@ script takes heights only from its own frames, within bounds. The real Pyodide b
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from browser_support import RECORD_MESSAGES_JS, ConsoleLog, host_messages
+from pyodide_support import page_holds
 
 pytestmark = pytest.mark.pyodide
 
@@ -42,13 +41,21 @@ FRAMES_JS = """() => [...document.querySelectorAll('iframe')].map((frame) => {
 WIDTHS = (1400, 768, 320)
 
 
-def poll(page, condition, timeout_s: float):
-    deadline = time.monotonic() + timeout_s
-    while True:
-        value = page.evaluate(FRAMES_JS)
-        if condition(value) or time.monotonic() > deadline:
-            return value
-        page.wait_for_timeout(200)
+# Every frame shows these plot titles (the views the links ask for, drawn by Python).
+TITLED_JS = f"""(expected) =>
+  JSON.stringify(({FRAMES_JS})().map((f) => f.titles)) === JSON.stringify(expected)"""
+# Every frame is as tall as its content, and its document does not scroll.
+FITTED_JS = f"""() => ({FRAMES_JS})().every((f) =>
+  Math.abs(f.frame - f.content) <= 2 && f.overflow <= 1)"""
+# The host page has received a message of this type that matches these fields (of its state).
+HEARD_JS = """([type, fields]) => (window.peMessages || []).some((m) => m && m.type === type
+  && Object.entries(fields).every(([key, value]) => (m.state || {})[key] === value))"""
+
+
+def frames_once(page, predicate: str, timeout_s: float, arg=None) -> list[dict]:
+    """FRAMES_JS's reading once predicate(arg) holds in the page, or when time has run out."""
+    page_holds(page, predicate, arg, timeout_s)
+    return page.evaluate(FRAMES_JS)
 
 
 def fitted(frames) -> bool:
@@ -65,12 +72,12 @@ def course_page(browser, site_origin):
     page.goto(f"{site_origin}/static/embed-example.html")
     for frame in page.locator("iframe").all():
         frame.scroll_into_view_if_needed()
-    ready = poll(page, lambda fs: [f["titles"] for f in fs] == EXPECTED_TITLES, 240)
+    ready = frames_once(page, TITLED_JS, 240, EXPECTED_TITLES)
     assert [f["titles"] for f in ready] == EXPECTED_TITLES, ready
     by_width = {}
     for width in WIDTHS:
         page.set_viewport_size({"width": width, "height": 900})
-        by_width[width] = poll(page, fitted, 20)
+        by_width[width] = frames_once(page, FITTED_JS, 20)
     yield page, log, by_width
     context.close()
 
@@ -101,9 +108,12 @@ def test_the_host_script_ignores_other_senders_and_heights_out_of_bounds(course_
     page.evaluate(
         """() => document.querySelector('iframe').contentWindow.eval(
              "parent.postMessage({type: 'pe-explorer:resize', height: 1e9}, '*');" +
-             "parent.postMessage({type: 'pe-explorer:resize', height: 'tall'}, '*')")"""
+             "parent.postMessage({type: 'pe-explorer:resize', height: 'tall'}, '*');" +
+             "parent.postMessage({type: 'pe-test:after'}, '*')")"""
     )
-    page.wait_for_timeout(500)
+    # Messages to a page are handled in the order they were sent: once the host has heard the
+    # last one, its script has handled (and refused) every height before it.
+    assert page_holds(page, HEARD_JS, ["pe-test:after", {}], 30)
     assert [f["frame"] for f in page.evaluate(FRAMES_JS)] == before
     assert log.relevant_errors() == []
 
@@ -136,19 +146,16 @@ def test_a_host_sets_values_checked_like_a_links_and_hears_the_new_state(course_
         "{type: 'pe-explorer:set', values}, '*')"
     )
     page.evaluate(post, {"pos": 20, "d_model": "abc", "theme": "dark"})
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        states = [m["state"] for m in host_messages(page, "pe-explorer:state")]
-        if any(s.get("view") == "heatmap" and s.get("pos") == "20" for s in states):
-            break
-        page.wait_for_timeout(200)
+    page_holds(page, HEARD_JS, ["pe-explorer:state", {"view": "heatmap", "pos": "20"}], 30)
+    states = [m["state"] for m in host_messages(page, "pe-explorer:state")]
     state = next(s for s in reversed(states) if s.get("view") == "heatmap")
     # d_model=abc is not a number: the default, and a notice, exactly as in a link.
     assert (state["pos"], state["d_model"], state["theme"]) == ("20", "128", "dark")
+    page_holds(frame, f"() => (({DEEP_TEXT_JS})('pe-notices') || '').includes('abc')", None, 30)
     notices = frame.evaluate(DEEP_TEXT_JS, "pe-notices") or ""
     assert "d_model" in notices and "abc" in notices
     # Not a plain object of short values: refused, and the host is told.
     page.evaluate(post, ["pos", 3])
-    page.wait_for_timeout(1000)
+    assert page_holds(page, HEARD_JS, ["pe-explorer:refused", {}], 30)
     assert host_messages(page, "pe-explorer:refused")
     assert log.relevant_errors() == []
