@@ -17,10 +17,23 @@ from controls_support import (
 )
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import VIEWS
-from pyodide_support import test_console_has_no_errors  # noqa: F401 (collected here)
+from pyodide_support import page_holds, test_console_has_no_errors  # noqa: F401 (collected here)
 
 pytestmark = pytest.mark.pyodide
 
+# The view called name is drawn (nothing in its card stands for something not drawn yet) and the
+# worker has nothing left to apply.
+VIEW_DRAWN_JS = """(name) => {
+  const card = window.__offline.deep(`.pe-view-${name}`)[0];
+  if (!card || window.__offline.workerBusy()) return false;
+  let pending = 0;
+  const walk = (root) => root.querySelectorAll('*').forEach((e) => {
+    if (e.classList && e.classList.contains('pe-placeholder')) pending += 1;
+    if (e.shadowRoot) walk(e.shadowRoot);
+  });
+  walk(card.shadowRoot || card);
+  return pending === 0;
+}"""
 STORM_BURSTS = 8  # of 10 keys or a preset click, from each of the three starts
 
 
@@ -75,9 +88,9 @@ def steps(site) -> dict:
         open_link(query(values))
         for spec in VIEWS:  # draw every view once, then leave them off screen
             site.page.locator(f".pe-view-{spec.name}").first.scroll_into_view_if_needed()
-            site.page.wait_for_timeout(500)
+            page_holds(site.page, VIEW_DRAWN_JS, spec.name, 30)
         site.page.locator(f".pe-view-{VIEWS[0].name}").first.scroll_into_view_if_needed()
-        site.page.wait_for_timeout(1500)
+        page_holds(site.page, "() => !window.__offline.workerBusy()", None, 30)
         model = ExplorerState(**values)
         weights = {"pos": 1, "offset": 1}
         rng = random.Random("pyodide-catch-up")
