@@ -28,6 +28,7 @@ def drive(site_dir) -> dict:
             assert site.interactive, site.load["error"]
             site.settle(settle_ms=1500)
             before = site.page.evaluate(POSITION_JS)
+            # Time-based by design: nothing plays by itself, so pos stays put for 3 s unasked.
             site.page.wait_for_timeout(3000)
             record[motion] = {
                 "moving": site.page.evaluate(MOVING_JS),

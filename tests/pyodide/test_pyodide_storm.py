@@ -3,11 +3,9 @@ slider's final value (the stale-value race of Panel 1.9.4's worker is patched at
 
 from __future__ import annotations
 
-import time
-
 import pytest
 from browser_support import SHOWN_POS_JS, look_at
-from pyodide_support import offline_site, test_console_has_no_errors  # noqa: F401 (collected here)
+from pyodide_support import offline_site, page_holds, test_console_has_no_errors  # noqa: F401 (collected here)
 
 pytestmark = pytest.mark.pyodide
 
@@ -21,13 +19,10 @@ def steps(site) -> dict:
 
     def waves_after_scrolling_to_them(slider, timeout_s=30):
         """The waves view is below the fold: it catches up once it is scrolled to (the
-        scroll is not an input the harness waits on, so poll for up to timeout_s)."""
+        scroll is not an input the harness waits on, so wait up to timeout_s for it)."""
         look_at(site.page, "waves")
-        deadline = time.monotonic() + timeout_s
-        while (waves := site.page.evaluate(SHOWN_POS_JS)["waves"]) != slider:
-            if time.monotonic() > deadline:
-                break
-            site.page.wait_for_timeout(100)
+        page_holds(site.page, f"(slider) => ({SHOWN_POS_JS})().waves === slider", slider, timeout_s)
+        waves = site.page.evaluate(SHOWN_POS_JS)["waves"]
         look_at(site.page, "heatmap")
         return waves
 
