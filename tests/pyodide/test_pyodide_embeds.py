@@ -7,12 +7,12 @@ files are fetched from the site once. Without shared workers a page starts Panel
 from __future__ import annotations
 
 import collections
-import time
 
 import pytest
 from pyodide_support import (  # noqa: F401 (test_console_has_no_errors: collected here)
     console_errors,
     offline_site,
+    page_holds,
     test_console_has_no_errors,
     visit_offline,
 )
@@ -42,24 +42,25 @@ EXPECTED_TITLES = [
 # Each frame's link, as the frame's page writes it back.
 QUERIES_JS = """() => [...document.querySelectorAll('iframe')]
   .map((frame) => frame.contentWindow.location.search)"""
+# The first frame's link differs from before (the links read before the key) and every frame's
+# worker is idle.
+CHANGED_AND_IDLE_JS = f"""(before) => ({QUERIES_JS})()[0] !== before[0]
+  && [...document.querySelectorAll('iframe')].every((frame) =>
+    !frame.contentWindow.__offline.workerBusy())"""
 
 
 def canonical_queries(page, timeout_s: float = 30) -> list[str]:
     """Each frame's link once Python has written it back in full (n_positions included)."""
-    deadline = time.monotonic() + timeout_s
-    queries = page.evaluate(QUERIES_JS)
-    while not all("n_positions=" in q for q in queries) and time.monotonic() < deadline:
-        time.sleep(0.1)
-        queries = page.evaluate(QUERIES_JS)
-    return queries
+    page_holds(
+        page, f"() => ({QUERIES_JS})().every((q) => q.includes('n_positions='))", None, timeout_s
+    )
+    return page.evaluate(QUERIES_JS)
 
 
 def interactive_frames(page, timeout_s: float = 300) -> list:
     """When each frame became interactive (ms), once all are or time runs out."""
-    deadline = time.monotonic() + timeout_s
-    while None in (times := page.evaluate(FRAMES_JS)) and time.monotonic() < deadline:
-        time.sleep(0.25)
-    return times
+    page_holds(page, f"() => !({FRAMES_JS})().includes(null)", None, timeout_s)
+    return page.evaluate(FRAMES_JS)
 
 
 def press_right_in_the_first_frame(page) -> tuple[list[str], list[str]]:
@@ -67,10 +68,9 @@ def press_right_in_the_first_frame(page) -> tuple[list[str], list[str]]:
     before = canonical_queries(page)
     page.frames[1].locator(".pe-control-pos .noUi-handle").first.focus()
     page.keyboard.press("ArrowRight")
-    deadline = time.monotonic() + 30
-    while page.evaluate(QUERIES_JS) == before and time.monotonic() < deadline:
-        time.sleep(0.1)
-    page.wait_for_timeout(500)
+    # Python has written the first frame's new link back, and no frame's worker has anything
+    # left to apply: a change the key made elsewhere would show by now.
+    page_holds(page, CHANGED_AND_IDLE_JS, before, 30)
     return before, page.evaluate(QUERIES_JS)
 
 
@@ -95,12 +95,13 @@ def three_embeds(site) -> dict:
     times = interactive_frames(site.page)
     # Python's first render is the default page (kept hidden until the link's state is
     # applied, static/startup.js); wait for the views the links ask for.
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        titles = site.page.evaluate(TITLES_JS)
-        if titles == EXPECTED_TITLES:
-            break
-        time.sleep(0.25)
+    page_holds(
+        site.page,
+        f"(expected) => JSON.stringify(({TITLES_JS})()) === JSON.stringify(expected)",
+        EXPECTED_TITLES,
+        30,
+    )
+    titles = site.page.evaluate(TITLES_JS)
     site_requests = collections.Counter(
         entry["path"]
         for entry in site.metrics()["requests"]
