@@ -96,6 +96,15 @@ def settled(site, selector: str, expected: str, timeout_s: float = 90) -> bool:
     )
 
 
+LLAMA31_KEYS = ("scaling=llama3", "base=500000", "original_context=8192", "factor=8")
+
+
+def url_holds(site, *parts: str, timeout_s: float = 90) -> bool:
+    """Whether the page's link comes to hold every part (key=value) of parts."""
+    checks = " && ".join(f"location.search.includes({part!r})" for part in parts)
+    return wait_for(site, f"() => {checks}", timeout_s=timeout_s)
+
+
 def contains(site, selector: str, part: str, timeout_s: float = 90) -> bool:
     return wait_for(
         site,
@@ -116,12 +125,15 @@ def scaling_steps(site, record: dict) -> None:
     # The factor slider's next stop after 4 is 6: every wavelength 6 times longer.
     site.press(".pe-control-factor .noUi-handle", "ArrowRight", 1)
     record["pi_slowest_after_key"] = settled(site, ".pe-scaling-slowest", four(6 * SLOWEST))
+    # The page writes its URL after the views' readouts: wait for the URL itself.
+    url_holds(site, "factor=6", "scaling=pi")
     record["scaling_search"] = site.page.evaluate("location.search")
     site.press(".pe-scaling-preset-llama31 button", "Enter", 1)
     bands = llama31_bands()
     record["llama31"] = all(
         settled(site, f".pe-scaling-{band}", str(count)) for band, count in bands.items()
     )
+    url_holds(site, *LLAMA31_KEYS)
     record["llama31_search"] = site.page.evaluate("location.search")
     record["bad_load"] = site.goto(f"?{BAD_LINK}")
     record["bad_notice"] = contains(site, ".pe-notices", "longrope_factors")
@@ -200,7 +212,7 @@ def test_the_scaling_view_opens_by_link_and_follows_the_factor_slider(visit):
 
 def test_the_llama_31_preset_gives_meta_s_bands_from_the_keyboard(visit):
     assert visit["llama31"]
-    for part in ("scaling=llama3", "base=500000", "original_context=8192", "factor=8"):
+    for part in LLAMA31_KEYS:
         assert part in visit["llama31_search"]
 
 
