@@ -6,6 +6,7 @@
 | redraw_guard | Panel's Plotly model redrawing plots whose size did not change |
 | location | Panel's Location failing on a URL with a second `?` (`?text=why?`), served |
 | departed_pages | Panel's unawaited writes to a page closed mid-step, a traceback when served |
+| keep_alive | Bokeh's keep-alive detaching a session its closing socket still uses, when served |
 | slider | Panel's 50 ms debounce and busy-socket retry, merging served slider steps |
 | notebook_location | Panel's global notebook Location, which a page would take for its link |
 | slider_keys | noUiSlider's Home and End keys using a slider's first range after it changed |

@@ -12,6 +12,7 @@ from ..fixes import location
 from ..fixes.browser import BrowserFixes
 from ..fixes.departed_pages import quiet_departed_pages
 from ..fixes.design_theme import apply_theme, use_design
+from ..fixes.keep_alive import ping_open_sockets_only
 from ..plotkit import theme
 from ..state import ExplorerState
 from ..views import VIEWS, view_spec
@@ -125,6 +126,7 @@ class ExplorerPage(pn.viewable.Viewer):
             # Under `panel serve` (./build.sh dev), what a served session needs to be right.
             location.install()
             quiet_departed_pages()
+            ping_open_sockets_only()
         use_design(self.state.theme)
         self.controls = Controls(state=self.state)
         self.lazy = LazyViews(self.state, self.controls)

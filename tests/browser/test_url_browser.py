@@ -88,6 +88,9 @@ def test_theme_is_read_from_the_url_and_written_back(open_app):
         "getComputedStyle(document.querySelector('.pe-page') || document.body).backgroundColor"
     )
     assert page.get_by_role("button", name="dark").count() == 1
+    # The page's dark design is applied to every component before a click can reach Python.
+    wait_until(page, lambda: query_of(page).get("theme") == "dark", what="the link's theme")
+    page.locator("html[data-pe-theme=dark]").wait_for(state="attached")
     page.get_by_role("button", name="light").click()
     wait_until(page, lambda: "theme" not in query_of(page), what="theme dropped from the URL")
     assert background is not None
