@@ -7,7 +7,9 @@ The public API, imported when first used (the maths needs NumPy only; `show` nee
 - `positional_encoding`, `compare`, `offset_dots` and `wavelengths` are the maths;
 - `rope_scores`, `alibi_slopes` and `alibi_bias` the other methods;
 - `rope_scaled_frequencies` the long-context scalings of RoPE, `t5_relative_bucket` T5's buckets;
-- `diagnose` and `diagnose_rope` check a matrix, or an inv_freq array, that other code made.
+- `diagnose` and `diagnose_rope` check a matrix, or an inv_freq array, that other code made;
+- `read_model` reads a model's config.json, GGUF or safetensors header: its positions, layer by
+  layer, with findings.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ _PUBLIC = {
     "t5_relative_bucket": "relative",
     "diagnose": "diagnosis",
     "diagnose_rope": "rope_diagnosis",
+    "read_model": "model",
 }
 
 __all__ = sorted(_PUBLIC)

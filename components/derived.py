@@ -1342,3 +1342,21 @@ def rope_offset_scores(state) -> RopeOffsetScores:
         link_dot=encoding.offset_dot(k, d, base),
         decay=methods.rope_decay(abs(k), d, base),
     )
+
+
+# ---- A model's positions (views/model.py) ------------------------------------------------------
+
+
+@read_only_cache(maxsize=8)
+def preset_model(name: str):
+    """The ModelPositions of a published preset (model_presets.py), read once."""
+    from .model import read_model
+
+    return read_model(name)
+
+
+@read_only_cache(maxsize=16)
+def model_scores(inv_freq: bytes, offsets: bytes) -> np.ndarray:
+    """scaling.offset_scores of a layer type's inv_freq (float64 bytes) at offsets (float64 bytes):
+    bytes, so that the arrays can be cache keys."""
+    return scaling.offset_scores(np.frombuffer(inv_freq), np.frombuffer(offsets))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import param
 
 from . import encoding, methods, relative
+from .model_presets import DEFAULT_MODEL, PRESETS
 from .scaling import PARAMETERS as SCALING_DEFAULTS
 from .scaling import SCALINGS
 
@@ -270,6 +271,17 @@ class SentenceParams(param.Parameterized):
     )
 
 
+class ModelParams(param.Parameterized):
+    """The published model the model view reads (a file of the visitor's is never state)."""
+
+    model = param.Selector(
+        default=DEFAULT_MODEL,
+        objects=list(PRESETS),
+        label="Model",
+        doc="A published model configuration whose positions the model view shows, layer by layer.",
+    )
+
+
 class PageParams(param.Parameterized):
     """How the page is drawn."""
 
@@ -286,6 +298,7 @@ GROUPS = (
     MethodParams,
     ScalingParams,
     RelativeParams,
+    ModelParams,
     PageParams,
 )
 

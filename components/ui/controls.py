@@ -15,6 +15,7 @@ import param
 
 from ..fixes.slider import Slider
 from ..methods import MAX_SEED, METHOD_LABELS
+from ..model_presets import PRESETS
 from ..plotkit.frame import WhileShown
 from ..plotkit.presets import preset_buttons
 from ..scaling import SCALING_LABELS
@@ -151,6 +152,7 @@ class Controls(pn.viewable.Viewer):
         self._scaling_controls()
         self._relative_controls()
         self._sentence_control()
+        self._model_control()
         for slider in self.sliders():
             slider.stylesheets = [*slider.stylesheets, SLIDER_STYLE]
 
@@ -291,6 +293,15 @@ class Controls(pn.viewable.Viewer):
         )
         self.shaw_clip = Slider.from_param(
             state.param.shaw_clip, sizing_mode="stretch_width", css_classes=[css_class("shaw_clip")]
+        )
+
+    def _model_control(self) -> None:
+        """The published model of the model view, by name."""
+        self.model = pn.widgets.Select.from_param(
+            self.state.param.model,
+            options={entry["label"]: name for name, entry in PRESETS.items()},
+            sizing_mode="stretch_width",
+            css_classes=[css_class("model")],
         )
 
     def _sentence_control(self) -> None:
@@ -435,6 +446,7 @@ class Controls(pn.viewable.Viewer):
                 self.t5_bidirectional,
             ],
             "shaw_clip": [self.shaw_clip],
+            "model": [self.model],
         }
         chosen = every if names is None else [name for name in every if name in names]
         return [widget for name in chosen for widget in every[name]]

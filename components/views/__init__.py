@@ -27,6 +27,7 @@ from . import (
     heatmap,
     learned,
     methods,
+    model,
     nope,
     properties,
     rope,
@@ -437,6 +438,23 @@ VIEWS: tuple[ViewSpec, ...] = (
         height=1200,
         embed_height=1320,
         view_class=ropecheck.RopeCheckView,
+    ),
+    view_of(
+        model,
+        name="model",
+        title="Your model's positions, layer by layer",
+        short="Your model",
+        explanation="Pick a published model, paste its config.json, or choose a config.json, GGUF "
+        "or safetensors file (only its header is read, in your browser). Each layer is coloured "
+        "by what it does with positions; per layer type, every pair's wavelength is drawn "
+        "against the context the model was trained on and the one it claims, and its score over "
+        "offsets. The findings say what looks wrong, with the numbers that show it.",
+        follows="model theme",
+        controls="model",
+        plot_height=760,
+        height=1400,
+        embed_height=1500,
+        view_class=model.ModelView,
     ),
     view_of(
         learned,

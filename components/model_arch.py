@@ -1,0 +1,370 @@
+"""What each architecture does with positions, layer by layer, as its `transformers` modeling file
+does: which layers rotate and with which base (Gemma's local and global layers, Llama 4's layers
+without RoPE), the rotary part of a head, the pairing, the sliding window; and the families that do
+not rotate at all (learned tables, ALiBi, T5's buckets).
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+from typing import TYPE_CHECKING
+
+from .scaling import MAX_CONTEXT
+
+if TYPE_CHECKING:
+    from .model import Layer, Reading
+
+# transformers' configuration defaults of rope_theta where they are not 10 000
+# (src/transformers/models/<model>/configuration_<model>.py).
+DEFAULT_THETA = {
+    "llama4_text": 500000.0,
+    "llama4": 500000.0,
+    "gemma3_text": 1_000_000.0,
+    "gemma3": 1_000_000.0,
+    "qwen3": 10000.0,
+}
+# Models whose modeling file rotates interleaved pairs (x0, x1), (x2, x3) …; every other RoPE model
+# of transformers rotates half-split pairs (x_i, x_{i+d/2}) with `rotate_half`.
+INTERLEAVED = {"gptj", "codegen", "llama4", "llama4_text", "chatglm", "glm"}
+# GGUF architectures llama.cpp rotates with LLAMA_ROPE_TYPE_NORM (interleaved pairs; its converter
+# permutes Llama's q and k back to Meta's layout); the others with NEOX (half-split).
+GGUF_NORM = {
+    "llama",
+    "llama4",
+    "deci",
+    "baichuan",
+    "internlm2",
+    "minicpm",
+    "xverse",
+    "command-r",
+    "cohere2",
+    "olmo",
+    "arctic",
+    "deepseek",
+    "deepseek2",
+    "chatglm",
+    "glm4",
+    "granite",
+    "granitemoe",
+    "chameleon",
+}
+LEARNED = {"gpt2", "opt", "bert", "roberta", "gpt_bigcode", "biogpt", "xglm"}
+# Layer types as transformers names them.
+FULL, SLIDING, CHUNKED = "full_attention", "sliding_attention", "chunked_attention"
+ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3", "proportional", "mrope")
+ALIASES = {"su": "longrope", "type": None}
+
+
+def rotary_dim(reading: Reading, head_dim: int) -> int:
+    """How many of a head's dimensions rotate, with its source noted."""
+    from .model import ModelError, integer, number
+
+    config = reading.config
+    nested = (
+        config.get("rope_parameters") if isinstance(config.get("rope_parameters"), dict) else {}
+    )
+    for key in ("partial_rotary_factor", "rotary_pct"):
+        fraction = number(nested, key, high=1.0) or number(config, key, high=1.0)
+        if fraction is not None:
+            reading.note("rotary_dim", f"config.json: {key} × head_dim")
+            return _even(int(head_dim * fraction))
+    for key in ("rotary_dim", "qk_rope_head_dim"):
+        value = integer(config, key, high=head_dim)
+        if value is not None:
+            reading.note("rotary_dim", f"config.json: {key}")
+            if value % 2:
+                raise ModelError(f"{key} must be even (the dimensions turn in pairs), got {value}")
+            return value
+    reading.note("rotary_dim", "head_dim (every dimension rotates)")
+    return head_dim
+
+
+def _even(value: int) -> int:
+    return max(2, value - value % 2)
+
+
+def rope_parameters(reading: Reading) -> dict[str, dict]:
+    """Each layer type's RoPE parameters in the newer schema's shape: rope_type, rope_theta and the
+    scaling's own keys. Old configs ({type|rope_type} in rope_scaling) are read as transformers'
+    `standardize_rope_params` reads them."""
+    config = reading.config
+    given = config.get("rope_parameters")
+    if isinstance(given, dict) and given and all(isinstance(v, dict) for v in given.values()):
+        reading.note("rope_theta", "config.json: rope_parameters.<layer type>.rope_theta")
+        return {
+            kind: _standard(reading, dict(v), f"rope_parameters.{kind}")
+            for kind, v in given.items()
+        }
+    if isinstance(given, dict) and given:
+        return {"*": _standard(reading, dict(given), "rope_parameters")}
+    scaling = config.get("rope_scaling")
+    if scaling is not None and not isinstance(scaling, dict):
+        from .model import ModelError
+
+        raise ModelError(f"rope_scaling must be an object or null, got {str(scaling)[:40]!r}")
+    params = dict(scaling or {})
+    if "type" in params and "rope_type" not in params:
+        reading.find(
+            "old-type-key",
+            "rope_scaling names its method with the old key `type`; transformers reads it, some "
+            "engines read only `rope_type` and then apply no scaling at all.",
+            f"rope_scaling.type = {str(params['type'])[:30]!r}",
+        )
+    if "rope_theta" in config:
+        params.setdefault("rope_theta", config["rope_theta"])
+    global_params = _standard(reading, params, "rope_scaling")
+    local = config.get("rope_local_base_freq")
+    if local is not None:  # Gemma 3: local layers rotate with their own base, unscaled
+        reading.note("rope_theta (local)", "config.json: rope_local_base_freq")
+        return {FULL: global_params, SLIDING: {"rope_type": "default", "rope_theta": local}}
+    return {"*": global_params}
+
+
+def _standard(reading: Reading, params: dict, where: str) -> dict:
+    """rope_type (from rope_type or type, aliases resolved) and rope_theta (or its default)."""
+    kind = params.pop("rope_type", None) or params.pop("type", None) or "default"
+    params.pop("type", None)
+    kind = {"su": "longrope"}.get(kind, kind)
+    if kind == "mrope":
+        reading.note("mrope_section", f"config.json: {where}.mrope_section")
+    if "rope_theta" not in params:
+        default = DEFAULT_THETA.get(reading.model_type, 10000.0)
+        params["rope_theta"] = default
+        reading.note(
+            "rope_theta",
+            f"default of transformers' configuration_{reading.model_type or 'llama'}.py",
+        )
+        reading.find(
+            "default-theta",
+            f"The config gives no rope_theta, so {default:g} (the transformers default) is used; "
+            "an engine with another default rotates every pair at another speed.",
+            f"rope_theta absent → {default:g}",
+        )
+    else:
+        reading.note(
+            "rope_theta",
+            f"config.json: {'rope_theta' if where == 'rope_scaling' else where + '.rope_theta'}",
+        )
+    if kind != "default":
+        reading.note("scaling", f"config.json: {where}")
+    params["rope_type"] = kind
+    return params
+
+
+def layer_kinds(reading: Reading, count: int) -> list[str]:
+    """Each layer's type: config.layer_types if given, else as the model's modeling file decides."""
+    from .model import integer
+
+    config, model = reading.config, reading.model_type
+    given = config.get("layer_types")
+    if isinstance(given, list) and len(given) == count and all(isinstance(k, str) for k in given):
+        reading.note("layer types", "config.json: layer_types")
+        return [k[:40] for k in given]
+    if model == "gemma2":  # modeling_gemma2.py: every other layer slides, the first one too
+        reading.note("layer types", "modeling_gemma2.py: layers 0, 2, 4 … slide")
+        return [SLIDING if (i + 1) % 2 else FULL for i in range(count)]
+    pattern = integer(config, "sliding_window_pattern", high=1024)
+    if pattern:  # Gemma 3: every pattern-th layer is global
+        reading.note("layer types", "config.json: sliding_window_pattern")
+        return [SLIDING if (i + 1) % pattern else FULL for i in range(count)]
+    if model in ("llama4", "llama4_text"):
+        return _llama4_kinds(reading, count)
+    if config.get("use_sliding_window") and config.get("sliding_window"):
+        start = integer(config, "max_window_layers", high=MAX_CONTEXT) or 0
+        reading.note("layer types", "config.json: use_sliding_window, max_window_layers")
+        return [SLIDING if i >= start else FULL for i in range(count)]
+    if config.get("sliding_window") and config.get("use_sliding_window") is None:
+        reading.note("layer types", "config.json: sliding_window (every layer)")
+        return [SLIDING] * count
+    return [FULL] * count
+
+
+def _llama4_kinds(reading: Reading, count: int) -> list[str]:
+    """modeling_llama4.py: layers with no_rope_layers[i] == 1 rotate and attend in chunks; the
+    others (every nope_layer_interval-th, 4 by default) use no RoPE and see everything."""
+    from .model import integer
+
+    flags = reading.config.get("no_rope_layers")
+    if isinstance(flags, list) and len(flags) == count:
+        reading.note("layer types", "config.json: no_rope_layers (1: RoPE)")
+    else:
+        interval = integer(reading.config, "nope_layer_interval", high=1024) or 4
+        flags = [int((i + 1) % interval != 0) for i in range(count)]
+        reading.note("layer types", f"modeling_llama4.py: every {interval}th layer has no RoPE")
+    return [CHUNKED if flag else "nope" for flag in flags]
+
+
+def method_of(reading: Reading) -> str:
+    """The family: rope, learned, alibi, t5, sinusoidal."""
+    config, model = reading.config, reading.model_type
+    attn = config.get("attn_config") if isinstance(config.get("attn_config"), dict) else {}
+    if model == "bloom" or config.get("alibi") is True or attn.get("alibi") is True:
+        return "alibi"
+    if model in ("t5", "mt5", "umt5", "longt5") or "relative_attention_num_buckets" in config:
+        return "t5"
+    if model in LEARNED or (not model and "n_positions" in config and "rope_theta" not in config):
+        return "learned"
+    if config.get("position_embedding_type") == "absolute" and "rope_theta" not in config:
+        return "learned"
+    if model == "mpt" and not attn.get("alibi"):
+        return "learned"
+    return "rope"
+
+
+def layers(reading: Reading) -> tuple[list[Layer], int | None, int | None]:
+    """Every layer, the original and the maximum context."""
+    from .model import Layer, ModelError, integer
+
+    count = (
+        integer(reading.config, "num_hidden_layers", high=MAX_LAYERS_)
+        or integer(reading.config, "n_layer", high=MAX_LAYERS_)
+        or integer(reading.config, "num_layers", high=MAX_LAYERS_)
+        or integer(reading.config, "n_layers", high=MAX_LAYERS_)
+    )
+    if not count:
+        raise ModelError(
+            "the config does not say how many layers the model has (num_hidden_layers)"
+        )
+    method = method_of(reading)
+    if method != "rope":
+        top = _plain_context(reading)
+        return [Layer(i, FULL, method, window=_window(reading)) for i in range(count)], top, top
+    return _rope_layers(reading, count)
+
+
+MAX_LAYERS_ = 1024
+
+
+def _plain_context(reading: Reading) -> int | None:
+    from .model import integer
+
+    for key in ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length"):
+        value = integer(reading.config, key, high=MAX_CONTEXT)
+        if value:
+            reading.note("max_context", f"config.json: {key}")
+            return value
+    attn = reading.config.get("max_seq_len")
+    return attn if isinstance(attn, int) else None
+
+
+def _window(reading: Reading) -> int | None:
+    from .model import integer
+
+    return integer(reading.config, "sliding_window", high=MAX_CONTEXT)
+
+
+def _unknown(reading: Reading, params: dict) -> dict:
+    """An unknown rope type is named in a finding and drawn unscaled, never a crash."""
+    name = str(params["rope_type"])[:40]
+    reading.find(
+        "unknown-rope-type",
+        f"The rope type {name!r} is not one transformers knows; its layers are drawn unscaled, "
+        "which is what an engine that ignores it would do.",
+        f"rope_type = {name!r}; known: {', '.join(ROPE_TYPES)}",
+    )
+    return {
+        "rope_type": "default",
+        "rope_theta": params.get("rope_theta", 10000.0),
+        "unknown": name,
+    }
+
+
+def _gguf_rope_freqs(reading: Reading, inv, scaling: dict):
+    """llama.cpp divides each pair's frequency by the GGUF's rope_freqs tensor (how its converter
+    stores Llama 3.1's scaling: llama-graph.cpp's freq_factors); a tensor of the wrong length
+    disagrees with the file's own metadata."""
+    import numpy as np
+
+    freqs = reading.config.get("_rope_freqs")
+    if freqs is None:
+        return inv, scaling
+    freqs = np.asarray(freqs, dtype=np.float64).ravel()
+    if freqs.size != inv.size or not np.all(np.isfinite(freqs)) or np.any(freqs <= 0):
+        reading.find(
+            "gguf-rope-tensor-mismatch",
+            "The GGUF's rope_freqs tensor does not fit its own metadata: it must hold one positive "
+            "divisor per rotary pair. llama.cpp would read past it or divide by nonsense.",
+            f"rope_freqs holds {freqs.size} values; rope.dimension_count / 2 = {inv.size}",
+        )
+        return inv, scaling
+    if scaling.get("type") not in ("default", None) and float(scaling.get("factor") or 1) > 1:
+        reading.find(
+            "gguf-double-scaling",
+            "The GGUF both stores per-pair divisors (rope_freqs) and declares a scaling method: "
+            "llama.cpp applies both, so the slow pairs are divided twice.",
+            f"rope.scaling.type {scaling.get('type')} × {scaling.get('factor')} and rope_freqs "
+            f"{freqs.min():.4g} … {freqs.max():.4g}",
+        )
+    reading.note("scaling", "GGUF: rope_freqs.weight (divisors per pair)")
+    return inv / freqs, {**scaling, "type": "rope_freqs", "divisors": freqs.tolist()}
+
+
+def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None, int | None]:
+    from .model import Layer, ModelError, head_dims, layer_frequencies, model_context, number
+
+    head_dim, rot = head_dims(reading)
+    per_kind = rope_parameters(reading)
+    kinds = layer_kinds(reading, count)
+    window = _window(reading)
+    chunk = reading.config.get("attention_chunk_size")
+    pairing = "interleaved" if reading.model_type in INTERLEAVED else "half-split"
+    gguf_arch = reading.config.get("_gguf_architecture")
+    if isinstance(gguf_arch, str):  # llama.cpp rotates by its own rule, whatever HF did
+        pairing = "interleaved" if gguf_arch in GGUF_NORM else "half-split"
+        reading.note("pairing", "llama.cpp llama_model_rope_type (src/llama-model.cpp)")
+    if reading.model_type.startswith("deepseek") and reading.config.get("rope_interleave", True):
+        pairing = "interleaved"
+    original, top = model_context(reading, next(iter(per_kind.values())))
+    cache: dict[str, tuple] = {}
+    built = []
+    for index, kind in enumerate(kinds):
+        if kind == "nope":
+            built.append(Layer(index, "full_attention (no RoPE)", "none", head_dim=head_dim))
+            continue
+        params = (
+            per_kind.get(kind)
+            or per_kind.get("*")
+            or per_kind.get(FULL)
+            or next(iter(per_kind.values()))
+        )
+        if params["rope_type"] not in ROPE_TYPES:
+            params = _unknown(reading, params)
+        theta = number(params, "rope_theta", low=1.0, high=1e12)
+        params = {**params, "rope_theta": theta}
+        layer_rot = (
+            _even(int(head_dim * params["partial_rotary_factor"]))
+            if isinstance(params.get("partial_rotary_factor"), Real)
+            else rot
+        )
+        key = kind + repr(sorted(params.items(), key=lambda kv: kv[0]))
+        if key not in cache:
+            try:
+                cache[key] = layer_frequencies(params, head_dim, layer_rot, original, top)
+            except ValueError as error:  # scaling.py's checks, in the visitor's words
+                raise ModelError(f"{kind} layers: {error}") from None
+        inv, att, short = cache[key]
+        scaling = {k: v for k, v in params.items() if k != "rope_theta"}
+        scaling["type"] = scaling.pop("rope_type")
+        inv, scaling = _gguf_rope_freqs(reading, inv, scaling)
+        size = (
+            chunk
+            if kind == CHUNKED and isinstance(chunk, int)
+            else (window if kind == SLIDING else None)
+        )
+        built.append(
+            Layer(
+                index,
+                kind,
+                "rope",
+                theta,
+                head_dim,
+                layer_rot,
+                pairing,
+                scaling,
+                inv,
+                att,
+                size,
+                short,
+            )
+        )
+    return built, original, top

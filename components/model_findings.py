@@ -1,0 +1,239 @@
+"""Findings about a model's positions, like a linter's: each has a stable code, one plain sentence
+and the numbers that show it. docs/model-findings.md cites the real reports each one reproduces.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from .model import Layer, ModelPositions, Reading
+
+# How close two inv_freq arrays must be to be the same (float16 tensors hold about 3 digits).
+RTOL = 2e-3
+
+
+def find_all(model: ModelPositions, reading: Reading) -> None:
+    """Every finding the config alone shows, appended to model.findings."""
+    rope = [layer for layer in model.layers if layer.method == "rope"]
+    _context(model, reading)
+    if rope:
+        _partial(reading, rope[0])
+        _head_dim(reading)
+        _mrope(reading, rope)
+        _per_layer(model, reading)
+        _never_turn(model, reading)
+    model.findings = reading.findings
+
+
+def _context(model: ModelPositions, reading: Reading) -> None:
+    """factor × original ≠ maximum; YaRN or LongRoPE without an original context."""
+    for layer, _ in model.layer_types():
+        kind, factor = layer.scaling.get("type"), layer.scaling.get("factor")
+        if kind in ("yarn", "longrope") and "original_max_position_embeddings" not in _given(
+            reading
+        ):
+            reading.find(
+                "missing-original-context",
+                f"{kind} scales from the context the model was trained on, but the config gives no "
+                "original_max_position_embeddings; max_position_embeddings is used in its place, "
+                "so the ramp and the attention factor are computed for the wrong length.",
+                f"{kind}: original_max_position_embeddings absent, used {model.original_context}",
+            )
+        if kind in ("linear", "yarn", "llama3", "dynamic") and isinstance(factor, (int, float)):
+            original, top = model.original_context, model.max_context
+            if original and top and factor > 1 and not math.isclose(factor * original, top):
+                # Llama 3.1's own config has 8 × 8192 ≠ 131072: for llama3 the factor is only
+                # the divisor of the slow pairs, so this is worth knowing, not a mistake.
+                loose = kind in ("llama3", "dynamic")
+                reading.find(
+                    "factor-context-mismatch",
+                    "The scaling factor times the original context is not the maximum context: "
+                    + (
+                        "under llama3 the factor only divides the slow pairs (Llama 3.1's own "
+                        "config has it), but an engine that derives the context from it stops "
+                        "short."
+                        if loose
+                        else "either the factor or max_position_embeddings is not what "
+                        "the model was extended to."
+                    ),
+                    f"factor {factor:g} × original {original:,} = {factor * original:,.0f} ≠ "
+                    f"max_position_embeddings {top:,}",
+                    "note" if loose else "warning",
+                )
+
+
+def _given(reading: Reading) -> dict:
+    """The scaling keys the config wrote (either schema), for 'was it given' questions."""
+    config = reading.config
+    found: dict = {}
+    for key in ("rope_scaling", "rope_parameters"):
+        value = config.get(key)
+        if isinstance(value, dict):
+            found.update(value)
+            for inner in value.values():
+                if isinstance(inner, dict):
+                    found.update(inner)
+    if "original_max_position_embeddings" in config:
+        found["original_max_position_embeddings"] = config["original_max_position_embeddings"]
+    return found
+
+
+def _partial(reading: Reading, layer: Layer) -> None:
+    if layer.rotary_dim and layer.head_dim and layer.rotary_dim < layer.head_dim:
+        reading.find(
+            "partial-rotary",
+            f"Only {layer.rotary_dim} of each head's {layer.head_dim} dimensions rotate; the other "
+            f"{layer.head_dim - layer.rotary_dim} carry no position. Code that rotates the whole "
+            "head, or takes d in θ_i = base^(−2i/d) as the head size, gets every frequency wrong.",
+            f"rotary_dim {layer.rotary_dim} of head_dim {layer.head_dim} "
+            f"({reading.sources.get('rotary_dim', '')})",
+            "note",
+        )
+
+
+def _head_dim(reading: Reading) -> None:
+    config = reading.config
+    head, hidden, heads = (
+        config.get("head_dim"),
+        config.get("hidden_size"),
+        config.get("num_attention_heads"),
+    )
+    if all(isinstance(v, int) and v > 0 for v in (head, hidden, heads)) and head * heads != hidden:
+        reading.find(
+            "head-dim-not-hidden-over-heads",
+            "head_dim is not hidden_size / num_attention_heads; code that derives it from the two "
+            "rotates with the wrong d.",
+            f"head_dim {head} ≠ {hidden} / {heads} = {hidden / heads:g}",
+            "note",
+        )
+
+
+def _mrope(reading: Reading, rope: list[Layer]) -> None:
+    section = rope[0].scaling.get("mrope_section")
+    if isinstance(section, list) and rope[0].rotary_dim:
+        total = sum(v for v in section if isinstance(v, int))
+        if total != rope[0].rotary_dim // 2:
+            reading.find(
+                "mrope-section-mismatch",
+                "mrope_section must split the pairs of a head exactly into time, height and width.",
+                f"sum{tuple(section)} = {total} ≠ rotary_dim / 2 = {rope[0].rotary_dim // 2}",
+            )
+
+
+def _per_layer(model: ModelPositions, reading: Reading) -> None:
+    types = model.layer_types()
+    if len(types) < 2:
+        return
+    parts = [f"{len(idx)} × {_describe(layer)}" for layer, idx in types]
+    reading.find(
+        "per-layer",
+        "Layers differ in what they do with positions: an engine that applies one setting to "
+        "every layer is wrong for the others.",
+        "; ".join(parts),
+        "note",
+    )
+
+
+def _describe(layer: Layer) -> str:
+    if layer.method != "rope":
+        return f"{layer.kind}"
+    text = f"{layer.kind}, θ {layer.theta:g}, {layer.scaling.get('type', 'default')}"
+    return text + (f", window {layer.window:,}" if layer.window else "")
+
+
+def never_turning(inv_freq: np.ndarray, context: int) -> np.ndarray:
+    """Pairs whose wavelength 2π/θ is longer than the context: they never complete one turn."""
+    with np.errstate(divide="ignore"):
+        wavelength = np.where(inv_freq > 0, 2 * np.pi / np.where(inv_freq > 0, inv_freq, 1), np.inf)
+    return wavelength > context
+
+
+def _never_turn(model: ModelPositions, reading: Reading) -> None:
+    context = model.original_context
+    if not context:
+        return
+    for layer, _ in model.layer_types():
+        if layer.method != "rope" or layer.inv_freq is None:
+            continue
+        slow = never_turning(layer.inv_freq, context)
+        if slow.any():
+            reading.find(
+                "pairs-never-turn",
+                f"In {layer.kind} layers, {int(slow.sum())} of {slow.size} pairs never complete "
+                f"one "
+                f"turn within the original context of {context:,}: they hold position only as an "
+                "angle below 2π, and are the pairs scaling methods interpolate.",
+                f"{layer.kind}: pairs {int(np.flatnonzero(slow)[0])}…{slow.size - 1}",
+                "note",
+            )
+
+
+def compare_sources(model: ModelPositions, other) -> None:
+    """Findings where a second description of the same model (a GGUF, a safetensors header, a
+    config) disagrees with the first."""
+    from .model import build
+
+    kind = other.kind
+    rope_a = [layer for layer in model.layers if layer.method == "rope"]
+    stored = other.config.get("_inv_freq")
+    if stored is not None:  # a safetensors header: its stored inv_freq alone
+        if rope_a:
+            _compare_inv_freq(model, rope_a, np.asarray(stored, dtype=np.float64), kind)
+        return
+    second = build(other.config, other.sources, name=other.name)
+    rope_b = [layer for layer in second.layers if layer.method == "rope"]
+    if rope_a and rope_b:
+        _compare_layers(model, rope_a[0], rope_b[0], kind)
+
+
+def _compare_layers(model: ModelPositions, a: Layer, b: Layer, kind: str) -> None:
+    code = "gguf-config-mismatch" if kind == "gguf" else "sources-disagree"
+    # The scaling's name may differ where the numbers agree (a GGUF stores Llama 3.1's as
+    # rope_freqs divisors): the frequencies below are what must match.
+    checks = [("rope_theta", a.theta, b.theta), ("rotary_dim", a.rotary_dim, b.rotary_dim)]
+    for name, x, y in checks:
+        if x != y and not (isinstance(x, float) and isinstance(y, float) and math.isclose(x, y)):
+            _add(
+                model, code, f"The {kind} and the config disagree on {name}.", f"{name}: {x} vs {y}"
+            )
+    if a.inv_freq is not None and b.inv_freq is not None and a.inv_freq.shape == b.inv_freq.shape:
+        worst = _worst(a.inv_freq, b.inv_freq)
+        if worst is not None:
+            _add(model, code, f"The {kind}'s frequencies differ from the config's.", worst)
+
+
+def _compare_inv_freq(
+    model: ModelPositions, rope: list[Layer], stored: np.ndarray, kind: str
+) -> None:
+    candidates = [layer.inv_freq for layer in rope if layer.inv_freq is not None]
+    candidates += [layer.inv_freq_short for layer in rope if layer.inv_freq_short is not None]
+    if any(c.shape == stored.shape and _worst(c, stored) is None for c in candidates):
+        return
+    same = [c for c in candidates if c.shape == stored.shape]
+    evidence = (
+        _worst(same[0], stored) if same else f"{stored.size} values vs {candidates[0].size} pairs"
+    )
+    code = "safetensors-inv-freq-mismatch" if kind == "safetensors" else f"{kind}-inv-freq-mismatch"
+    _add(
+        model, code, f"The inv_freq stored in the {kind} is not what the config computes.", evidence
+    )
+
+
+def _worst(a: np.ndarray, b: np.ndarray) -> str | None:
+    """The pair that differs most, or None when every pair agrees within RTOL."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.abs(a - b) / np.maximum(np.abs(a), 1e-300)
+    if np.all(rel <= RTOL):
+        return None
+    i = int(np.nanargmax(rel))
+    return f"pair {i}: {a[i]:.6g} vs {b[i]:.6g} (×{b[i] / a[i]:.4g})" if a[i] else f"pair {i}"
+
+
+def _add(model: ModelPositions, code: str, sentence: str, evidence: str) -> None:
+    from .model import Finding
+
+    model.findings.append(Finding(code, sentence, evidence))

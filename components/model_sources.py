@@ -1,0 +1,221 @@
+"""Where a model's description comes from: a dict, JSON text, the bytes of a GGUF or safetensors
+header, a path, or a preset; each read into one config.json-shaped dict with the source of every
+value. GGUF and safetensors files are read by their headers only (model_files.py).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from . import model_files as files
+from .model import ModelError, parse_json
+
+
+@dataclass
+class Loaded:
+    """One description of a model: its config, the source of each value, and what it was."""
+
+    config: dict
+    sources: dict[str, str] = field(default_factory=dict)
+    name: str = ""
+    kind: str = "config.json"  # "config.json", "gguf", "safetensors", "preset"
+
+
+def load(source: object) -> Loaded:
+    """A Loaded from any of read_model's sources."""
+    if isinstance(source, Loaded):
+        return source
+    if isinstance(source, dict):
+        return Loaded(dict(source))
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return from_source(files.ByteSource.from_bytes(bytes(source)), "")
+    if isinstance(source, str) and (
+        source.lstrip()[:1] in ("{", "[") or len(source) > 4096 or "\n" in source
+    ):
+        return Loaded(parse_json(source))
+    if isinstance(source, (str, Path)):
+        from .model_presets import PRESETS
+
+        if isinstance(source, str) and source in PRESETS:
+            return preset(source)
+        path = Path(source)
+        if not path.is_file():
+            raise ModelError(f"no preset or file named {str(source)[:80]!r}")
+        return from_source(files.ByteSource.from_path(path), path.name)
+    raise ModelError(
+        f"a model is read from a dict, JSON text, bytes or a path, not {type(source).__name__}"
+    )
+
+
+def merged(low: dict, high: dict) -> dict:
+    """high over low, nested objects merged key by key."""
+    out = dict(low)
+    for key, value in high.items():
+        out[key] = (
+            merged(out[key], value)
+            if isinstance(value, dict) and isinstance(out.get(key), dict)
+            else value
+        )
+    return out
+
+
+def preset_config(name: str) -> dict:
+    """A preset's config: its base preset's (for a documented edit of one), the defaults the
+    published file leaves to the loading code, then the file's own values."""
+    from .model_presets import PRESETS
+
+    entry = PRESETS[name]
+    config = json.loads(json.dumps(entry["config"]))
+    config = merged(entry.get("defaults", {}), config)
+    if entry.get("base"):
+        config = merged(preset_config(entry["base"]), config)
+    return normalised(config, entry.get("format", "config.json"))
+
+
+def preset(name: str) -> Loaded:
+    from .model_presets import PRESETS
+
+    entry = PRESETS[name]
+    sources = {"config": f"preset {name}: {entry['source']}"}
+    if entry.get("defaults_source"):
+        sources["defaults"] = entry["defaults_source"]
+    if entry.get("base"):
+        sources["base"] = f"the preset {entry['base']}, edited as its source documents"
+    return Loaded(preset_config(name), sources, entry["label"], "preset")
+
+
+# Other formats' names for config.json's: GPT-NeoX's yml (hyphens read as underscores) and
+# DeepSeek-V3's own inference config (inference/model.py ModelArgs).
+FORMAT_KEYS = {
+    "gpt-neox yml": {"rotary_emb_base": "rope_theta"},
+    "DeepSeek-V3 inference config": {
+        "dim": "hidden_size",
+        "n_layers": "num_hidden_layers",
+        "n_heads": "num_attention_heads",
+        "max_seq_len": "max_position_embeddings",
+    },
+}
+FORMAT_TYPES = {"gpt-neox yml": "gpt_neox", "DeepSeek-V3 inference config": "deepseek_v3"}
+
+
+def normalised(config: dict, kind: str) -> dict:
+    """A config in another format, renamed to config.json's keys."""
+    if kind not in FORMAT_KEYS:
+        return config
+    renames = FORMAT_KEYS[kind]
+    out = {renames.get(k.replace("-", "_"), k.replace("-", "_")): v for k, v in config.items()}
+    out.setdefault("model_type", FORMAT_TYPES[kind])
+    if kind.startswith("DeepSeek"):  # ModelArgs' YaRN, as the HF config's rope_scaling
+        keys = {
+            "rope_factor": "factor",
+            "original_seq_len": "original_max_position_embeddings",
+            "beta_fast": "beta_fast",
+            "beta_slow": "beta_slow",
+            "mscale": "mscale",
+        }
+        out["rope_scaling"] = {
+            "rope_type": "yarn",
+            **{new: out.pop(old) for old, new in keys.items() if old in out},
+        }
+        # ModelArgs' max_seq_len is the inference script's cap, not the model's context: the
+        # context YaRN reaches is factor × the original.
+        out["inference_max_seq_len"] = out.pop("max_position_embeddings", None)
+        scaling = out["rope_scaling"]
+        if "factor" in scaling and "original_max_position_embeddings" in scaling:
+            out["max_position_embeddings"] = int(
+                scaling["factor"] * scaling["original_max_position_embeddings"]
+            )
+    return out
+
+
+def sniff(head: bytes) -> str:
+    """'gguf', 'safetensors' or 'json' from a file's first bytes."""
+    if head[:4] == b"GGUF":
+        return "gguf"
+    if len(head) >= 9 and head[8:9] == b"{":
+        return "safetensors"
+    if head.lstrip()[:1] == b"{":
+        return "json"
+    raise ModelError("this is neither a config.json, a GGUF file nor a safetensors file")
+
+
+def from_source(source: files.ByteSource, name: str = "") -> Loaded:
+    """Read whatever the byte source holds (all its bytes present, or a path behind it)."""
+    kind = sniff(source.read(0, min(source.size, 16)))
+    if kind == "gguf":
+        return from_gguf(source, name)
+    if kind == "safetensors":
+        return from_safetensors(source, name)
+    if source.size > 4 << 20:
+        raise ModelError("this JSON file is larger than 4 MiB; a config.json is far smaller")
+    try:
+        text = source.read(0, source.size).decode("utf-8")
+    except UnicodeDecodeError:
+        raise ModelError("this file is not UTF-8 text, so not a config.json") from None
+    return Loaded(parse_json(text), name=name)
+
+
+# GGUF architecture names whose transformers model_type differs (defaults are read by model_type).
+GGUF_MODEL_TYPES = {
+    "gemma3": "gemma3_text",
+    "llama4": "llama4_text",
+    "gpt-oss": "gpt_oss",
+    "qwen2vl": "qwen2_vl",
+    "gptneox": "gpt_neox",
+    "deepseek2": "deepseek_v3",
+}
+
+
+def from_gguf(source: files.ByteSource, name: str) -> Loaded:
+    """A GGUF header's positions as a config dict; its RoPE tensors ride along."""
+    header = files.read_gguf(source)
+    config = files.gguf_positions(header, files.read_gguf_rope_tensors(source, header))
+    meta = config.pop("_gguf", {})
+    arch = str(meta.get("architecture") or "")
+    config["model_type"] = GGUF_MODEL_TYPES.get(arch, arch)
+    config["_gguf_architecture"] = arch
+    if meta.get("rope_freqs") is not None:
+        config["_rope_freqs"] = meta["rope_freqs"]
+    sources = {
+        _source_name(key): f"GGUF: {gguf_key}" for key, gguf_key in meta.get("keys", {}).items()
+    }
+    label = header.metadata.get("general.name")
+    return Loaded(
+        config, sources, (label if isinstance(label, str) and label else name)[:80], "gguf"
+    )
+
+
+def _source_name(key: str) -> str:
+    """The name read_model's sources use for a config key."""
+    return {
+        "max_position_embeddings": "max_context",
+        "rope_scaling.rope_type": "scaling",
+        "rope_scaling.original_max_position_embeddings": "original_context",
+    }.get(key, key)
+
+
+def from_safetensors(source: files.ByteSource, name: str) -> Loaded:
+    """A safetensors header: the stored inv_freq, compared with a config given beside it."""
+    header = files.read_safetensors(source)
+    stored = files.safetensors_inv_freq(source, header)
+    if not stored:
+        raise ModelError(
+            "this safetensors file stores no rotary_emb.inv_freq tensor: its positions are in "
+            "the config.json beside it"
+        )
+    first_name, first = next(iter(stored.items()))
+    config = {"_inv_freq": first, "_inv_freq_name": first_name, "_safetensors_only": True}
+    return Loaded(config, {"inv_freq": f"safetensors: {first_name}"}, name, "safetensors")
+
+
+def u64(data: bytes) -> int:
+    return struct.unpack("<Q", data[:8])[0]
+
+
+def as_array(values) -> np.ndarray:
+    return np.asarray(values, dtype=np.float64)

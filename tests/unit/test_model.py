@@ -1,0 +1,518 @@
+"""pe_explorer.read_model: a model's positions layer by layer, each inv_freq against the published
+formula recomputed here (transformers' modeling_rope_utils.py, written out in NumPy), findings
+from fixtures built on real cases, and hostile input."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from pe_explorer import read_model
+from pe_explorer.model import ModelError
+
+LLAMA31 = {
+    "model_type": "llama",
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "num_hidden_layers": 32,
+    "max_position_embeddings": 131072,
+    "rope_theta": 500000.0,
+    "rope_scaling": {
+        "factor": 8.0,
+        "low_freq_factor": 1.0,
+        "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 8192,
+        "rope_type": "llama3",
+    },
+}
+
+
+def plain(dim: int, base: float) -> np.ndarray:
+    return 1.0 / base ** (np.arange(0, dim, 2) / dim)
+
+
+def llama3_reference(dim, base, factor, low, high, old):
+    """_compute_llama3_parameters, line by line."""
+    inv = plain(dim, base)
+    wavelen = 2 * math.pi / inv
+    out = np.where(wavelen > old / low, inv / factor, inv)
+    with np.errstate(divide="ignore", invalid="ignore"):  # low == high (Llama 4): never used
+        smooth = (old / wavelen - low) / (high - low)
+        smoothed = (1 - smooth) * out / factor + smooth * out
+    medium = ~(wavelen < old / high) & ~(wavelen > old / low)
+    return np.where(medium, smoothed, out)
+
+
+def codes(model) -> set[str]:
+    return {finding.code for finding in model.findings}
+
+
+def test_llama31_every_pair_is_the_published_formula():
+    model = read_model(LLAMA31)
+    assert len(model.layers) == 32 and model.original_context == 8192
+    assert model.max_context == 131072
+    layer = model.layers[0]
+    assert (layer.method, layer.head_dim, layer.rotary_dim, layer.theta) == ("rope", 128, 128, 5e5)
+    expected = llama3_reference(128, 500000.0, 8.0, 1.0, 4.0, 8192)
+    np.testing.assert_allclose(layer.inv_freq, expected, rtol=1e-15)
+    assert layer.attention_factor == 1.0
+    assert "old-type-key" not in codes(model)
+    # Llama 3.1's own config: 8 × 8192 = 65536, not 131072; under llama3 a note, not a warning.
+    mismatch = next(f for f in model.findings if f.code == "factor-context-mismatch")
+    assert mismatch.severity == "note" and "65,536" in mismatch.evidence
+
+
+def test_the_config_can_be_json_text_or_a_path(tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(LLAMA31))
+    for source in (json.dumps(LLAMA31), str(path), path):
+        np.testing.assert_array_equal(
+            read_model(source).layers[5].inv_freq, read_model(LLAMA31).layers[5].inv_freq
+        )
+
+
+def test_old_type_key_is_read_and_named():
+    config = {**LLAMA31, "rope_scaling": {**LLAMA31["rope_scaling"]}}
+    config["rope_scaling"]["type"] = config["rope_scaling"].pop("rope_type")
+    model = read_model(config)
+    assert "old-type-key" in codes(model)
+    np.testing.assert_array_equal(model.layers[0].inv_freq, read_model(LLAMA31).layers[0].inv_freq)
+
+
+def test_factor_times_original_not_the_maximum_is_found():
+    config = {**LLAMA31, "max_position_embeddings": 100000}
+    config["rope_scaling"] = {
+        "rope_type": "yarn",
+        "factor": 8.0,
+        "original_max_position_embeddings": 8192,
+    }
+    finding = next(f for f in read_model(config).findings if f.code == "factor-context-mismatch")
+    assert "65,536" in finding.evidence and "100,000" in finding.evidence
+    assert finding.severity == "warning"
+
+
+def test_yarn_without_original_context_is_found_and_uses_the_maximum():
+    config = {
+        "model_type": "qwen2",
+        "hidden_size": 3584,
+        "num_attention_heads": 28,
+        "num_hidden_layers": 28,
+        "max_position_embeddings": 32768,
+        "rope_theta": 1e6,
+        "rope_scaling": {"type": "yarn", "factor": 4.0},
+    }
+    model = read_model(config)
+    assert {"missing-original-context", "old-type-key"} <= codes(model)
+    assert model.original_context == 32768
+
+
+def test_absent_rope_theta_uses_the_default_and_says_so():
+    config = {k: v for k, v in LLAMA31.items() if k not in ("rope_theta", "rope_scaling")}
+    model = read_model(config)
+    assert model.layers[0].theta == 10000.0 and "default-theta" in codes(model)
+    assert "default" in model.sources["rope_theta"]
+    np.testing.assert_allclose(model.layers[0].inv_freq, plain(128, 10000.0), rtol=1e-15)
+
+
+def test_partial_rotary_phi2_rotates_32_of_80():
+    config = {
+        "model_type": "phi",
+        "hidden_size": 2560,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 32,
+        "max_position_embeddings": 2048,
+        "partial_rotary_factor": 0.4,
+        "rope_theta": 10000.0,
+    }
+    model = read_model(config)
+    layer = model.layers[0]
+    assert (layer.head_dim, layer.rotary_dim) == (80, 32) and "partial-rotary" in codes(model)
+    np.testing.assert_allclose(layer.inv_freq, plain(32, 10000.0), rtol=1e-15)
+
+
+def test_gpt_neox_rotary_pct():
+    config = {
+        "model_type": "gpt_neox",
+        "hidden_size": 6144,
+        "num_attention_heads": 64,
+        "num_hidden_layers": 44,
+        "max_position_embeddings": 2048,
+        "rotary_pct": 0.25,
+        "rotary_emb_base": 10000,
+    }
+    layer = read_model(config).layers[0]
+    assert (layer.head_dim, layer.rotary_dim, layer.pairing) == (96, 24, "half-split")
+
+
+def test_gemma3_local_and_global_layers():
+    config = {
+        "model_type": "gemma3_text",
+        "hidden_size": 2560,
+        "num_attention_heads": 8,
+        "head_dim": 256,
+        "num_hidden_layers": 34,
+        "max_position_embeddings": 131072,
+        "rope_theta": 1e6,
+        "rope_local_base_freq": 10000.0,
+        "sliding_window": 1024,
+        "sliding_window_pattern": 6,
+        "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+    }
+    model = read_model(config)
+    types = {layer.kind: (layer, idx) for layer, idx in model.layer_types()}
+    full, full_idx = types["full_attention"]
+    local, local_idx = types["sliding_attention"]
+    assert full_idx == [5, 11, 17, 23, 29] and len(local_idx) == 29
+    np.testing.assert_allclose(full.inv_freq, plain(256, 1e6) / 8, rtol=1e-15)
+    np.testing.assert_allclose(local.inv_freq, plain(256, 1e4), rtol=1e-15)
+    assert local.window == 1024 and full.window is None
+    assert {"per-layer", "head-dim-not-hidden-over-heads"} <= codes(model)
+
+
+def test_llama4_every_fourth_layer_has_no_rope():
+    config = {
+        "model_type": "llama4",
+        "text_config": {
+            "model_type": "llama4_text",
+            "hidden_size": 5120,
+            "num_attention_heads": 40,
+            "head_dim": 128,
+            "num_hidden_layers": 48,
+            "max_position_embeddings": 10485760,
+            "rope_theta": 500000.0,
+            "attention_chunk_size": 8192,
+            "rope_scaling": {
+                "factor": 16.0,
+                "high_freq_factor": 1.0,
+                "low_freq_factor": 1.0,
+                "original_max_position_embeddings": 8192,
+                "rope_type": "llama3",
+            },
+        },
+    }
+    model = read_model(config)
+    none = [layer.index for layer in model.layers if layer.method == "none"]
+    assert none == list(range(3, 48, 4))
+    rope = model.layers[0]
+    assert rope.pairing == "interleaved" and rope.window == 8192
+    inv = plain(128, 5e5)
+    # low == high: no pair is smoothed; each is kept or divided by 16.
+    expected = np.where(2 * math.pi / inv > 8192, inv / 16, inv)
+    np.testing.assert_allclose(rope.inv_freq, expected, rtol=1e-15)
+
+
+def test_deepseek_yarn_mscale_attention_factor():
+    config = {
+        "model_type": "deepseek_v3",
+        "hidden_size": 7168,
+        "num_attention_heads": 128,
+        "qk_nope_head_dim": 128,
+        "qk_rope_head_dim": 64,
+        "head_dim": 64,
+        "num_hidden_layers": 61,
+        "max_position_embeddings": 163840,
+        "rope_theta": 10000,
+        "rope_scaling": {
+            "beta_fast": 32,
+            "beta_slow": 1,
+            "factor": 40,
+            "mscale": 0.707,
+            "mscale_all_dim": 1.0,
+            "original_max_position_embeddings": 4096,
+            "type": "yarn",
+        },
+    }
+    layer = read_model(config).layers[0]
+    expected = (0.1 * 0.707 * math.log(40) + 1) / (0.1 * 1.0 * math.log(40) + 1)
+    assert layer.attention_factor == pytest.approx(expected, rel=1e-15)
+    assert layer.rotary_dim == 64 and layer.pairing == "interleaved"
+
+
+def test_yarn_is_the_published_ramp():
+    config = {
+        "model_type": "gpt_oss",
+        "hidden_size": 2880,
+        "num_attention_heads": 64,
+        "head_dim": 64,
+        "num_hidden_layers": 24,
+        "max_position_embeddings": 131072,
+        "rope_theta": 150000,
+        "rope_scaling": {
+            "beta_fast": 32.0,
+            "beta_slow": 1.0,
+            "factor": 32.0,
+            "original_max_position_embeddings": 4096,
+            "rope_type": "yarn",
+            "truncate": False,
+        },
+    }
+    layer = read_model(config).layers[0]
+    dim, base = 64, 150000.0
+
+    def correction(turns):
+        return dim * math.log(4096 / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = max(correction(32), 0), min(correction(1), dim - 1)
+    ramp = np.clip((np.arange(dim // 2) - low) / (high - low), 0, 1)
+    extrapolation = 1 - ramp
+    inv = plain(dim, base)
+    expected = inv / 32 * (1 - extrapolation) + inv * extrapolation
+    np.testing.assert_allclose(layer.inv_freq, expected, rtol=1e-14)
+    assert layer.attention_factor == pytest.approx(0.1 * math.log(32) + 1)
+
+
+def test_longrope_switches_from_short_to_long_factors():
+    short, long = [1.0 + i / 100 for i in range(48)], [2.0 + i / 10 for i in range(48)]
+    config = {
+        "model_type": "phi3",
+        "hidden_size": 3072,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 32,
+        "max_position_embeddings": 131072,
+        "original_max_position_embeddings": 4096,
+        "rope_theta": 10000.0,
+        "rope_scaling": {"long_factor": long, "short_factor": short, "type": "longrope"},
+    }
+    layer = read_model(config).layers[0]
+    np.testing.assert_allclose(layer.inv_freq, plain(96, 1e4) / np.array(long), rtol=1e-15)
+    np.testing.assert_allclose(layer.inv_freq_short, plain(96, 1e4) / np.array(short), rtol=1e-15)
+    assert layer.attention_factor == pytest.approx(math.sqrt(1 + math.log(32) / math.log(4096)))
+
+
+def test_proportional_rope_pads_with_zero_frequencies():
+    config = {
+        "model_type": "x",
+        "hidden_size": 1024,
+        "num_attention_heads": 8,
+        "num_hidden_layers": 2,
+        "max_position_embeddings": 4096,
+        "rope_parameters": {
+            "rope_type": "proportional",
+            "rope_theta": 10000.0,
+            "partial_rotary_factor": 0.5,
+            "factor": 2.0,
+        },
+    }
+    layer = read_model(config).layers[0]
+    rotated = 1.0 / 10000.0 ** (np.arange(0, 64, 2) / 128)
+    np.testing.assert_allclose(
+        layer.inv_freq, np.concatenate([rotated, np.zeros(32)]) / 2, rtol=1e-15
+    )
+
+
+def test_rope_parameters_nested_per_layer_type():
+    config = {
+        "model_type": "gemma3_text",
+        "hidden_size": 2560,
+        "num_attention_heads": 8,
+        "head_dim": 256,
+        "num_hidden_layers": 12,
+        "max_position_embeddings": 131072,
+        "sliding_window": 1024,
+        "layer_types": ["sliding_attention"] * 5
+        + ["full_attention"]
+        + ["sliding_attention"] * 5
+        + ["full_attention"],
+        "rope_parameters": {
+            "full_attention": {"rope_type": "linear", "factor": 8.0, "rope_theta": 1e6},
+            "sliding_attention": {"rope_type": "default", "rope_theta": 1e4},
+        },
+    }
+    model = read_model(config)
+    assert [layer.index for layer in model.layers if layer.theta == 1e6] == [5, 11]
+    np.testing.assert_allclose(model.layers[5].inv_freq, plain(256, 1e6) / 8, rtol=1e-15)
+
+
+def test_mrope_section_must_split_the_pairs():
+    config = {
+        "model_type": "qwen2_vl",
+        "hidden_size": 3584,
+        "num_attention_heads": 28,
+        "num_hidden_layers": 28,
+        "max_position_embeddings": 32768,
+        "rope_theta": 1e6,
+        "rope_scaling": {"type": "mrope", "mrope_section": [16, 24, 24]},
+    }
+    model = read_model(config)
+    assert "mrope-section-mismatch" not in codes(model)
+    np.testing.assert_allclose(model.layers[0].inv_freq, plain(128, 1e6), rtol=1e-15)
+    config["rope_scaling"]["mrope_section"] = [16, 24, 16]
+    assert "mrope-section-mismatch" in codes(read_model(config))
+
+
+def test_an_unknown_rope_type_is_named_not_a_crash():
+    config = {**LLAMA31, "rope_scaling": {"rope_type": "warp9", "factor": 2.0}}
+    model = read_model(config)
+    finding = next(f for f in model.findings if f.code == "unknown-rope-type")
+    assert "warp9" in finding.sentence
+    np.testing.assert_allclose(model.layers[0].inv_freq, plain(128, 5e5), rtol=1e-15)
+
+
+@pytest.mark.parametrize(
+    "config, method",
+    [
+        ({"model_type": "gpt2", "n_positions": 1024, "n_layer": 12, "n_embd": 768}, "learned"),
+        ({"model_type": "bloom", "n_layer": 24, "hidden_size": 1024}, "alibi"),
+        (
+            {
+                "model_type": "mpt",
+                "n_layers": 32,
+                "max_seq_len": 2048,
+                "num_hidden_layers": 32,
+                "attn_config": {"alibi": True},
+            },
+            "alibi",
+        ),
+        ({"model_type": "t5", "num_layers": 12, "relative_attention_num_buckets": 32}, "t5"),
+    ],
+)
+def test_families_without_rope(config, method):
+    model = read_model(config)
+    assert {layer.method for layer in model.layers} == {method}
+    assert model.report()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[1, 2]",
+        '{"rope_theta": NaN, "num_hidden_layers": 2}',
+        '{"rope_theta": Infinity, "num_hidden_layers": 2}',
+        "{" * 100000,
+        '{"num_hidden_layers": "32"}',
+        '{"num_hidden_layers": 1e300, "hidden_size": 64, "num_attention_heads": 1}',
+        '{"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 1, '
+        '"rope_theta": "big"}',
+        '{"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 1, "rope_scaling": 5}',
+        '{"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 1, '
+        '"rope_scaling": {"rope_type": "yarn", "factor": 1e9}}',
+        '{"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 1, '
+        '"rope_scaling": {"rope_type": "longrope", "long_factor": [1], "short_factor": [1]}}',
+        '{"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 1, "head_dim": 999999}',
+        '{"num_hidden_layers": 2}',
+        " " * (5 << 20),
+        "not json",
+    ],
+)
+def test_hostile_configs_get_one_plain_message(text):
+    with pytest.raises(ModelError) as error:
+        read_model(text if text.lstrip().startswith("{") or text.startswith("[") else text)
+    message = str(error.value)
+    assert message and "\n" not in message and len(message) < 200 and "Traceback" not in message
+
+
+def test_report_is_plain_text_with_every_finding_and_source():
+    model = read_model(LLAMA31)
+    text = model.report()
+    assert "llama3" in text and "8,192" in text and "sources:" in text
+    assert json.loads(json.dumps(model.to_json()))["layer_types"][0]["inv_freq"][0] == 1.0
+
+
+# ---- Every preset, against transformers' formulas written out here ------------------------------
+
+
+def yarn_reference(dim, base, p, original, top):
+    """_compute_yarn_parameters, line by line."""
+    factor = p.get("factor") or top / original
+
+    def correction(turns):
+        return dim * math.log(original / (turns * 2 * math.pi)) / (2 * math.log(base))
+
+    low, high = correction(p.get("beta_fast") or 32), correction(p.get("beta_slow") or 1)
+    if p.get("truncate", True):
+        low, high = math.floor(low), math.ceil(high)
+    low, high = max(low, 0), min(high, dim - 1)
+    high = high + 0.001 if low == high else high
+    keep = 1 - np.clip((np.arange(dim // 2) - low) / (high - low), 0, 1)
+    inv = plain(dim, base)
+    return inv / factor * (1 - keep) + inv * keep
+
+
+def reference(kind, dim, base, p, original, top):
+    if kind in ("default", "mrope"):
+        return plain(dim, base)
+    if kind == "linear":
+        return plain(dim, base) / p["factor"]
+    if kind == "llama3":
+        return llama3_reference(
+            dim,
+            base,
+            p["factor"],
+            p["low_freq_factor"],
+            p["high_freq_factor"],
+            p["original_max_position_embeddings"],
+        )
+    if kind == "yarn":
+        return yarn_reference(dim, base, p, original, top)
+    if kind == "longrope":
+        return plain(dim, base) / np.array(p["long_factor"])
+    if kind == "dynamic":
+        grown = base * (p["factor"] * top / original - (p["factor"] - 1)) ** (dim / (dim - 2))
+        return plain(dim, grown)
+    raise AssertionError(kind)
+
+
+def raw_scaling(config: dict) -> dict:
+    inner = config.get("text_config", config)
+    return (
+        inner.get("rope_scaling")
+        or config.get("rope_scaling")
+        or inner.get("rope_parameters")
+        or {}
+    )
+
+
+PRESET_NAMES = sorted(__import__("pe_explorer.model_presets", fromlist=["PRESETS"]).PRESETS)
+
+
+@pytest.mark.parametrize("name", PRESET_NAMES)
+def test_every_preset_is_the_published_formula_layer_by_layer(name):
+    from pe_explorer.model_sources import preset_config
+
+    model = read_model(name)
+    scaling = raw_scaling(preset_config(name))
+    for layer, _ in model.layer_types():
+        if layer.method != "rope":
+            continue
+        kind = layer.scaling["type"]
+        params = scaling if kind != "default" else {}
+        expected = reference(
+            kind, layer.rotary_dim, layer.theta, params, model.original_context, model.max_context
+        )
+        np.testing.assert_allclose(
+            layer.inv_freq, expected, rtol=1e-12, err_msg=f"{name} {layer.kind}"
+        )
+        assert np.all(np.isfinite(layer.inv_freq)) and layer.attention_factor >= 1.0
+
+
+@pytest.mark.parametrize(
+    "name, head_dim, rotary_dim, kinds",
+    [
+        ("phi-2", 80, 32, 1),
+        ("gpt-neox-20b", 96, 24, 1),
+        ("pythia-1.4b", 128, 32, 1),
+        ("deepseek-v3", 192, 64, 1),
+        ("gemma-3-4b-it", 256, 256, 2),
+        ("gemma-2-9b-it", 256, 256, 2),
+        ("llama-4-scout-17b-16e", 128, 128, 2),
+        ("gpt-oss-20b", 64, 64, 2),
+        ("llama-3.1-8b", 128, 128, 1),
+    ],
+)
+def test_presets_head_and_rotary_sizes(name, head_dim, rotary_dim, kinds):
+    model = read_model(name)
+    rope = [layer for layer in model.layers if layer.method == "rope"][0]
+    assert (rope.head_dim, rope.rotary_dim, len(model.layer_types())) == (
+        head_dim,
+        rotary_dim,
+        kinds,
+    )
+
+
+def test_every_preset_reports_and_exports():
+    for name in PRESET_NAMES:
+        model = read_model(name)
+        assert model.report() and json.dumps(model.to_json())
+        assert model.sources and model.name
