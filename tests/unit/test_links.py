@@ -60,6 +60,7 @@ DEFAULTS = {
     "t5_max_distance": 128,
     "t5_bidirectional": True,
     "shaw_clip": 16,
+    "model": "llama-3.1-8b",  # added with the model view (issue 41), after the links below
     "theme": "light",
     "pos": 7,
     "offset": 1,
@@ -526,6 +527,20 @@ LINKS = [
             )
         ],
         "d_model=128&n_positions=64&pos=7&offset=1",
+    ),
+    # Added with the model view: a preset in the link; an unknown one keeps the default.
+    Link("?view=model&model=phi-2", {"model": "phi-2"}, "model", False, [], "d_model=128&n_positions=64&model=phi-2&pos=7&offset=1&view=model"),
+    Link(
+        "?view=model&model=<b>gpt-5</b>",
+        {},
+        "model",
+        False,
+        [
+            "model: '<b>gpt-5</b>' is not one of llama-2-7b, code-llama-7b, "
+            "llama-3-8b-instruct, llama-3.1-8b, llama-3.2-1b-instruct, llama-4-scout-17b-16e, "
+            "mistral-7b-v0.1…"
+        ],
+        "d_model=128&n_positions=64&pos=7&offset=1&view=model",
     ),
 ]
 
