@@ -43,7 +43,8 @@ def _context(model: ModelPositions, reading: Reading) -> None:
                 "so the ramp and the attention factor are computed for the wrong length.",
                 f"{kind}: original_max_position_embeddings absent, used {model.original_context}",
             )
-        if kind in ("linear", "yarn", "llama3", "dynamic") and isinstance(factor, (int, float)):
+        stated = "original_max_position_embeddings" in _given(reading)
+        if stated and kind in ("linear", "yarn", "llama3") and isinstance(factor, (int, float)):
             original, top = model.original_context, model.max_context
             if original and top and factor > 1 and not math.isclose(factor * original, top):
                 # Llama 3.1's own config has 8 × 8192 ≠ 131072: for llama3 the factor is only

@@ -191,7 +191,75 @@ def diagnose_rope(
             matches = np.all(_relative_error(theirs, candidate) <= RELATIVE_TOLERANCE)
         if matches:
             return _verdict(False, name, expected, theirs, "")
-    return _verdict(False, None, expected, theirs, "no known mistake explains it")
+    words = describe_array(theirs, expected, d_head, base, factor, original_context, params)
+    return _verdict(False, None, expected, theirs, f"no known mistake explains it. {words}")
+
+
+def fitted_base(theirs: np.ndarray, d_head: int) -> float | None:
+    """The base whose θ_i = base^(−2i/d) has the slope of log θ over the array's first quarter of
+    pairs (the fast pairs, which scalings leave alone), or None when it has no such slope."""
+    head = theirs[: max(2, theirs.size // 4)]
+    if head.size < 2 or np.any(head <= 0):
+        return None
+    slope = np.polyfit(np.arange(head.size) * 2 / d_head, np.log(head), 1)[0]
+    return float(math.exp(-slope)) if slope < 0 else None
+
+
+def divisor_words(divisor: np.ndarray) -> str:
+    """Each pair's divisor θ_i / θ'_i in runs: "1 for pairs 0–20, 4 for pairs 40–63"."""
+    near = lambda a, b: abs(a / b - 1) < 1e-3  # noqa: E731
+    runs, start = [], 0
+    for i in range(1, divisor.size + 1):
+        if i == divisor.size or not near(divisor[i], divisor[start]):
+            runs.append((start, i - 1, float(divisor[start])))
+            start = i
+    steady = [f"{value:.4g} for pairs {a}–{b}" for a, b, value in runs if b > a]
+    if len(steady) > 4 or not steady:
+        return f"divisors from {divisor.min():.4g} to {divisor.max():.4g}, varying pair by pair"
+    return ", ".join(steady) + ("; other pairs between" if any(a == b for a, b, _ in runs) else "")
+
+
+def resembles(
+    theirs: np.ndarray, d_head: int, base: float, factor: float, original_context: int
+) -> str:
+    """The published scaling whose frequencies are closest to theirs in log terms, at the factor
+    their largest divisor suggests, and how close."""
+    from .scaling import MAX_FACTOR, SCALING_LABELS, default_frequencies
+
+    largest = float(np.max(default_frequencies(d_head, base) / theirs))
+    factor = min(max(round(largest, 3), 1.0), MAX_FACTOR) if largest > 1.001 else factor
+    best = None
+    for method in ("none", "pi", "ntk", "yarn", "llama3"):
+        try:
+            candidate, _ = rope_scaled_frequencies(method, d_head, base, factor, original_context)
+        except ValueError:
+            continue
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gap = float(np.sqrt(np.mean(np.log(theirs / candidate) ** 2)))
+        if np.isfinite(gap) and (best is None or gap < best[1]):
+            best = (method, gap)
+    if best is None:
+        return ""
+    name = "no scaling" if best[0] == "none" else f"{SCALING_LABELS[best[0]]} at s = {factor:g}"
+    return f"its curve is closest to {name} (rms log gap {best[1]:.3g})"
+
+
+def describe_array(theirs, expected, d_head, base, factor, original_context, params) -> str:
+    """What an unexplained array is, in words: its fitted base, its divisors against the
+    reference, its order, and the published method it resembles."""
+    if np.any(theirs <= 0) or not np.all(np.isfinite(theirs)):
+        return "It has zero, negative or infinite entries, which no RoPE frequency can be."
+    parts = []
+    fitted = fitted_base(theirs, d_head)
+    if fitted is not None:
+        parts.append(f"its fast pairs fit base {fitted:.6g} (the config: {base:g})")
+    if theirs.size > 1 and theirs[0] < theirs[-1]:
+        parts.append("it rises with the pair index, so pair 0 is not first (reversed?)")
+    parts.append("against the config " + divisor_words(expected / theirs))
+    closest = resembles(theirs, d_head, base, factor, original_context)
+    if closest:
+        parts.append(closest)
+    return "In words: " + "; ".join(parts) + "."
 
 
 def _verdict(

@@ -68,6 +68,7 @@ def strip_subplot(model: ModelPositions) -> Subplot:
                 "type": "bar",
                 "x": indices,
                 "y": [1] * len(indices),
+                "width": 0.9,  # one layer wide, whatever the spacing of this type's layers
                 "name": short_name(layer),
                 "marker": {"color": colours[layer.signature]},
                 "legendgroup": "layers",

@@ -14,7 +14,7 @@ from pyodide_support import page_holds, test_console_has_no_errors  # noqa: F401
 
 pytestmark = pytest.mark.pyodide
 
-LABEL_JS = """() => (__offline.deep('.pe-model .js-plotly-plot[aria-label]')[0] || {})
+LABEL_JS = """() => (__offline.deep('.js-plotly-plot[aria-label]')[0] || {})
   .getAttribute?.('aria-label') || ''"""
 STATUS_JS = "() => __offline.deep('.pe-model-status').map((p) => p.textContent).join(' ')"
 ALERT_JS = (
@@ -82,13 +82,16 @@ def choose(site, path) -> None:
 
 
 def steps(site, tmp) -> dict:
-    seen = {"load": site.goto("?view=model&model=qwen2.5-7b")}
+    seen = {"load": site.goto("?view=model&model=qwen2.5-3b-instruct")}
     page_holds(site.page, f"() => ({LABEL_JS})().includes('Qwen')")
     seen["preset"] = site.page.evaluate(LABEL_JS)
     box = site.page.locator(".pe-model-paste textarea")
     box.fill(json.dumps(GEMMA3))
     box.blur()
     seen["pasted"] = label_changed(site, seen["preset"])
+    # Back to the preset, then a file alone (beside a pasted config it would be compared).
+    site.page.locator(".pe-model-clear button").click()
+    label_changed(site, seen["pasted"])
     big = tmp / "sparse.gguf"
     write_gguf(big, 5 << 30)
     choose(site, big)
@@ -102,6 +105,7 @@ def steps(site, tmp) -> dict:
     seen["alert"] = site.page.evaluate(ALERT_JS)
     box.fill(json.dumps(LLAMA))
     box.blur()
+    page_holds(site.page, f"() => ({LABEL_JS})().includes('llama, 4 layers')")
     stored = tmp / "model.safetensors"
     write_safetensors(stored, 1.0 / 500000.0 ** (np.arange(0, 128, 2) / 128))
     choose(site, stored)
@@ -113,7 +117,7 @@ def steps(site, tmp) -> dict:
     seen["mismatch"] = site.page.evaluate(LABEL_JS)
     seen["after_files"] = site.page.evaluate(STATUS_JS)
     # The page still answers keys: the preset chooser, by keyboard, after the hostile file.
-    site.page.locator("button.pe-model-clear").click()
+    site.page.locator(".pe-model-clear button").click()
     before = label_changed(site, seen["mismatch"])
     site.page.locator(".pe-control-model select").focus()
     site.page.keyboard.press("ArrowDown")
@@ -133,7 +137,7 @@ def visit(request, tmp_path_factory):
 
 def test_a_preset_from_a_link_names_its_numbers(visit):
     assert visit["load"]["interactive"], visit["load"]["error"]
-    model = read_model("qwen2.5-7b")
+    model = read_model("qwen2.5-3b-instruct")
     layer = model.layers[0]
     assert f"θ = {layer.theta:g}" in visit["preset"]
     assert f"{len(model.layers)} layers" in visit["preset"]

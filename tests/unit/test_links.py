@@ -529,7 +529,14 @@ LINKS = [
         "d_model=128&n_positions=64&pos=7&offset=1",
     ),
     # Added with the model view: a preset in the link; an unknown one keeps the default.
-    Link("?view=model&model=phi-2", {"model": "phi-2"}, "model", False, [], "d_model=128&n_positions=64&model=phi-2&pos=7&offset=1&view=model"),
+    Link(
+        "?view=model&model=phi-2",
+        {"model": "phi-2"},
+        "model",
+        False,
+        [],
+        "d_model=128&n_positions=64&model=phi-2&pos=7&offset=1&view=model",
+    ),
     Link(
         "?view=model&model=<b>gpt-5</b>",
         {},

@@ -123,3 +123,20 @@ def test_the_example_mistake_is_one_the_check_names(method, params, bug):
 
 def test_no_example_mistake_shows_with_one_pair():
     assert example_mistake("none", 2, BASE, 1.0, L) is None
+
+
+def test_an_unexplained_array_is_described_in_words():
+    """No known mistake: the verdict says the fitted base, the divisors and the closest method."""
+    from pe_explorer.scaling import rope_scaled_frequencies
+
+    llama3, _ = rope_scaled_frequencies("llama3", 128, 500000.0, 8.0, 8192)
+    text = diagnose_rope(llama3, "none", 128, 500000.0, 1.0, 8192).text
+    assert "fit base 500000" in text and "1 for pairs 0–28" in text and "8 for pairs 35–63" in text
+    assert "closest to Llama 3 at s = 8" in text
+    other_base = 1 / 20000 ** (np.arange(0, 64, 2) / 64)
+    assert (
+        "fit base 20000 (the config: 10000)"
+        in diagnose_rope(other_base, "none", 64, 1e4, 1.0, 4096).text
+    )
+    reversed_text = diagnose_rope(other_base[::-1], "none", 64, 1e4, 1.0, 4096).text
+    assert "pair 0 is not first" in reversed_text
