@@ -387,3 +387,50 @@ def from_path(path: str | Path) -> Path:
     if not resolved.is_file():
         raise ModelError(f"no file at {str(path)[:80]}")
     return resolved
+
+
+# The scaling controls' names for transformers' rope types (the RoPE checker's reference).
+CONTROL_METHODS = {"default": "none", "mrope": "none", "linear": "pi", "dynamic": "dynamic",
+                   "yarn": "yarn", "llama3": "llama3", "longrope": "longrope"}  # fmt: skip
+
+
+def scaling_settings(layer: Layer, model: ModelPositions) -> tuple[dict, str]:
+    """The explorer's scaling controls set to a layer type (d_model read as its rotary size),
+    and "" ; or {} and why the controls cannot express it."""
+    kind = layer.scaling.get("type", "default")
+    method = CONTROL_METHODS.get(kind)
+    if layer.method != "rope" or method is None:
+        return {}, f"the controls have no {kind if layer.method == 'rope' else layer.method}"
+    params = layer.scaling
+    factor = float(params.get("factor") or 1.0)
+    settings = {
+        "scaling": method,
+        "d_model": layer.rotary_dim,
+        "base": layer.theta,
+        "original_context": model.original_context or 4096,
+        "factor": max(factor, 1.0),
+    }
+    if method == "none":
+        settings["factor"] = 1.0
+    elif method == "dynamic":
+        settings["seq_len"] = model.max_context or settings["original_context"]
+    elif method == "yarn":
+        settings.update(beta_fast=float(params.get("beta_fast") or 32.0),
+                        beta_slow=float(params.get("beta_slow") or 1.0),
+                        truncate=bool(params.get("truncate", True)))  # fmt: skip
+    elif method == "llama3":
+        low, high = (
+            float(params.get("low_freq_factor", 1)),
+            float(params.get("high_freq_factor", 4)),
+        )
+        if high <= low:
+            return (
+                {},
+                "the controls need high_freq_factor above low_freq_factor (Llama 4 has both 1)",
+            )
+        settings.update(low_freq_factor=low, high_freq_factor=high)
+    elif method == "longrope":
+        top, original = model.max_context or 1, settings["original_context"]
+        settings["factor"] = float(params.get("factor") or max(top / original, 1.0))
+        settings["longrope_factors"] = ", ".join(f"{v:.9g}" for v in params.get("long_factor", []))
+    return settings, ""

@@ -19,6 +19,8 @@ import param
 
 from .. import derived, scaling
 from ..code_templates import rope_check_program
+from ..model import scaling_settings
+from ..model_presets import PRESETS
 from ..plotkit import theme
 from ..plotkit.charts import message_figure, panel_caption
 from ..plotkit.frame import DATA_COLUMNS, ChartData
@@ -611,6 +613,7 @@ class RopeCheckView(UploadView):
         )
         self._right_example.on_click(lambda event: self.try_example(buggy=False))
         self._buggy_example.on_click(lambda event: self.try_example(buggy=True))
+        self._reference = ModelReference(self.state)
 
     def extra_panes(self) -> list:
         """The verdict, drawn above the plot (see content)."""
@@ -685,7 +688,72 @@ class RopeCheckView(UploadView):
                 flex_wrap="wrap",
                 sizing_mode="stretch_width",
             ),
+            self._reference.panel(),
             note=HELP,
             style=STYLE,
         )
         return self.column(inputs, self._verdict, self._data, css_class="pe-ropecheck")
+
+
+class ModelReference:
+    """A published model's layer type as the reference: choosing one sets this card's scaling
+    controls to it (its rotary size as d_head), as a preset does."""
+
+    def __init__(self, state: ExplorerState):
+        self.state = state
+        self._model = pn.widgets.Select(
+            label="Or check against a published model",
+            options={"(the controls above)": "", **{e["label"]: k for k, e in PRESETS.items()}},
+            sizing_mode="stretch_width",
+            css_classes=["pe-ropecheck-model"],
+            margin=(4, 8),
+        )
+        self._layer = pn.widgets.RadioButtonGroup(
+            label="Its layer type",
+            options=[],
+            visible=False,
+            css_classes=["pe-ropecheck-layer"],
+            margin=(4, 8),
+        )
+        self._note = pn.pane.HTML("", margin=(0, 8), css_classes=["pe-ropecheck-model-note"])
+        self._model.param.watch(self._model_chosen, "value")
+        self._layer.param.watch(lambda event: self._apply(), "value")
+
+    def _types(self):
+        model = derived.preset_model(self._model.value)
+        return model, [(layer, idx) for layer, idx in model.layer_types() if layer.method == "rope"]
+
+    def _model_chosen(self, event) -> None:
+        if not event.new:
+            self._layer.visible, self._note.object = False, ""
+            return
+        _, types = self._types()
+        names = [f"{layer.kind} ({len(idx)} layers)" for layer, idx in types]
+        self._layer.options = names
+        self._layer.visible = len(names) > 1
+        if names and self._layer.value != names[0]:
+            self._layer.value = names[0]  # applies it
+        else:
+            self._apply()
+
+    def _apply(self) -> None:
+        model, types = self._types()
+        names = list(self._layer.options)
+        chosen = names.index(self._layer.value) if self._layer.value in names else 0
+        if not types:
+            self._note.object = f"<p>{html.escape(model.name)} has no rotary layers.</p>"
+            return
+        layer = types[chosen][0]
+        settings, why = scaling_settings(layer, model)
+        if not settings:
+            self._note.object = f"<p>Not applied: {html.escape(why)}.</p>"
+            return
+        self.state.param.update(**settings)
+        self._note.object = (
+            f"<p>The controls now hold {html.escape(model.name)}'s {html.escape(layer.kind)} "
+            f"layers: {html.escape(settings['scaling'])}, d_head {layer.rotary_dim}, "
+            f"base {layer.theta:g} (Your model view shows the whole model).</p>"
+        )
+
+    def panel(self) -> pn.Column:
+        return pn.Column(self._model, self._layer, self._note, sizing_mode="stretch_width")

@@ -390,3 +390,24 @@ def test_the_code_compares_the_array_given():
     shown = traces(view)["relative error |yours − expected| / expected"]["customdata"]
     assert np.allclose(namespace["relative_error"], shown, rtol=1e-9)
     assert list(namespace["differs"]) == list(np.flatnonzero(error > TOLERANCE))
+
+
+def test_a_published_models_layer_type_sets_the_reference():
+    """Choosing a model sets the card's controls to its layer type, as transformers reads it."""
+    from pe_explorer.views import VIEWS
+
+    spec = next(s for s in VIEWS if s.name == "ropecheck")
+    state = ExplorerState()
+    view = spec.make(state)
+    reference = view._reference
+    reference._model.value = "llama-3.1-8b"
+    assert (state.scaling, state.factor, state.base, state.d_model) == ("llama3", 8.0, 5e5, 128)
+    assert state.original_context == 8192 and "full_attention" in reference._note.object
+    reference._model.value = "gemma-3-4b-it"
+    assert reference._layer.visible and len(reference._layer.options) == 2
+    reference._layer.value = next(o for o in reference._layer.options if o.startswith("full"))
+    assert (state.scaling, state.factor, state.base, state.d_model) == ("pi", 8.0, 1e6, 256)
+    reference._model.value = "llama-4-scout-17b-16e"
+    assert "Not applied" in reference._note.object
+    reference._model.value = "phi-3-mini-128k-instruct"
+    assert state.scaling == "longrope" and len(state.longrope_factors.split(",")) == 48
