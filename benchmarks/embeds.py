@@ -9,8 +9,6 @@ Chromium's processes, and the bytes sent. Usage:
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import shutil
 import statistics
@@ -18,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .pyodide_site import build_explorer, mirror_dir, offline_harness
+from .pyodide_site import harness_or_exit, site_main
 
 # Different views and states, as a course page would embed them.
 EMBEDS = (
@@ -95,10 +93,7 @@ def open_course_page(offline_site, hosted: Path, n: int, timeout_s: float = 300)
 
 
 def run(site: Path, runs: int, log=print) -> dict:
-    offline_site, problem = offline_harness()
-    if offline_site is None:
-        raise SystemExit(problem)
-    os.environ.setdefault("PYODIDE_MIRROR", str(mirror_dir()))
+    offline_site = harness_or_exit()
     with tempfile.TemporaryDirectory() as tmp:
         hosted = host_site(site, Path(tmp))
         records = []
@@ -122,18 +117,7 @@ def run(site: Path, runs: int, log=print) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--site", type=Path, help="a built site (default: build one)")
-    parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        site = args.site or build_explorer(Path(tmp))[0]
-        result = run(site.resolve(), args.runs)
-    print(json.dumps(result["summary"], indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1))
-    return 0
+    return site_main(__doc__, run, argv, ("--runs", int, 2))
 
 
 if __name__ == "__main__":

@@ -8,16 +8,14 @@ pasted config. Percentiles over runs; the hello app has no such step, so the fig
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from .pyodide_site import build_explorer, mirror_dir, offline_harness
+from .pyodide_site import harness_or_exit, site_main
 
 LABEL_JS = """() => (__offline.deep('.js-plotly-plot[aria-label]')[0] || {})
   .getAttribute?.('aria-label') || ''"""
@@ -54,10 +52,7 @@ def percentiles(values: list[float]) -> dict:
 
 
 def run(site: Path, runs: int, log=print) -> dict:
-    offline_site, problem = offline_harness()
-    if offline_site is None:
-        raise SystemExit(problem)
-    os.environ.setdefault("PYODIDE_MIRROR", str(mirror_dir()))
+    offline_site = harness_or_exit()
     with tempfile.TemporaryDirectory() as tmp:
         made = files(Path(tmp))
         timings: dict[str, list[float]] = {name: [] for name in made}
@@ -73,17 +68,7 @@ def run(site: Path, runs: int, log=print) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--site", type=Path, help="a built site (default: build one)")
-    parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp:
-        site = args.site or build_explorer(Path(tmp))[0]
-        result = run(site, args.runs)
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=2))
-    return 0
+    return site_main(__doc__, run, argv, ("--runs", int, 10))
 
 
 if __name__ == "__main__":

@@ -13,14 +13,11 @@ per second are the reference rate. Usage:
 
 from __future__ import annotations
 
-import argparse
-import json
-import os
 import tempfile
 import time
 from pathlib import Path
 
-from .pyodide_site import build_baseline, build_explorer, mirror_dir, offline_harness
+from .pyodide_site import build_baseline, build_explorer, harness_or_exit, site_main
 from .run import PYODIDE_SIZES, SIZES
 
 SPEED = 30
@@ -157,10 +154,7 @@ def baseline_keys(offline_site, site: Path, page_name: str, seconds: float) -> d
 
 
 def run(site: Path | None, seconds: float, log=print) -> dict:
-    offline_site, problem = offline_harness()
-    if offline_site is None:
-        raise SystemExit(problem)
-    os.environ.setdefault("PYODIDE_MIRROR", str(mirror_dir()))
+    offline_site = harness_or_exit()
     with tempfile.TemporaryDirectory() as tmp:
         site = site or build_explorer(Path(tmp), log)[0]
         baseline_site, baseline_page = build_baseline(Path(tmp), log)
@@ -179,16 +173,7 @@ def run(site: Path | None, seconds: float, log=print) -> dict:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--site", type=Path, help="a built site (default: build one)")
-    parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args(argv)
-    result = run(args.site.resolve() if args.site else None, args.seconds)
-    print(json.dumps(result, indent=1))
-    if args.json:
-        args.json.write_text(json.dumps(result, indent=1))
-    return 0
+    return site_main(__doc__, run, argv, ("--seconds", float, 10.0))
 
 
 if __name__ == "__main__":

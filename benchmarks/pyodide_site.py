@@ -65,6 +65,37 @@ def offline_harness():
     return offline_site, None
 
 
+def harness_or_exit():
+    """offline_site with $PYODIDE_MIRROR set, or exit saying why it cannot be used."""
+    offline_site, problem = offline_harness()
+    if offline_site is None:
+        raise SystemExit(problem)
+    os.environ.setdefault("PYODIDE_MIRROR", str(mirror_dir()))
+    return offline_site
+
+
+def site_main(doc: str, run, argv, option: tuple[str, type, object]) -> int:
+    """A benchmark's command line: --site (else a fresh build), one option of its own passed to
+    run(site, value), and --json FILE for the result, which is also printed."""
+    import argparse
+    import json
+    import tempfile
+
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--site", type=Path, help="a built site (default: build one)")
+    name, kind, default = option
+    parser.add_argument(name, type=kind, default=default)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        site = args.site or build_explorer(Path(tmp))[0]
+        result = run(site.resolve(), getattr(args, name.lstrip("-")))
+    print(json.dumps(result, indent=1))
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+    return 0
+
+
 def build_explorer(out: Path, log=print) -> tuple[Path, str]:
     """./build.sh build into out/site-explorer; (site folder, page)."""
     site = out / "site-explorer"

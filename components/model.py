@@ -22,7 +22,13 @@ from pathlib import Path
 import numpy as np
 
 from . import model_arch as arch
-from .scaling import MAX_CONTEXT, MAX_FACTOR, default_frequencies, rope_scaled_frequencies
+from .scaling import (
+    MAX_CONTEXT,
+    MAX_FACTOR,
+    check_factors,
+    default_frequencies,
+    rope_scaled_frequencies,
+)
 
 METHODS = ("rope", "none", "alibi", "learned", "sinusoidal", "t5")
 # A config.json is a few kilobytes (Phi-3's 128k one, with its factor lists, about 12 KB).
@@ -311,18 +317,11 @@ def _yarn(params, rotary_dim, base, factor, original, top):
 
 
 def _factor_list(params: dict, key: str, pairs: int) -> np.ndarray:
-    values = params.get(key)
+    """LongRoPE's long_factor or short_factor, checked as scaling.check_factors checks them."""
     try:
-        array = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ModelError(f"LongRoPE's {key} must be a list of numbers") from None
-    if array.ndim != 1 or array.size != pairs:
-        raise ModelError(
-            f"LongRoPE's {key} must hold {pairs} numbers (rotary_dim / 2), got {array.size}"
-        )
-    if not np.all(np.isfinite(array)) or np.any(array <= 0) or np.any(array > 1e4):
-        raise ModelError(f"LongRoPE's {key} must be finite numbers in (0, 10000]")
-    return array
+        return check_factors(params.get(key), pairs)
+    except ValueError as error:
+        raise ModelError(f"LongRoPE's {key}: {error}") from None
 
 
 def _longrope(params, rotary_dim, base, original, top):

@@ -10,6 +10,7 @@ import struct
 import numpy as np
 import pytest
 from pe_explorer import read_model
+from pe_explorer.model_sources import preset_config
 from pyodide_support import page_holds, test_console_has_no_errors  # noqa: F401 (collected here)
 
 pytestmark = pytest.mark.pyodide
@@ -20,19 +21,8 @@ STATUS_JS = "() => __offline.deep('.pe-model-status').map((p) => p.textContent).
 ALERT_JS = (
     "() => __offline.deep('.pe-model-status[role=alert]').map((p) => p.textContent).join(' ')"
 )
-GEMMA3 = {
-    "model_type": "gemma3_text",
-    "hidden_size": 2560,
-    "num_attention_heads": 8,
-    "head_dim": 256,
-    "num_hidden_layers": 34,
-    "max_position_embeddings": 131072,
-    "rope_theta": 1000000.0,
-    "rope_local_base_freq": 10000.0,
-    "sliding_window": 1024,
-    "sliding_window_pattern": 6,
-    "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
-}
+# Gemma 3: local and global layers, as its config.json and transformers' defaults give them.
+GEMMA3 = preset_config("gemma-3-4b-it")
 LLAMA = {
     "model_type": "llama",
     "hidden_size": 2048,

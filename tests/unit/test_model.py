@@ -9,24 +9,17 @@ import math
 
 import numpy as np
 import pytest
-from pe_explorer import read_model
+from pe_explorer import model_code, read_model
 from pe_explorer.model import ModelError
+from pe_explorer.model_sources import preset_config
 
-LLAMA31 = {
-    "model_type": "llama",
-    "hidden_size": 4096,
-    "num_attention_heads": 32,
-    "num_hidden_layers": 32,
-    "max_position_embeddings": 131072,
-    "rope_theta": 500000.0,
-    "rope_scaling": {
-        "factor": 8.0,
-        "low_freq_factor": 1.0,
-        "high_freq_factor": 4.0,
-        "original_max_position_embeddings": 8192,
-        "rope_type": "llama3",
-    },
-}
+LLAMA31 = preset_config("llama-3.1-8b")
+
+
+# The exported script's formulas (model_code.py), a second transcription of transformers'
+# modeling_rope_utils.py, independent of scaling.py's, which the page computes with.
+FORMULAS: dict = {}
+exec("import math\nimport numpy as np\n" + model_code.FORMULAS, FORMULAS)
 
 
 def plain(dim: int, base: float) -> np.ndarray:
@@ -147,19 +140,7 @@ def test_gpt_neox_rotary_pct():
 
 
 def test_gemma3_local_and_global_layers():
-    config = {
-        "model_type": "gemma3_text",
-        "hidden_size": 2560,
-        "num_attention_heads": 8,
-        "head_dim": 256,
-        "num_hidden_layers": 34,
-        "max_position_embeddings": 131072,
-        "rope_theta": 1e6,
-        "rope_local_base_freq": 10000.0,
-        "sliding_window": 1024,
-        "sliding_window_pattern": 6,
-        "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
-    }
+    config = preset_config("gemma-3-4b-it")  # the file, with Gemma3TextConfig's defaults
     model = read_model(config)
     types = {layer.kind: (layer, idx) for layer, idx in model.layer_types()}
     full, full_idx = types["full_attention"]
@@ -172,26 +153,7 @@ def test_gemma3_local_and_global_layers():
 
 
 def test_llama4_every_fourth_layer_has_no_rope():
-    config = {
-        "model_type": "llama4",
-        "text_config": {
-            "model_type": "llama4_text",
-            "hidden_size": 5120,
-            "num_attention_heads": 40,
-            "head_dim": 128,
-            "num_hidden_layers": 48,
-            "max_position_embeddings": 10485760,
-            "rope_theta": 500000.0,
-            "attention_chunk_size": 8192,
-            "rope_scaling": {
-                "factor": 16.0,
-                "high_freq_factor": 1.0,
-                "low_freq_factor": 1.0,
-                "original_max_position_embeddings": 8192,
-                "rope_type": "llama3",
-            },
-        },
-    }
+    config = preset_config("llama-4-scout-17b-16e")
     model = read_model(config)
     none = [layer.index for layer in model.layers if layer.method == "none"]
     assert none == list(range(3, 48, 4))
@@ -231,34 +193,10 @@ def test_deepseek_yarn_mscale_attention_factor():
 
 
 def test_yarn_is_the_published_ramp():
-    config = {
-        "model_type": "gpt_oss",
-        "hidden_size": 2880,
-        "num_attention_heads": 64,
-        "head_dim": 64,
-        "num_hidden_layers": 24,
-        "max_position_embeddings": 131072,
-        "rope_theta": 150000,
-        "rope_scaling": {
-            "beta_fast": 32.0,
-            "beta_slow": 1.0,
-            "factor": 32.0,
-            "original_max_position_embeddings": 4096,
-            "rope_type": "yarn",
-            "truncate": False,
-        },
-    }
-    layer = read_model(config).layers[0]
-    dim, base = 64, 150000.0
-
-    def correction(turns):
-        return dim * math.log(4096 / (turns * 2 * math.pi)) / (2 * math.log(base))
-
-    low, high = max(correction(32), 0), min(correction(1), dim - 1)
-    ramp = np.clip((np.arange(dim // 2) - low) / (high - low), 0, 1)
-    extrapolation = 1 - ramp
-    inv = plain(dim, base)
-    expected = inv / 32 * (1 - extrapolation) + inv * extrapolation
+    model = read_model("gpt-oss-20b")  # YaRN, s = 32, L = 4096, truncate false
+    layer = model.layers[0]
+    scaling = preset_config("gpt-oss-20b")["rope_scaling"]
+    expected = FORMULAS["yarn"](64, 150000.0, scaling, 4096, 131072)
     np.testing.assert_allclose(layer.inv_freq, expected, rtol=1e-14)
     assert layer.attention_factor == pytest.approx(0.1 * math.log(32) + 1)
 
@@ -413,23 +351,6 @@ def test_report_is_plain_text_with_every_finding_and_source():
 # ---- Every preset, against transformers' formulas written out here ------------------------------
 
 
-def yarn_reference(dim, base, p, original, top):
-    """_compute_yarn_parameters, line by line."""
-    factor = p.get("factor") or top / original
-
-    def correction(turns):
-        return dim * math.log(original / (turns * 2 * math.pi)) / (2 * math.log(base))
-
-    low, high = correction(p.get("beta_fast") or 32), correction(p.get("beta_slow") or 1)
-    if p.get("truncate", True):
-        low, high = math.floor(low), math.ceil(high)
-    low, high = max(low, 0), min(high, dim - 1)
-    high = high + 0.001 if low == high else high
-    keep = 1 - np.clip((np.arange(dim // 2) - low) / (high - low), 0, 1)
-    inv = plain(dim, base)
-    return inv / factor * (1 - keep) + inv * keep
-
-
 def reference(kind, dim, base, p, original, top):
     if kind in ("default", "mrope"):
         return plain(dim, base)
@@ -445,7 +366,7 @@ def reference(kind, dim, base, p, original, top):
             p["original_max_position_embeddings"],
         )
     if kind == "yarn":
-        return yarn_reference(dim, base, p, original, top)
+        return FORMULAS["yarn"](dim, base, p, original, top)
     if kind == "longrope":
         return plain(dim, base) / np.array(p["long_factor"])
     if kind == "dynamic":
