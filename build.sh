@@ -5,8 +5,7 @@
 #   ./build.sh build [DIR]  static site (Pyodide in a Web Worker) into DIR, default dist/
 #   ./build.sh serve        build, then serve dist/ on http://localhost:$PORT (default 8000)
 #   ./build.sh dev          panel serve app.py --autoreload, for work on the Python side
-#   ./build.sh test [TIER] [ARGS]  setup, build, then pytest ARGS (two workers; PE_TEST_WORKERS=0
-#                           for one); TIER unit|site|browser|pyodide
+#   ./build.sh test [TIER] [ARGS]  setup, build, then pytest ARGS; TIER unit|site|browser|pyodide
 #                           runs tests/TIER alone (unit: no build, no browser; site: the built
 #                           site's files, no browser)
 #   ./build.sh lint         ruff check and ruff format --check; Biome on the JavaScript
@@ -149,12 +148,6 @@ cmd_test() {
             set -- "tests/$tier" "$@"
             ;;
     esac
-    # Two pytest workers (pytest-xdist), each taking whole test modules: each module's one browser
-    # visit stays in one process. PE_TEST_WORKERS=0 runs everything in this process.
-    local workers=${PE_TEST_WORKERS:-2}
-    if [[ $workers != 0 && " $* " != *" -n "* ]]; then
-        set -- -n "$workers" --dist loadfile "$@"
-    fi
     if [[ $tier == unit ]]; then
         # The unit tier needs neither a built site nor Chromium and axe-core.
         ensure_python_env
@@ -191,7 +184,7 @@ cmd_bench() {
 }
 
 usage() {
-    sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '2,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
     exit 2
 }
 

@@ -297,7 +297,10 @@ def _format(value) -> str:
     if isinstance(value, bool):
         return "1" if value else "0"
     if isinstance(value, float):
-        return f"{value:.15g}"
+        # Short where 15 digits say it exactly ("500", "1.5"); otherwise the shortest text that
+        # reads back as the same float (hypothesis found 1.2899998426437378 rounded by .15g).
+        short = f"{value:.15g}"
+        return short if float(short) == value else repr(value)
     if isinstance(value, list):
         return ",".join(str(item) for item in value)
     return str(value)

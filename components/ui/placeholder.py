@@ -35,7 +35,10 @@ CARD_STYLE = f"h2 {{ {CARD_HEADING} }}\np {{ {CARD_TEXT} }}\n"
 
 PLACEHOLDER_RULE = (
     ".pe-placeholder { display: flex; align-items: center; justify-content: center; "
-    "text-align: center; height: 100%; color: #6b7280; border: 1px dashed #d1d5db; "
+    # The theme's text colour (html's --pe-text reaches into every shadow root): a fixed grey
+    # failed the contrast rule on the dark page before the cards were drawn.
+    "text-align: center; height: 100%; color: var(--pe-text, #1f2328); "
+    "border: 1px dashed var(--pe-grid, #d1d5db); "
     f"border-radius: {PLACEHOLDER_RADIUS_PX}px; }}"
 )
 PLACEHOLDER_STYLE = f":host {{ width: 100%; }}\n{PLACEHOLDER_RULE}\n"

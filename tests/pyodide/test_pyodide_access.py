@@ -29,6 +29,8 @@ DESKTOP_PAGES = [
     *[f"?view={name}&embed=1" for name in EMBEDDED],
 ]
 DARK_VISITOR_PAGES = ["", "?view=heatmap"]
+# Pages axe also checks at load, before the cards below the first screen are drawn.
+AT_LOAD = ("", "?theme=dark")
 PHONE_PAGES = ["", "?view=heatmap&embed=1"]
 PHONE = {
     "viewport": (390, 844),
@@ -57,6 +59,8 @@ def check_page(site, query: str) -> dict:
     record = {"interactive": load["interactive"], "error": load["error"]}
     if not load["interactive"]:
         return record
+    if query in AT_LOAD:  # what a visitor sees while the page fills in, before any scroll
+        record["at_load"] = run_axe(site.page)
     record["pending"] = scroll_through(site.page)
     record["views"] = sorted(set(site.page.evaluate(VIEWS_SHOWN_JS)))
     record["violations"] = run_axe(site.page)
@@ -179,6 +183,13 @@ def test_axe_finds_no_violation_for_a_visitor_who_prefers_dark(dark_visitor, que
 @pytest.mark.parametrize("query", PHONE_PAGES, ids=page_id)
 def test_axe_finds_no_violation_on_a_phone(phone, query):
     assert_no_violation(phone, query, "390 × 844 phone")
+
+
+@pytest.mark.parametrize("query", AT_LOAD, ids=page_id)
+def test_axe_finds_no_violation_at_load_before_any_scroll(desktop, query):
+    page = desktop["pages"][query]
+    assert page["interactive"], page["error"]
+    assert page["at_load"] == [], describe(page["at_load"], f"{page_id(query)} at load")
 
 
 def test_tab_from_the_top_reaches_every_control_in_page_order(desktop):

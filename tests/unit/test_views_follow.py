@@ -43,6 +43,7 @@ CHANGED = {
     "t5_max_distance": 32,
     "t5_bidirectional": False,
     "shaw_clip": 3,
+    "model": "phi-2",
 }
 # A method's own parameter changes nothing under another method: it is changed under its own.
 UNDER = {

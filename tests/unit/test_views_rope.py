@@ -335,6 +335,7 @@ NOT_FOLLOWED = {
     "t5_max_distance": 20,
     "t5_bidirectional": False,
     "shaw_clip": 2,
+    "model": "phi-2",
 }
 
 
