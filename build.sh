@@ -5,7 +5,8 @@
 #   ./build.sh build [DIR]  static site (Pyodide in a Web Worker) into DIR, default dist/
 #   ./build.sh serve        build, then serve dist/ on http://localhost:$PORT (default 8000)
 #   ./build.sh dev          panel serve app.py --autoreload, for work on the Python side
-#   ./build.sh test [TIER] [ARGS]  setup, build, then pytest ARGS; TIER unit|site|browser|pyodide
+#   ./build.sh test [TIER] [ARGS]  setup, build, then pytest ARGS (two workers; PE_TEST_WORKERS=0
+#                           for one); TIER unit|site|browser|pyodide
 #                           runs tests/TIER alone (unit: no build, no browser; site: the built
 #                           site's files, no browser)
 #   ./build.sh lint         ruff check and ruff format --check; Biome on the JavaScript
@@ -148,6 +149,13 @@ cmd_test() {
             set -- "tests/$tier" "$@"
             ;;
     esac
+    # Two pytest workers (pytest-xdist), each taking whole test modules (a module's one browser
+    # visit stays in one process): a Pyodide visit leaves a core idle while it waits on the
+    # page, which the other worker's tests use. PE_TEST_WORKERS=0 runs all in this process.
+    local workers=${PE_TEST_WORKERS:-2}
+    if [[ $workers != 0 && " $* " != *" -n "* ]]; then
+        set -- -n "$workers" --dist loadfile "$@"
+    fi
     if [[ $tier == unit ]]; then
         # The unit tier needs neither a built site nor Chromium and axe-core.
         ensure_python_env
@@ -184,7 +192,7 @@ cmd_bench() {
 }
 
 usage() {
-    sed -n '2,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
+    sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}" >&2
     exit 2
 }
 

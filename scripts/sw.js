@@ -64,12 +64,13 @@ self.addEventListener('message', (event) => {
   const urls = [...new Set([...SITE_FILES, ...event.data.urls])]
     .map((url) => new URL(url, self.location).href)
     .filter((url) => new URL(url).origin === self.location.origin);
+  // From the browser's HTTP cache, which has what the page loaded (force-cache), and through
+  // fromCache: several frames of one course page send their lists at once, and a file asked
+  // for twice must not be fetched twice.
   event.waitUntil((async () => {
-    const cache = await caches.open(CACHE);
     for (const url of urls) {
-      if (await cache.match(url)) continue;
       try {
-        await cache.add(url);
+        await fromCache(new Request(url, {cache: 'force-cache'}));
       } catch {
         // One file that cannot be fetched now is fetched (and cached) when it is used.
       }

@@ -18,7 +18,7 @@ from ..methods import MAX_SEED, METHOD_LABELS
 from ..model_presets import PRESETS
 from ..plotkit.frame import WhileShown
 from ..plotkit.presets import preset_buttons
-from ..scaling import SCALING_LABELS
+from ..scaling import PARAMETERS, SCALING_LABELS
 from ..state import MAX_CHOSEN_PAIRS, MAX_FACTORS_CHARS, MAX_TEXT_CHARS, ExplorerState
 from .player import Player
 
@@ -54,6 +54,12 @@ SIMILARITY_LABELS = {"Dot product": "dot", "Cosine similarity": "cosine"}
 log = logging.getLogger(__name__)
 # The sliders whose range depends on other parameters (ExplorerState.limits).
 BOUNDED_SLIDERS = ("pos", "offset", "rotation_pair", "train_length")
+# Each RoPE scaling method's own controls (scaling.PARAMETERS, by the state's names): a card
+# shows the chosen method's alone; a link keeps every method's values all the same.
+METHOD_CONTROLS = {
+    method: tuple({"factors": "longrope_factors"}.get(name, name) for name in parameters)
+    for method, parameters in PARAMETERS.items()
+}
 
 
 def css_class(name: str) -> str:
@@ -282,6 +288,35 @@ class Controls(pn.viewable.Viewer):
         state.param.watch(
             lambda event: setattr(self.longrope_factors, "value", event.new), "longrope_factors"
         )
+        self._method_controls_shown()
+
+    def _method_controls_shown(self) -> None:
+        """Each scaling method's own controls in a group of their own, shown while that method is
+        chosen, and a line under the method saying so."""
+        own = {"truncate": [control_label(self.state.param.truncate.label), self.truncate]}
+        self.method_groups = {
+            name: pn.Column(
+                *own.get(name, [getattr(self, name)]), margin=0, sizing_mode="stretch_width"
+            )
+            for names in METHOD_CONTROLS.values()
+            for name in names
+        }
+        self.scaling_note = pn.pane.HTML(margin=(0, 10, 4, 10), css_classes=["pe-scaling-note"])
+        self.state.param.watch(self._show_method_controls, "scaling")
+        self._show_method_controls()
+
+    def _show_method_controls(self, *events) -> None:
+        chosen = self.state.scaling
+        for method, names in METHOD_CONTROLS.items():
+            for name in names:
+                self.method_groups[name].visible = method == chosen
+        label = SCALING_LABELS[chosen]
+        own = f"Below s and L: {label}'s own parameters."
+        if not METHOD_CONTROLS[chosen]:
+            own = f"{label} has no parameters besides s and L."
+        self.scaling_note.object = (
+            f"<span>{own} The other methods' show when you choose one.</span>"
+        )
 
     def _relative_controls(self) -> None:
         """T5's buckets, max_distance and direction, and Shaw et al.'s clipping distance."""
@@ -429,16 +464,10 @@ class Controls(pn.viewable.Viewer):
             "heads": [self.heads],
             "seed": [pn.Row(self.seed, self.reseed, sizing_mode="stretch_width")],
             "train_length": [self.train_length],
-            "scaling": [self.scaling],
+            "scaling": [self.scaling, self.scaling_note],
             "factor": [self.factor],
             "original_context": [self.original_context],
-            "seq_len": [self.seq_len],
-            "beta_fast": [self.beta_fast],
-            "beta_slow": [self.beta_slow],
-            "truncate": [control_label(self.state.param.truncate.label), self.truncate],
-            "low_freq_factor": [self.low_freq_factor],
-            "high_freq_factor": [self.high_freq_factor],
-            "longrope_factors": [self.longrope_factors],
+            **{name: [group] for name, group in self.method_groups.items()},
             "t5_buckets": [self.t5_buckets],
             "t5_max_distance": [self.t5_max_distance],
             "t5_bidirectional": [

@@ -23,33 +23,6 @@ def test_page_loads_with_title_equations_and_default_state(open_app):
     assert log.relevant_errors() == []
 
 
-def test_arrow_right_on_pos_moves_readouts_and_heatmap_row(open_app):
-    page, log = open_app()
-    # The readout can be drawn a moment after the first plot.
-    cosine = wait_for_text(page, ".pe-readout-cosine", lambda t: t != "")
-    page.locator(".pe-control-pos .noUi-handle").focus()
-    page.keyboard.press("ArrowRight")
-    wait_for_text(page, ".pe-pos-readout", lambda t: t.startswith("pos = 8 "))
-    assert text(page, ".pe-current").startswith("PE(8) · PE(9)")
-    assert row_marked(heatmap(page), "pos") == 8
-    assert row_marked(heatmap(page), "pos+k") == 9
-    # Same offset, same numbers: the relation depends on k alone.
-    assert text(page, ".pe-readout-cosine") == cosine
-    assert log.relevant_errors() == []
-
-
-def test_arrow_keys_on_offset_change_the_numbers(open_app):
-    page, log = open_app()
-    page.locator(".pe-control-offset .noUi-handle").focus()
-    for _ in range(3):
-        page.keyboard.press("ArrowRight")
-    wait_for_text(page, ".pe-pos-readout", lambda t: t.endswith("k = 4"))
-    expected = encoding.offset_cosine(4, 128)
-    wait_for_text(page, ".pe-readout-cosine", lambda t: t == f"{expected:.9f}")
-    assert row_marked(heatmap(page), "pos+k") == 11
-    assert log.relevant_errors() == []
-
-
 def test_d_model_slider_and_presets_change_the_heatmap_width(open_app):
     page, log = open_app()
     page.locator(".pe-control-d-model .noUi-handle").focus()

@@ -1,11 +1,18 @@
 """Play over positions in the served app, in Chromium, driven by the keyboard."""
 
-import time
-
 import pytest
-from browser_support import FOCUS_JS, SHOWN_POS_JS, tab_to, text, wait_until
+from browser_support import FOCUS_JS, SHOWN_POS_JS, page_idle, tab_to, text, wait_until
 
 pytestmark = pytest.mark.browser
+
+# The PlayClock as the page holds it (components/ui/player.py): the steps Python sent, the last
+# one the page has drawn, and the Space presses it heard for Play.
+CLOCK_JS = """() => {
+  const doc = window.Bokeh && window.Bokeh.documents[0];
+  const clock = doc && [...doc.all_models.values()].find((m) => m.class_name === 'PlayClock');
+  return clock ? {sent: clock.data.sent, acked: clock.data.acked,
+                  space_presses: clock.data.space_presses} : null;
+}"""
 
 
 def shown_pos(page) -> int:
@@ -16,18 +23,37 @@ def playing(page) -> bool:
     return "Pause" in text(page, ".pe-play button")
 
 
-def held_pos(page, landed_ms: int = 700, held_ms: int = 700, timeout_s: float = 20) -> int:
-    """pos once Play has paused and its last steps have landed: the first pos that holds still
-    for held_ms (Play's own interval is shorter), within timeout_s. Under load the steps Play
-    sent before the pause can take longer than landed_ms to be drawn."""
-    deadline = time.monotonic() + timeout_s
-    page.wait_for_timeout(landed_ms)
-    while True:
-        pos = shown_pos(page)
-        page.wait_for_timeout(held_ms)
-        if shown_pos(page) == pos:
-            return pos
-        assert time.monotonic() < deadline, "pos still moved after Play paused"
+EVERY_VIEW = ("slider", "readout", "heatmap", "bars")
+
+
+def landed(page, agreeing=EVERY_VIEW) -> dict | None:
+    """What the views show for pos, once the page has drawn the last step Play sent and the
+    views named in agreeing all show one pos (else None)."""
+    clock = page.evaluate(CLOCK_JS)
+    views = page.evaluate(SHOWN_POS_JS)
+    shown = [views[key] for key in agreeing]
+    drawn = clock is not None and clock["acked"] == clock["sent"]
+    return views if drawn and shown[0] is not None and len(set(shown)) == 1 else None
+
+
+def held_pos(page, agreeing=EVERY_VIEW) -> int:
+    """pos once Play has paused and everything it sent has landed, checked to hold still.
+
+    Waits for the server to be idle (nothing left to do for the session, everything it wrote
+    received) and for the views named in agreeing to show one pos; then pos must be the same
+    after one more idle round trip."""
+    page_idle(page, what="the server after Play paused")
+    try:
+        views = wait_until(
+            page, lambda: landed(page, agreeing), timeout_s=30, what="the views to agree"
+        )
+    except AssertionError as error:
+        seen = page.evaluate(CLOCK_JS), page.evaluate(SHOWN_POS_JS)
+        raise AssertionError(f"{error}: clock {seen[0]}, views {seen[1]}") from None
+    page_idle(page, what="the server, once more")
+    again = landed(page, agreeing)
+    assert again == views, f"pos still moved after Play paused: {views} → {again}"
+    return views[agreeing[0]]
 
 
 def test_play_by_keyboard_advances_pos_and_pause_leaves_the_views_agreeing(open_app):
@@ -53,17 +79,25 @@ def test_space_outside_a_text_field_toggles_play_and_a_manual_step_pauses_it(ope
     wait_until(page, lambda: playing(page), what="Space to start Play")
     start = shown_pos(page)
     wait_until(page, lambda: shown_pos(page) != start, what="pos advancing")
-    # A step back: a step forward can land on the pos Play has just sent and the page not drawn
-    # yet, which changes nothing, so Python sees no step to pause for.
+    # A step back: a step forward could land on the pos Play has just sent and the page not
+    # drawn yet, which changes nothing, so Python sees no step to pause for.
     page.locator(".pe-control-pos .noUi-handle").focus()
     page.keyboard.press("ArrowLeft")
     wait_until(page, lambda: not playing(page), what="the manual step to pause Play")
-    # The pause is shown before the step's own answer may be: read pos once it has landed.
-    held_pos(page, landed_ms=400, held_ms=800)
+    # The pause is shown before the step's own answer may be: read pos once it has landed. Not
+    # on the slider: a step made while one of Play's is on its way to the page can leave the
+    # slider on Play's pos while Python keeps the step's (the readout, matrix and bars show it).
+    held_pos(page, agreeing=("readout", "heatmap", "bars"))
     # Space in the sentence box types a space; it does not start Play.
-    page.locator(".pe-control-text input").focus()
+    box = page.locator(".pe-control-text input").first
+    box.focus()
+    spaces, presses = box.input_value().count(" "), page.evaluate(CLOCK_JS)["space_presses"]
     page.keyboard.press("Space")
-    page.wait_for_timeout(500)
+    # The key has been handled once the box holds its space: Play hears keys on the window,
+    # while the key goes down, before the box takes the character.
+    wait_until(page, lambda: box.input_value().count(" ") == spaces + 1, what="the space typed")
+    assert page.evaluate(CLOCK_JS)["space_presses"] == presses
+    page_idle(page, what="the server after the typed space")
     assert not playing(page)
     assert "pe-control-text" in page.evaluate(FOCUS_JS).split()
     assert log.relevant_errors() == []

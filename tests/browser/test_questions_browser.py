@@ -3,7 +3,7 @@
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from browser_support import tab_to, text, wait_for_text, wait_until
+from browser_support import tab_to, wait_for_text, wait_until
 from pe_explorer.ui.questions import QUESTIONS
 
 pytestmark = pytest.mark.browser
@@ -47,14 +47,4 @@ def test_a_keyboard_only_tour_sets_each_cards_state_and_escape_leaves_it(open_ap
     page.keyboard.press("Escape")
     wait_until(page, lambda: page.locator(".pe-tour").first.is_hidden(), what="the tour closed")
     assert page.locator(".pe-question-list").first.is_visible()
-    assert log.relevant_errors() == []
-
-
-@pytest.mark.parametrize("question", QUESTIONS, ids=lambda q: q.name)
-def test_each_cards_link_opens_its_state(open_app, question):
-    page, log = open_app("?" + question.query())
-    shown = query_of(page)
-    assert all(shown.get(k) == v for k, v in expected_query(question).items()), shown
-    notices = page.locator(".pe-notices")
-    assert notices.count() == 0 or not notices.first.is_visible() or text(page, ".pe-notices") == ""
     assert log.relevant_errors() == []

@@ -6,8 +6,8 @@ from browser_support import ConsoleLog, look_at, tab_to, text, wait_for_text, wa
 
 pytestmark = pytest.mark.browser
 
-# Where cell (row, column) of the heatmap is on screen, and its value as the plot holds it.
-CELL_JS = """({row, column}) => {
+# The heatmap's plot, through Panel's shadow roots: the start of a page function's body.
+HEATMAP_JS = """
   const plots = [];
   const walk = (root) => root.querySelectorAll('*').forEach((element) => {
     if (element.classList && element.classList.contains('js-plotly-plot')) plots.push(element);
@@ -15,7 +15,13 @@ CELL_JS = """({row, column}) => {
   });
   walk(document);
   const plot = plots.find((p) => (p.layout.title.text || '').startsWith('PE matrix'));
-  const xaxis = plot._fullLayout.xaxis, yaxis = plot._fullLayout.yaxis;
+"""
+
+# Where cell (row, column) of the heatmap is on screen, and its value as the plot holds it.
+CELL_JS = (
+    "({row, column}) => {"
+    + HEATMAP_JS
+    + """  const xaxis = plot._fullLayout.xaxis, yaxis = plot._fullLayout.yaxis;
   const box = plot.getBoundingClientRect();
   const label = plot.data[0].x[column];
   return {
@@ -25,7 +31,7 @@ CELL_JS = """({row, column}) => {
     label,
   };
 }"""
-
+)
 
 STAGE = ".pe-pipeline-stage-text"
 
@@ -42,12 +48,13 @@ def test_a_clicked_cells_formula_equals_its_value_to_the_digits_shown(open_app, 
     if layout == "interleaved":
         assert hint.startswith("PE(7, 6) = sin(7 / 10000^(6/16)) = sin(")
     for row, column in [(7, 6), (3, 1), (11, 9), (0, 15)]:
-        # Two clicks within Plotly's 300 ms are a double click (which resets the zoom), and a
-        # click reports the point last hovered: hover the cell first, as a hand does.
-        page.wait_for_timeout(400)
         cell = page.evaluate(CELL_JS, {"row": row, "column": column})
+        # A click reports the point last hovered: the pointer goes onto the cell first.
         page.mouse.move(cell["x"], cell["y"])
-        page.wait_for_timeout(150)
+        # Time-based by design: Plotly takes a press within 300 ms of the last click's for a
+        # double click (which resets the zoom), and works out the point under the pointer at
+        # most every 50 ms (a click right after the move reports the cell hovered before it).
+        page.wait_for_timeout(400)
         page.mouse.click(cell["x"], cell["y"])
         formula = wait_for_text(
             page, ".pe-cell-formula-text", lambda t, r=row, c=column: t.startswith(f"PE({r}, {c})")

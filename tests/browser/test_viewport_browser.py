@@ -2,7 +2,16 @@
 step redraws each plot on screen once (no second draw for an unchanged size)."""
 
 import pytest
-from browser_support import ConsoleLog, look_at, plots, text, wait_for_text, wait_until
+from browser_support import (
+    ConsoleLog,
+    look_at,
+    page_idle,
+    plots,
+    probes_reported,
+    text,
+    wait_for_text,
+    wait_until,
+)
 from pe_explorer.ui.lazy_views import NEAR_PX
 from pe_explorer.views import VIEWS
 
@@ -51,7 +60,10 @@ def placeholder_text(page, view: str) -> str:
 def test_a_view_below_the_fold_is_drawn_when_first_scrolled_to(open_app):
     page, log = open_app("?d_model=4&pos=7")
     assert not on_screen(page, "properties")
-    page.wait_for_timeout(1000)
+    # The cards below the first row are built once the page is shown; their probes report where
+    # they are, and the server acts on it.
+    wait_until(page, lambda: placeholder_text(page, "properties"), what="the properties card")
+    assert probes_reported(page)["properties"] is False
     # Only the first row is drawn; the others wait, a placeholder saying so in their place.
     assert sorted(p["title"].split(":")[0] for p in plots(page)) == sorted(
         ["PE matrix", "PE(pos) and PE(pos + k) over the 4 dimensions"]
@@ -76,14 +88,15 @@ def test_a_view_scrolled_away_waits_and_catches_up_when_back(open_app):
     look_at(page, "properties")
     wait_until(page, lambda: [p for p in plots(page) if p["title"].startswith("‖PE(q)")])
     look_at(page, "heatmap")
-    page.wait_for_timeout(1500)  # for the view's probe to report that it is off screen
+    # The view's probe has reported that it is off screen, and the server has it.
+    assert probes_reported(page)["properties"] is False
     assert not on_screen(page, "properties")
     before = title_of(page, "‖PE(q) − PE(7)‖")
     page.locator(".pe-control-pos .noUi-handle").focus()
     for _ in range(3):
         page.keyboard.press("ArrowRight")
     wait_for_text(page, ".pe-pos-readout", lambda t: t.startswith("pos = 10 "))
-    page.wait_for_timeout(500)
+    page_idle(page, what="the server after the steps")
     assert title_of(page, "‖PE(q) − PE(") == before
     look_at(page, "properties")
     wait_until(
@@ -100,7 +113,7 @@ def test_a_d_model_step_draws_each_plot_on_screen_once_and_none_off_screen(open_
     look_at(page, "properties")  # drawn now, and off screen once scrolled back up
     wait_until(page, lambda: len(plots(page)) >= 3, what="the properties view")
     look_at(page, "heatmap")
-    page.wait_for_timeout(1500)
+    assert probes_reported(page)["properties"] is False
     views = page.evaluate(COUNT_DRAWS_JS)
     assert {"heatmap", "compare", "properties"} <= set(views)
     page.locator(".pe-control-d-model .noUi-handle").focus()
@@ -111,7 +124,10 @@ def test_a_d_model_step_draws_each_plot_on_screen_once_and_none_off_screen(open_
         lambda: [p for p in plots(page) if "× 130 dimensions" in p["title"]],
         what="the heatmap at d_model 130",
     )
-    # Long enough for Plotly's delayed resize (100 ms) and a page layout pass to show up.
+    page_idle(page, what="the server after the step")
+    # Time-based by design: a second draw would come from a timer, Plotly's delayed resize
+    # (100 ms after a resize) or Panel's redraw of a Plotly pane (250 ms after its data changed,
+    # panel/models/plotly.ts): wait past both, then count.
     page.wait_for_timeout(1500)
     draws = page.evaluate("() => window.__draws")
     shown = {view for view in views if on_screen(page, view)}

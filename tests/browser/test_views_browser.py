@@ -1,7 +1,15 @@
 """The "see why it works" views in Chromium: drive each one's control, read what changed."""
 
 import pytest
-from browser_support import look_at, plots, text, wait_for_text, wait_until
+from browser_support import (
+    look_at,
+    next_frame,
+    page_idle,
+    plots,
+    text,
+    wait_for_text,
+    wait_until,
+)
 from pe_explorer import encoding
 
 pytestmark = pytest.mark.browser
@@ -134,7 +142,9 @@ def test_hostile_sentence_is_shown_as_text_and_never_runs(open_app):
     wait_for_text(page, ".pe-tokens-step", lambda t: "“<b>bold</b>”" in t)
     assert text(page, ".pe-token-chip-0 button") == "<img"
     assert page.locator(".pe-token-row").nth(0).inner_text().split("\t")[1] == "<img"
-    page.wait_for_timeout(500)
+    # All the server sent is on the page, and drawn: any element made of the text is there.
+    page_idle(page, what="the server after the sentence")
+    next_frame(page)
     assert count(page, 'img[src="x"]') == 0
     assert count(page, "b", "bold") == 0
     assert log.dialogs == []

@@ -1,7 +1,8 @@
 """Accessibility of the real Pyodide build, offline: axe-core (WCAG 2.0 to 2.2, A and AA) finds
-no violation on the default page, every view alone and embedded, the dark theme, a visitor whose
-system prefers dark, and a phone; and a keyboard alone reaches the controls in page order and
-moves the views.
+no violation on the default page (every card drawn), views alone and embedded, the dark theme, a
+visitor whose system prefers dark, and a phone; a keyboard alone reaches the controls in page
+order and moves the views; and every view's charts carry their numbers in their names
+(aria-label), which follow a key on a slider the view follows, while an open Show data stays open.
 
 One browser profile per kind of visitor; each page is a new link in that profile (after the first
 load the service worker serves the site, so a link takes seconds). The whole page is scrolled
@@ -10,21 +11,109 @@ through before axe runs, so the cards drawn when they come into view are checked
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from a11y_support import CONTROLS, axe_missing, describe, run_axe, scroll_through
-from browser_support import FOCUS_JS, SHOWN_POS_JS, tab_to
+from browser_support import FOCUS_JS, SHOWN_POS_JS, page_idle, tab_to
 from pe_explorer.views import VIEWS
-from pyodide_support import offline_site, unavailable, visit_offline
+from pyodide_support import INSIDE_JS, offline_site, unavailable, visit_offline
 
 pytestmark = pytest.mark.pyodide
 
 NAMES = [spec.name for spec in VIEWS]
-# An embed is its view's card without the page around it: every card is checked alone above,
-# so embeds are checked for one view of each kind (one chart, a grid of charts, an upload).
+
+# The slider each view is driven by: pos where it follows pos, else the first it follows.
+SLIDERS = ("pos", "offset", "d_model", "n_positions", "base")
+
+
+def driving_slider(spec) -> str | None:
+    return next((c for c in SLIDERS if c in spec.controls and c in spec.follows), None)
+
+
+# The model view follows no slider (its numbers come from the model): test_pyodide_model.py
+# checks its chart's name.
+DRIVEN = {spec.name: slider for spec in VIEWS if (slider := driving_slider(spec))}
+DRIVEN_VIEWS = tuple(DRIVEN)
+POS_VIEWS = tuple(name for name, slider in DRIVEN.items() if slider == "pos")
+# Views whose Show data is opened before the key and read after it.
+SHOW_DATA_VIEWS = ("heatmap", "rope", "alibi")
+# A card's charts (role, name) and its Show data tables, searched through its shadow roots.
+CARD_JS = (
+    """(view) => {
+  const card = __offline.deep(`.pe-view-${view}`)[0];
+  if (!card) return null;
+  const inside = """
+    + INSIDE_JS
+    + """;
+  const cells = (details, selector) => [...details.querySelectorAll(selector)];
+  return {
+    charts: inside(card, '.js-plotly-plot').map((chart) => ({
+      role: chart.getAttribute('role'), label: chart.getAttribute('aria-label')})),
+    data: inside(card, 'details.pe-data').map((details) => ({
+      open: details.open,
+      rows: cells(details, 'tbody th').map((th) => th.textContent),
+      scopes: cells(details, 'thead th').map((th) => th.getAttribute('scope')),
+      headers: cells(details, 'thead th').map((th) => th.textContent),
+    })),
+  };
+}"""
+)
+# The card's charts are all named, and one of them no longer has a name of `before`.
+CARD_NAMED_JS = f"""([view, before]) => {{
+  const card = ({CARD_JS})(view);
+  const labels = card ? card.charts.map((chart) => chart.label) : [];
+  return labels.length > 0 && labels.every(Boolean) && labels.some((l) => !before.includes(l));
+}}"""
+
+
+def card_named(site, name: str, before: list[str], timeout_s: float = 60) -> dict | None:
+    """Scroll the view's card on screen (off screen, a view waits) and wait until its charts are
+    named, one not as in before, and the worker is idle: the card then, or None."""
+    site.page.locator(f".pe-view-{name}").first.scroll_into_view_if_needed()
+    try:
+        site.page.wait_for_function(
+            CARD_NAMED_JS, arg=[name, before], timeout=timeout_s * 1000, polling=100
+        )
+    except Exception as error:
+        if type(error).__name__ != "TimeoutError":
+            raise
+        return None
+    page_idle(site.page, what=f"the {name} card")
+    return site.page.evaluate(CARD_JS, name)
+
+
+def names_on_the_page(site) -> dict:
+    """On the default page (at pos = 7, k = 1), a slider at a time: each view it drives, its
+    charts' names (its Show data opened); one key on the slider; each view's names and data once
+    its card, scrolled to, shows new ones."""
+    seen = {name: {} for name in DRIVEN}
+    for slider in dict.fromkeys(DRIVEN.values()):
+        views = [name for name, drives in DRIVEN.items() if drives == slider]
+        for name in views:
+            card = card_named(site, name, [])
+            seen[name]["named"] = card is not None
+            seen[name]["charts"] = card["charts"] if card else []
+            if name in SHOW_DATA_VIEWS:
+                site.page.locator(f".pe-view-{name} details.pe-data summary").first.click()
+        key = "ArrowRight" if slider == "pos" else "ArrowLeft"
+        site.press(f".pe-control-{slider.replace('_', '-')} .noUi-handle", key, 1)
+        for name in views:
+            before = [chart["label"] for chart in seen[name]["charts"]]
+            card = card_named(site, name, before)
+            seen[name]["renamed"] = card is not None
+            seen[name]["charts_after"] = card["charts"] if card else []
+            seen[name]["data_after"] = card["data"] if card else []
+    return seen
+
+
+# Every card is checked on the default page. A view alone is its card under the header and its
+# controls, and an embed is its card alone: both are checked for one view of each kind (one
+# chart, a grid of charts, an upload, the model).
 EMBEDDED = ("heatmap", "scaling", "checker", "model")
 DESKTOP_PAGES = [
     "",
-    *[f"?view={name}" for name in NAMES],
+    *[f"?view={name}" for name in EMBEDDED],
     "?theme=dark",
     *[f"?view={name}&embed=1" for name in EMBEDDED],
 ]
@@ -107,7 +196,8 @@ def tab_order(site) -> dict:
 
 
 def visit_pages(queries: list[str], viewport=(1280, 900), context_options=None, keyboard=False):
-    """A visit of the site in one profile: each link checked with axe, then the keyboard."""
+    """A visit of the site in one profile: each link checked with axe (and, with keyboard, the
+    charts' names on the default page once checked); then the keyboard."""
 
     def visit(site_dir) -> dict:
         record = {"pages": {}, "errors": {}}
@@ -120,6 +210,8 @@ def visit_pages(queries: list[str], viewport=(1280, 900), context_options=None, 
             for query in queries:
                 try:
                     record["pages"][query] = check_page(site, query)
+                    if keyboard and not query:
+                        record["names"] = names_on_the_page(site)
                 except Exception as error:  # one page's failure must not hide the others'
                     record["errors"][query] = f"{type(error).__name__}: {error}"
             if keyboard:
@@ -222,3 +314,56 @@ def test_every_slider_reached_by_tab_moves_the_state_with_one_key(desktop):
     assert set(moved) == set(KEYED_SLIDERS.values())
     for key, (before, after) in moved.items():
         assert after is not None and after != before, (key, before, after)
+
+
+def names_on(desktop: dict, name: str) -> dict:
+    """What names_on_the_page saw of the view."""
+    assert "names" in desktop, desktop["errors"].get("")
+    return desktop["names"][name]
+
+
+def shown(value: float) -> str:
+    text = f"{value:.4f}"
+    return text.replace("-", "\u2212")
+
+
+@pytest.mark.parametrize("name", DRIVEN_VIEWS)
+def test_each_chart_is_a_named_figure(desktop, name):
+    seen = names_on(desktop, name)
+    assert seen["named"], seen["charts"]
+    assert seen["charts"]
+    for chart in seen["charts"]:
+        assert chart["role"] == "figure" and chart["label"], chart
+
+
+@pytest.mark.parametrize("name", POS_VIEWS)
+def test_the_name_says_pos(desktop, name):
+    assert any("7" in chart["label"] for chart in names_on(desktop, name)["charts"])
+
+
+def test_the_heatmap_name_carries_the_worked_example(desktop):
+    (chart,) = names_on(desktop, "heatmap")["charts"]
+    assert chart["label"].endswith(f"PE(7, 6) = {shown(math.sin(7 / 10000 ** (6 / 128)))}")
+    (after,) = names_on(desktop, "heatmap")["charts_after"]
+    assert after["label"].endswith(f"PE(8, 6) = {shown(math.sin(8 / 10000 ** (6 / 128)))}")
+
+
+@pytest.mark.parametrize("name", DRIVEN_VIEWS)
+def test_a_key_on_a_slider_renames_the_chart(desktop, name):
+    seen = names_on(desktop, name)
+    assert seen["renamed"], (seen["charts"], seen["charts_after"])
+    before = {chart["label"] for chart in seen["charts"]}
+    assert any(chart["label"] not in before for chart in seen["charts_after"])
+
+
+@pytest.mark.parametrize("name", ("heatmap", "rope", "alibi"))
+def test_show_data_stays_open_and_lists_the_rows_near_the_new_pos(desktop, name):
+    (data,) = names_on(desktop, name)["data_after"]
+    assert data["open"]
+    assert set(data["scopes"]) == {"col"}
+    # pos moved from 7 to 8: the rows (ALiBi: the keys) near it are now 5 … 11.
+    shown_now = data["headers"][2:] if name == "alibi" else data["rows"]
+    expected = (
+        [f"key {p}" for p in range(5, 12)] if name == "alibi" else list(map(str, range(5, 12)))
+    )
+    assert shown_now == expected

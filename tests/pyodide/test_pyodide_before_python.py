@@ -1,7 +1,8 @@
 """The static site before Python has started (issue 21): a link to another state than the
 prerendered one shows the frames and titles of the views it asks for, and no numbers; an
 embed shows its one view and no header. The page's worker script is held back while the page is
-read, then let go: the page becomes the one asked for.
+read, then let go: the page becomes the one asked for. And the page opened from disk (file://)
+says to serve its folder.
 
 The site is served from its own folder (its runtime is vendored in it): the offline harness
 cannot hold the worker back, and these pages need no CDN."""
@@ -11,7 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from browser_support import EVERY_ELEMENT_JS, ConsoleLog, wait_until
+from browser_support import EVERY_ELEMENT_JS, ConsoleLog, next_frame, wait_until
 from pe_explorer.ui.page import before_python_facts
 from pe_explorer.views import VIEWS
 
@@ -70,7 +71,10 @@ def open_held(browser, site_url):
         wait_until(page, lambda: held, what="the page asking for the held script")
         if hold is WORKER_SCRIPT:
             page.wait_for_load_state("load")
-        page.wait_for_timeout(500)  # for anything the page would draw meanwhile
+        # Painted: what the page's scripts drew by then is on the screen (what they draw later,
+        # such as Bokeh's prerendered page, a test waits for).
+        next_frame(page)
+        next_frame(page)
         return page, log, lambda: [route.continue_() for route in held]
 
     yield open_page
@@ -132,9 +136,16 @@ def test_a_dark_preferring_visitor_sees_dark_frames_before_python(open_held):
 @pytest.mark.parametrize("query", ["", "?pos=7&d_model=128"], ids=["no-query", "defaults"])
 def test_a_link_to_the_default_state_keeps_the_prerendered_page(open_held, query):
     page, log, _ = open_held(query, viewport=(1280, 900))
-    seen = page.evaluate(PAGE_JS)
+    # Bokeh draws the prerendered page (its header, controls and first row) while the worker's
+    # script is held, a part at a time.
+
+    def prerendered():
+        seen = page.evaluate(PAGE_JS)
+        drawn = seen["headers"] == 1 and seen["sliders"] > 0 and len(seen["plots"]) >= 2
+        return seen if drawn else None
+
+    seen = wait_until(page, prerendered, timeout_s=60, what="the prerendered page")
     assert seen["frames"] is None
-    assert seen["headers"] == 1 and seen["sliders"] > 0
     assert [title.split(":")[0] for title in seen["plots"]] == [
         "PE matrix",
         "PE(pos) and PE(pos + k) over the 128 dimensions",
@@ -160,7 +171,13 @@ def test_the_page_paints_its_header_and_matrix_before_any_script_has_run(open_he
     page, log, let_go = open_held(
         "", viewport=(1280, 900), hold=re.compile(r".*/bokeh-3[^/]*\.min\.js$")
     )
-    seen = page.evaluate(FIRST_PAINT_JS)
+    # The first paint's picture is an image of its own: drawn once it has loaded.
+    seen = wait_until(
+        page,
+        lambda: (seen := page.evaluate(FIRST_PAINT_JS)) and seen["picture"] and seen,
+        timeout_s=30,
+        what="the first paint's picture",
+    )
     assert seen == {
         "shown": True,
         "heading": before_python_facts()["title"],
@@ -240,3 +257,18 @@ def test_a_frame_sandboxed_with_same_origin_starts(browser, site_origin):
     assert frame.locator(".pe-cannot-start").count() == 0
     assert log.relevant_errors() == []
     context.close()
+
+
+def test_the_page_opened_from_disk_says_to_serve_the_folder(site_dir, browser):
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        # As offline: the CDN scripts fail at once instead of waiting on the network.
+        page.route(re.compile(r"^https?://"), lambda route: route.abort())
+        page.goto((site_dir / "index.html").as_uri(), wait_until="domcontentloaded")
+        message = page.locator(".pe-file-protocol-message")
+        message.wait_for(state="visible", timeout=10_000)
+        assert "./build.sh serve" in message.inner_text()
+        assert "pn-loading" not in page.evaluate("document.body.className")
+    finally:
+        context.close()

@@ -28,10 +28,12 @@ def drive(site_dir) -> dict:
             assert site.interactive, site.load["error"]
             site.settle(settle_ms=1500)
             before = site.page.evaluate(POSITION_JS)
-            # Time-based by design: nothing plays by itself, so pos stays put for 3 s unasked.
-            site.page.wait_for_timeout(3000)
+            # Nothing plays by itself: unasked, the page stays still, the worker idle and nothing
+            # changing on it for 3 s more (the harness's settle), and pos stays put.
+            still = site.settle(settle_ms=3000)
             record[motion] = {
                 "moving": site.page.evaluate(MOVING_JS),
+                "still": still["settled"],
                 "positions": (before, site.page.evaluate(POSITION_JS)),
                 "errors": site.console_errors(),
             }
@@ -55,6 +57,7 @@ def test_with_reduced_motion_nothing_is_animated(record):
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
 def test_nothing_plays_by_itself(record, motion):
     before, after = record[motion]["positions"]
+    assert record[motion]["still"]
     assert before == after == "7"
 
 

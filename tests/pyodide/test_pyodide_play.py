@@ -40,8 +40,9 @@ def steps(site) -> dict:
     record["paused"] = wait_for(site, f"() => !({PLAYING_JS})()")
     record["agreed"] = wait_for(site, AGREED_JS, timeout_s=30)
     record["after_pause"] = site.page.evaluate(SHOWN_POS_JS)
-    # Time-based by design: Play steps pos every 1000/speed ms; paused, nothing moves for 1 s.
-    site.page.wait_for_timeout(1000)
+    # Paused, the page stays still: the worker idle and nothing changing on it for 1 s (the
+    # harness's settle), four of Play's steps at its speed; then pos is where it was.
+    record["still"] = site.settle(settle_ms=1000)["settled"]
     record["later"] = site.page.evaluate(SHOWN_POS_JS)
     record["search"] = site.page.evaluate("location.search")
     site.page.locator(".pe-questions-toggle button").first.click()
@@ -63,6 +64,7 @@ def test_play_advances_pos(visit):
 
 def test_pause_stops_and_every_view_shows_the_slider_position(visit):
     assert visit["paused"]
+    assert visit["still"]
     shown = visit["after_pause"]
     assert shown == visit["later"]
     assert shown["slider"] == shown["readout"] == shown["heatmap"] == shown["bars"]

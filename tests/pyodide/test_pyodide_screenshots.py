@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from pe_explorer.views import VIEWS
-from pyodide_support import offline_site, visit_offline
+from pyodide_support import INSIDE_JS, offline_site, visit_offline
 
 pytestmark = pytest.mark.pyodide
 
@@ -29,18 +29,13 @@ CARD_TIMEOUT_S = 90
 THEME_OF_PAGE_JS = "() => document.documentElement.getAttribute('data-pe-theme')"
 # A card is drawn when its view took the place of its placeholder, each chart it shows has been
 # plotted (traces, at its box's width) under its name (aria-label), and its Show data is filled.
-CARD_DRAWN_JS = """(view) => {
+CARD_DRAWN_JS = (
+    """(view) => {
   const card = __offline.deep(`.pe-view-${view}`)[0];
   if (!card) return false;
-  const inside = (selector) => {
-    const found = [];
-    const walk = (root) => root.querySelectorAll('*').forEach((element) => {
-      if (element.matches(selector)) found.push(element);
-      if (element.shadowRoot) walk(element.shadowRoot);
-    });
-    walk(card.shadowRoot || card);
-    return found;
-  };
+  const inside = (selector) => ("""
+    + INSIDE_JS
+    + """)(card, selector);
   if (inside('.pe-placeholder, .pe-card-frame').length) return false;
   const charts = inside('.js-plotly-plot').filter((chart) => chart.getClientRects().length);
   const drawn = (chart) => Boolean(
@@ -51,6 +46,7 @@ CARD_DRAWN_JS = """(view) => {
   );
   return charts.length > 0 && charts.every(drawn) && inside('details.pe-data').length > 0;
 }"""
+)
 
 
 def file_name(view: str, theme: str, width: int) -> str:

@@ -11,6 +11,8 @@ import json
 import time
 from pathlib import Path
 
+from browser_support import next_frame, page_idle
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 AXE_VERSION = "4.14.1"
 AXE_PACKAGE = REPO_ROOT / ".cache" / "npm" / "node_modules" / "axe-core"
@@ -118,16 +120,12 @@ PENDING_JS = """() => {
   walk(document);
   return pending;
 }"""
-# The offline harness's probe (../shared/pyodide-offline): the worker idle and nothing changed.
-QUIET_JS = """(quietMs) => {
-  const probe = window.__offline;
-  return !probe || (!probe.workerBusy() && performance.now() - probe.lastActivity() >= quietMs);
-}"""
 
 
-def scroll_through(page, pause_ms: int = 400, timeout_s: float = 90, quiet_ms: int = 1000) -> int:
+def scroll_through(page, timeout_s: float = 90, quiet_ms: int = 1000) -> int:
     """Scroll from the top to the bottom a screen at a time, as a reader would, until every lazily
-    drawn card is drawn and the page has been quiet for quiet_ms; then back to the top.
+    drawn card is drawn and the page is idle (page_idle: in the Pyodide build, the worker idle and
+    nothing changed for quiet_ms); then back to the top, idle again.
     Returns how many elements still stood for something not drawn (0 when all were drawn)."""
     deadline = time.monotonic() + timeout_s
     page.evaluate("() => window.scrollTo(0, 0)")
@@ -139,21 +137,32 @@ def scroll_through(page, pause_ms: int = 400, timeout_s: float = 90, quiet_ms: i
               return window.scrollY + window.innerHeight >= root.scrollHeight - 2;
             }"""
         )
-        page.wait_for_timeout(pause_ms)
-        if at_bottom and page.evaluate(PENDING_JS) == 0:
+        # A card's probe hears that the card came on screen at the next frame, and tells Python.
+        next_frame(page)
+        next_frame(page)
+        if not at_bottom:
+            continue
+        # At the bottom: once Python has built what the probes asked for, every card is drawn,
+        # or some came on screen only as the page grew: go over the page again.
+        idle(page, deadline, quiet_ms)
+        if page.evaluate(PENDING_JS) == 0:
             break
-        if at_bottom:  # cards still drawing below: go over the page again
-            page.evaluate("() => window.scrollTo(0, 0)")
-    remaining = max(1, deadline - time.monotonic())
-    try:
-        page.wait_for_function(QUIET_JS, arg=quiet_ms, timeout=remaining * 1000, polling=100)
-    except Exception as error:  # still busy: axe checks the page as it is, the caller decides
-        if type(error).__name__ != "TimeoutError":
-            raise
+        page.evaluate("() => window.scrollTo(0, 0)")
+    idle(page, deadline, quiet_ms)  # still busy: axe checks the page as it is, the caller decides
     pending = page.evaluate(PENDING_JS)
     page.evaluate("() => window.scrollTo(0, 0)")
-    page.wait_for_timeout(pause_ms)
+    next_frame(page)
+    idle(page, deadline, quiet_ms)
     return pending
+
+
+def idle(page, deadline: float, quiet_ms: int) -> bool:
+    """page_idle, within what is left of the time: whether the page went idle."""
+    try:
+        page_idle(page, timeout_s=max(1, deadline - time.monotonic()), quiet_ms=quiet_ms)
+    except AssertionError:
+        return False
+    return True
 
 
 def screenshot(page, path: Path) -> Path:

@@ -3,11 +3,11 @@ shared by the served test and the Pyodide one."""
 
 from __future__ import annotations
 
+import contextlib
 import io
-import time
 
 import numpy as np
-from browser_support import EVERY_ELEMENT_JS
+from browser_support import EVERY_ELEMENT_JS, page_idle
 from pe_explorer import diagnosis as diagnose
 
 
@@ -69,19 +69,27 @@ def expected_error(name: str) -> str | None:
     return None
 
 
+VERDICT_CHANGED_JS = f"(before) => ({VERDICT_JS})() !== before"
+
+
 def upload_each(page, timeout_s: float = 60) -> dict:
     """Upload every file in turn through the file chooser; the verdict the page shows for each."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     chooser = page.locator(".pe-checker-file input[type=file]").first
     shown = {}
     for name, data in UPLOADS.items():
         before = page.evaluate(VERDICT_JS)
         upload = {"name": name, "mimeType": "application/octet-stream", "buffer": data}
         chooser.set_input_files(upload)
-        deadline = time.monotonic() + timeout_s
-        while (verdict := page.evaluate(VERDICT_JS)) == before and time.monotonic() < deadline:
-            page.wait_for_timeout(100)
-        # The verdict the page settles on (it never shows another on the way: checked here).
-        page.wait_for_timeout(1500)
+        # Still the verdict before it, at worst: check_verdicts says what is wrong with that.
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_function(VERDICT_CHANGED_JS, arg=before, timeout=timeout_s * 1000)
+        verdict = page.evaluate(VERDICT_JS)
+        # The verdict the page settles on, once Python has nothing more to show (it never shows
+        # another on the way: checked here). In the Pyodide build Python's work after a patch
+        # is out of the page's sight: nothing may change for as long as the old wait (1.5 s).
+        page_idle(page, timeout_s=timeout_s, what=f"the page after {name}", quiet_ms=1500)
         settled = page.evaluate(VERDICT_JS)
         shown[name] = verdict if settled == verdict else f"changed: {verdict!r} → {settled!r}"
     return shown

@@ -8,7 +8,7 @@ import re
 import time
 from urllib.parse import parse_qs
 
-from browser_support import EVERY_ELEMENT_JS, look_at, wait_until
+from browser_support import EVERY_ELEMENT_JS, look_at, next_frame, page_idle, wait_until
 from pe_explorer import encoding
 from pe_explorer.plotkit.numbers import readout_number
 from pe_explorer.state import ExplorerState
@@ -113,25 +113,15 @@ def agreed_state(page) -> dict | None:
     return url
 
 
-# In the Pyodide build: Python has applied every change the page sent (Panel's page script
-# marks its worker busy from sending a patch until the worker says it is idle). A served page
-# has no such worker.
-WORKER_IDLE_JS = """() => typeof pyodideWorker === 'undefined'
-  || (!pyodideWorker.busy && !pyodideWorker.queue.length)"""
-
-
 def settled_state(page, what: str = "the page agreeing", timeout_s: float = 20) -> dict:
-    """Wait until the page agrees with itself and stays so for a moment, with nothing left for
-    Python to apply (right after start-up it may still be building the page's later cards);
-    return that state."""
+    """Wait until the page agrees with itself, with nothing left for Python to apply or send
+    (page_idle: right after start-up it may still be building the page's later cards), and still
+    agrees on the same state; return that state."""
     deadline = time.monotonic() + timeout_s
     while True:
         state = wait_until(page, lambda: agreed_state(page), timeout_s=timeout_s, what=what)
-        page.wait_for_timeout(250)
-        idle = wait_until(
-            page, lambda: page.evaluate(WORKER_IDLE_JS), timeout_s=timeout_s, what=f"{what}: idle"
-        )
-        if idle and agreed_state(page) == state:
+        page_idle(page, timeout_s=timeout_s, what=f"{what}: idle")
+        if agreed_state(page) == state:
             return state
         if time.monotonic() > deadline:
             raise AssertionError(f"{what}: the page kept moving ({shown(page)})")
@@ -209,7 +199,7 @@ def time_until_drawn(page, name: str, expected: dict, timeout_s: float = 30) -> 
     while (seen := shown_prints(page, [name])[name]) != expected:
         if time.monotonic() - start > timeout_s:
             raise AssertionError(f"{name} still shows {seen}, not {expected}")
-        page.wait_for_timeout(20)
+        next_frame(page)
     return time.monotonic() - start
 
 

@@ -84,6 +84,19 @@ def test_console_has_no_errors(visit):
     assert visit["console_errors"] == []
 
 
+# A JS function (root, selector): every element inside root (a card) matching selector, through
+# shadow roots.
+INSIDE_JS = """(root, selector) => {
+  const found = [];
+  const walk = (node) => node.querySelectorAll('*').forEach((element) => {
+    if (element.matches(selector)) found.push(element);
+    if (element.shadowRoot) walk(element.shadowRoot);
+  });
+  walk(root.shadowRoot || root);
+  return found;
+}"""
+
+
 def wait_for(site, expression: str, timeout_s: float = 90) -> bool:
     """Wait in the offline site's page (Playwright's wait_for_function) until the JS function
     `expression` returns true: whether it did before time ran out."""

@@ -3,6 +3,7 @@ the write lock of Bokeh's WSHandler that Panel looks at before it writes."""
 
 from __future__ import annotations
 
+import asyncio
 import types
 import weakref
 
@@ -10,11 +11,26 @@ from bokeh.document import Document
 from tornado import locks
 
 
+class WriteLock(locks.Lock):
+    """Bokeh's write lock, which also says when someone has begun to wait for it: `waited` is set
+    once an acquire could not take it at once (a test awaits that instead of sleeping)."""
+
+    def __init__(self):
+        super().__init__()
+        self.waited = asyncio.Event()
+
+    def acquire(self, timeout=None):
+        acquiring = super().acquire(timeout)
+        if not acquiring.done():
+            self.waited.set()
+        return acquiring
+
+
 class Socket:
     """Stands in for Bokeh's WSHandler: the write lock it holds while writing."""
 
     def __init__(self):
-        self.write_lock = locks.Lock()
+        self.write_lock = WriteLock()
 
 
 class Connection:

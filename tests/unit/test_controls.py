@@ -2,8 +2,9 @@
 
 import pytest
 from pe_explorer import encoding
+from pe_explorer.scaling import SCALING_LABELS
 from pe_explorer.state import DEFAULT_TEXT, ExplorerState
-from pe_explorer.ui.controls import BASE_STOPS, Controls
+from pe_explorer.ui.controls import BASE_STOPS, METHOD_CONTROLS, Controls
 
 
 def test_base_slider_uses_log_stops_and_keeps_an_odd_base_from_a_link():
@@ -106,3 +107,24 @@ def test_a_true_or_false_parameter_is_two_named_buttons_linked_both_ways(name, l
     assert getattr(state, name) is False
     setattr(state, name, True)
     assert buttons.value is True
+
+
+@pytest.mark.parametrize("method", list(METHOD_CONTROLS))
+def test_the_scaling_card_shows_the_chosen_methods_own_controls_and_says_so(method):
+    state = ExplorerState(scaling="yarn" if method != "yarn" else "llama3")
+    controls = Controls(state=state)
+    state.scaling = method
+    shown = {name for name, group in controls.method_groups.items() if group.visible}
+    assert shown == set(METHOD_CONTROLS[method])
+    assert shown <= set(controls.method_groups)
+    note = controls.scaling_note.object
+    assert SCALING_LABELS[method] in note and "The other methods' show when you choose one" in note
+
+
+def test_another_methods_parameters_from_a_link_stay_in_the_state_while_hidden():
+    state = ExplorerState(scaling="llama3", beta_fast=24.0)
+    controls = Controls(state=state)
+    assert not controls.method_groups["beta_fast"].visible
+    assert state.beta_fast == 24.0 and controls.beta_fast.value == 24.0
+    state.scaling = "yarn"
+    assert controls.method_groups["beta_fast"].visible and controls.beta_fast.value == 24.0

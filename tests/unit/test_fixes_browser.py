@@ -3,7 +3,7 @@ and every fix's script made one module, run under node against a stand-in BokehJ
 is wrapped once for all the fixes that hook it (`_update_slider`: Home and End, and the slider
 handles' names), a fix runs only for its own model's views, a fix that throws leaves the view
 working, and the views drawn before the fixes are fixed at once. The fixes' effects on the real
-page: tests/pyodide/test_pyodide_chart_names.py, test_pyodide_access.py, test_pyodide_controls.py.
+page: tests/pyodide/test_pyodide_access.py and test_pyodide_controls.py.
 """
 
 from __future__ import annotations

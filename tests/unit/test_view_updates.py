@@ -34,13 +34,12 @@ class Sent:
         self.whole += 1
 
 
-@pytest.fixture
-def page():
-    """The whole page with live Bokeh models, as a browser session has them, in a window tall
-    enough to show every view (so every view is built and follows the state)."""
+def page_showing(*names: str) -> ExplorerPage:
+    """The whole page with live Bokeh models, as a browser session has them, with the views named
+    on screen (so those are built and follow the state): every view unless names are given."""
     page = ExplorerPage(state=ExplorerState(n_positions=128, d_model=128))
     pn.panel(page).get_root(Document())
-    for name in VIEW_NAMES:
+    for name in names or VIEW_NAMES:
         page.probe(name).on_screen = True
     return page
 
@@ -55,7 +54,8 @@ def model_of(pane):
 
 
 @pytest.mark.parametrize("parameter", ["pos", "offset"])
-def test_moving_pos_or_k_never_recomputes_the_matrix(page, parameter):
+def test_moving_pos_or_k_never_recomputes_the_matrix(parameter):
+    page = page_showing()
     before = derived.pe_matrix.cache_info()
     for _ in range(3):
         setattr(page.state, parameter, getattr(page.state, parameter) + 1)
@@ -65,7 +65,8 @@ def test_moving_pos_or_k_never_recomputes_the_matrix(page, parameter):
 
 
 @pytest.mark.parametrize("parameter", ["pos", "offset"])
-def test_frequency_view_sends_nothing_when_pos_or_k_move(page, parameter):
+def test_frequency_view_sends_nothing_when_pos_or_k_move(parameter):
+    page = page_showing("frequency")
     sent = sent_by(page, "frequency")
     setattr(page.state, parameter, getattr(page.state, parameter) + 1)
     assert (sent.whole, sent.patches) == (0, [])
@@ -73,14 +74,16 @@ def test_frequency_view_sends_nothing_when_pos_or_k_move(page, parameter):
 
 @pytest.mark.parametrize("name", ["heatmap", "waves", "compare"])
 @pytest.mark.parametrize("parameter", ["pos", "offset"])
-def test_moving_pos_or_k_sends_one_patch_and_no_whole_figure(page, name, parameter):
+def test_moving_pos_or_k_sends_one_patch_and_no_whole_figure(name, parameter):
+    page = page_showing(name)
     sent = sent_by(page, name)
     setattr(page.state, parameter, getattr(page.state, parameter) + 1)
     assert sent.whole == 0
     assert len(sent.patches) == 1
 
 
-def test_heatmap_patch_moves_the_row_markers_and_does_not_resend_the_matrix(page):
+def test_heatmap_patch_moves_the_row_markers_and_does_not_resend_the_matrix():
+    page = page_showing("heatmap")
     sent = sent_by(page, "heatmap")
     page.state.pos = 20
     ((restyle, relayout, traces),) = sent.patches
@@ -89,7 +92,8 @@ def test_heatmap_patch_moves_the_row_markers_and_does_not_resend_the_matrix(page
     assert relayout == {"images[0].y": 20, "images[1].y": 21}
 
 
-def test_waves_patch_moves_the_lines_and_resends_no_curve(page):
+def test_waves_patch_moves_the_lines_and_resends_no_curve():
+    page = page_showing("waves")
     sent = sent_by(page, "waves")
     page.state.pos = 20
     ((restyle, relayout, _),) = sent.patches
@@ -98,7 +102,8 @@ def test_waves_patch_moves_the_lines_and_resends_no_curve(page):
     assert "lines at pos = 20 and pos + k = 21" in relayout["title.text"]
 
 
-def test_compare_patch_carries_the_two_new_vectors(page):
+def test_compare_patch_carries_the_two_new_vectors():
+    page = page_showing("compare")
     sent = sent_by(page, "compare")
     page.state.pos = 20
     ((restyle, _, traces),) = sent.patches
@@ -108,19 +113,22 @@ def test_compare_patch_carries_the_two_new_vectors(page):
     np.testing.assert_array_equal(restyle["y"][1], expected[1])
 
 
-def test_the_patch_reaches_the_bokeh_model(page):
+def test_the_patch_reaches_the_bokeh_model():
+    page = page_showing("heatmap")
     pane = page.view("heatmap")._plot
     page.state.pos = 30
     assert model_of(pane).relayout["images[0].y"] == 30
 
 
-def test_after_a_patch_the_pane_holds_the_current_figure(page):
+def test_after_a_patch_the_pane_holds_the_current_figure():
+    page = page_showing("waves")
     view = page.view("waves")
     page.state.pos = 25
     assert same_value(view._plot.object, view.figure())
 
 
-def test_refreshing_an_unchanged_view_sends_nothing(page):
+def test_refreshing_an_unchanged_view_sends_nothing():
+    page = page_showing("compare")
     view = page.view("compare")
     page.state.pos = 25
     sent = Sent(view._plot)
@@ -128,7 +136,8 @@ def test_refreshing_an_unchanged_view_sends_nothing(page):
     assert (sent.whole, sent.patches) == (0, [])
 
 
-def test_changing_d_model_sends_the_heatmap_whole(page):
+def test_changing_d_model_sends_the_heatmap_whole():
+    page = page_showing("heatmap")
     sent = sent_by(page, "heatmap")
     page.state.d_model = 64
     assert sent.whole == 1
@@ -145,7 +154,8 @@ def test_compare_draws_many_dimensions_as_a_filled_step_line(d_model, kind):
         assert (traces[0]["line"]["shape"], traces[0]["fill"]) == ("hvh", "tozeroy")
 
 
-def test_a_patch_equal_to_the_last_one_is_still_sent(page):
+def test_a_patch_equal_to_the_last_one_is_still_sent():
+    page = page_showing("heatmap")
     # The page resets relayout to null after applying it; until that arrives, the model still
     # holds the last patch, and setting an equal value would send nothing.
     pane = page.view("heatmap")._plot
@@ -158,7 +168,8 @@ def test_a_patch_equal_to_the_last_one_is_still_sent(page):
     assert len(sent) == 2
 
 
-def test_a_view_off_screen_waits_and_catches_up_when_back(page):
+def test_a_view_off_screen_waits_and_catches_up_when_back():
+    page = page_showing("properties")
     sent = sent_by(page, "properties")
     page.probe("properties").on_screen = False
     page.state.pos += 3
