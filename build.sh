@@ -5,8 +5,8 @@
 #   ./build.sh build [DIR]  static site (Pyodide in a Web Worker) into DIR, default dist/
 #   ./build.sh serve        build, then serve dist/ on http://localhost:$PORT (default 8000)
 #   ./build.sh dev          panel serve app.py --autoreload, for work on the Python side
-#   ./build.sh test [TIER] [ARGS]  setup, build, then pytest ARGS (two workers; PE_TEST_WORKERS=0
-#                           for one); TIER unit|site|browser|pyodide
+#   ./build.sh test [TIER] [ARGS]  setup, build, then pytest ARGS (PE_TEST_WORKERS=2 for two
+#                           pytest workers); TIER unit|site|browser|pyodide
 #                           runs tests/TIER alone (unit: no build, no browser; site: the built
 #                           site's files, no browser)
 #   ./build.sh lint         ruff check and ruff format --check; Biome on the JavaScript
@@ -149,10 +149,10 @@ cmd_test() {
             set -- "tests/$tier" "$@"
             ;;
     esac
-    # Two pytest workers (pytest-xdist), each taking whole test modules (a module's one browser
-    # visit stays in one process): a Pyodide visit leaves a core idle while it waits on the
-    # page, which the other worker's tests use. PE_TEST_WORKERS=0 runs all in this process.
-    local workers=${PE_TEST_WORKERS:-2}
+    # PE_TEST_WORKERS=2: two pytest workers (pytest-xdist), each taking whole test modules (a
+    # module's one browser visit stays in one process). About a fifth quicker on two cores, but
+    # two browsers at once can starve a Pyodide page (benchmarks/RESULTS.md): CI runs one.
+    local workers=${PE_TEST_WORKERS:-0}
     if [[ $workers != 0 && " $* " != *" -n "* ]]; then
         set -- -n "$workers" --dist loadfile "$@"
     fi

@@ -267,15 +267,16 @@ def worker_targets(page) -> list[tuple[str, str]]:
     )
 
 
-def leave(site, timeout_s: float = 15) -> None:
+def leave(site, timeout_s: float = 60) -> None:
     """Leave the page, and wait until its shared Python runtime (app.js, a shared worker) has
     ended: a return visit then starts Python again, as after closing the tab, instead of joining
-    the runtime the first visit left running (which a second tab would do)."""
+    the runtime the first visit left running (which a second tab would do). A runtime still
+    there after timeout_s fails here, not as a page that never starts later."""
     site.page.goto("about:blank")
     deadline = time.monotonic() + timeout_s
     while any(kind == "shared_worker" for kind, _ in worker_targets(site.page)):
         if time.monotonic() > deadline:
-            break
+            raise RuntimeError(f"the shared Python runtime was still running {timeout_s:g} s after")
         time.sleep(0.1)
 
 

@@ -17,6 +17,9 @@ from .numbers import number
 
 # Show data lists the rows near the selection: pos − 3 … pos + 3, and at most 16 columns.
 DATA_ROWS, DATA_COLUMNS = 7, 16
+# A table of pairs lists every pair up to this many (a head of 512 dimensions), the ones the
+# chart marks marked; a larger one, the marked ones and a few more, saying so.
+ALL_PAIRS = 256
 
 ERROR_STYLE = """
 :host { width: 100%; }
@@ -51,6 +54,10 @@ table.pe-data-table { border-collapse: collapse; font-variant-numeric: tabular-n
                                        white-space: nowrap;
                                        border-bottom: 1px solid var(--pe-grid, #d1d5db); }
 p.pe-data-note { margin: 0.3em 0; line-height: 1.45; }
+.pe-data-table tr.pe-data-marked th, .pe-data-table tr.pe-data-marked td { font-weight: 600;
+  background: color-mix(in srgb, currentColor 8%, transparent); }
+.pe-data-sr { position: absolute; width: 1px; height: 1px; overflow: hidden;
+              clip: rect(0 0 0 0); white-space: nowrap; }
 """
 
 
@@ -63,6 +70,7 @@ class ChartData:
     columns: tuple[str, ...]
     rows: tuple[tuple, ...]  # one tuple of cells per row: text, whole numbers or floats
     note: str = ""  # which part of the data is listed, when not all of it
+    marked: frozenset = frozenset()  # the rows (by their first cell) the chart marks
 
 
 def cell_text(value) -> str:
@@ -114,21 +122,21 @@ def toeplitz_table(state: ExplorerState, caption: str, corner: str, curve: np.nd
     )
 
 
+def row_html(row: tuple, marked: bool) -> str:
+    """One row of a data table: its first cell the row's header; a marked row says so in words
+    too (for a screen reader), not only in weight."""
+    cells = [html.escape(cell_text(cell)) for cell in row]
+    mark = '<span class="pe-data-sr"> (marked)</span>' if marked else ""
+    tag = '<tr class="pe-data-marked">' if marked else "<tr>"
+    rest = "".join(f"<td>{cell}</td>" for cell in cells[1:])
+    return f'{tag}<th scope="row">{cells[0]}{mark}</th>{rest}</tr>'
+
+
 def data_html(table: ChartData) -> str:
     """The table in a closed <details> "Show data", scrollable sideways on its own."""
     escape = html.escape
     head = "".join(f'<th scope="col">{escape(column)}</th>' for column in table.columns)
-    body = "".join(
-        "<tr>"
-        + "".join(
-            f'<th scope="row">{escape(cell_text(cell))}</th>'
-            if index == 0
-            else f"<td>{escape(cell_text(cell))}</td>"
-            for index, cell in enumerate(row)
-        )
-        + "</tr>"
-        for row in table.rows
-    )
+    body = "".join(row_html(row, row[0] in table.marked) for row in table.rows)
     note = f'<p class="pe-data-note">{escape(table.note)}</p>' if table.note else ""
     # A region that scrolls must take the focus, so keys can scroll it (axe: scrollable-region-
     # focusable); its name is the caption.

@@ -7,7 +7,7 @@ import numpy as np
 from .. import derived
 from ..plotkit import theme
 from ..plotkit.charts import titled_layout
-from ..plotkit.frame import DATA_COLUMNS, ChartData
+from ..plotkit.frame import ALL_PAIRS, ChartData
 from ..plotkit.numbers import number
 from ..plotkit.subplots import Subplot, compose
 from ..state import ExplorerState
@@ -111,13 +111,15 @@ def describe(state: ExplorerState) -> str:
 
 
 def data(state: ExplorerState) -> ChartData:
-    """ω_i and λ_i of the first and last pairs and the pairs marked (every pair when few)."""
+    """ω_i and λ_i of every pair (up to ALL_PAIRS; of more, the first, the last and the pairs
+    marked), the pairs the waves view draws marked."""
     omega = derived.angular_frequencies(state.d_model, float(state.base))
     lengths = derived.wavelengths(state.d_model, float(state.base))
-    if omega.size <= DATA_COLUMNS:
-        pairs, note = range(omega.size), ""
+    marked = frozenset(state.chosen_pairs)
+    if omega.size <= ALL_PAIRS:
+        pairs, note = range(omega.size), "Marked: the pairs the waves view draws."
     else:
-        pairs = sorted({0, omega.size - 1, *state.chosen_pairs})
+        pairs = sorted({0, omega.size - 1, *marked})
         note = f"Pairs 0, {omega.size - 1} and the ones marked shown, of {omega.size}."
     return ChartData(
         caption=f"Angular frequency and wavelength per pair, base {state.base:g}",
@@ -125,4 +127,5 @@ def data(state: ExplorerState) -> ChartData:
         # ω falls to 1/base: four significant digits, not four decimals.
         rows=tuple((i, f"{omega[i]:.4g}", lengths[i]) for i in pairs),
         note=note,
+        marked=marked,
     )

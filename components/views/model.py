@@ -12,14 +12,15 @@ import numpy as np
 import panel as pn
 
 from .. import derived
-from ..model import Layer, ModelPositions, read_model
+from ..model import Layer, ModelPositions, parse_json, read_model
 from ..model_code import model_program
 from ..model_findings import never_turning
 from ..model_report import layer_line, ranges
 from ..model_sources import Loaded, from_source, load
 from ..plotkit import theme
 from ..plotkit.charts import message_figure, titled_layout
-from ..plotkit.frame import DATA_ROWS, ChartData, PlotView
+from ..plotkit.frame import ALL_PAIRS, DATA_ROWS, ChartData, PlotView
+from ..plotkit.hub_fetch import HubFetch, hub_text
 from ..plotkit.slice_file import SliceFile, SliceReader
 from ..plotkit.subplots import Subplot, compose
 from ..plotkit.upload import input_button
@@ -318,13 +319,15 @@ def _rows(model: ModelPositions) -> tuple[list[tuple], int]:
     """The listed rows, and how many pairs there are in all."""
     rows, total = [], 0
     types = [(layer, idx) for layer, idx in model.layer_types() if layer.inv_freq is not None]
+    every = sum(layer.inv_freq.size for layer, _ in types) <= ALL_PAIRS
     share = max(2, DATA_ROWS // max(1, len(types)))
     context = model.original_context or 0
     for layer, indices in types:
         inv = layer.inv_freq
         total += inv.size
         slow = np.flatnonzero(never_turning(inv, context)) if context else np.array([], int)
-        for i in listed_pairs(inv.size, int(slow[0]) if slow.size else None, share):
+        first_slow = int(slow[0]) if slow.size else None
+        for i in range(inv.size) if every else listed_pairs(inv.size, first_slow, share):
             theta = float(inv[i])
             wavelength = 2 * math.pi / theta if theta > 0 else math.inf
             turns = context / wavelength if context and math.isfinite(wavelength) else 0.0
@@ -342,8 +345,8 @@ def _rows(model: ModelPositions) -> tuple[list[tuple], int]:
 
 
 def data(state: ExplorerState, model: ModelPositions | None = None) -> ChartData:
-    """Pairs of every layer type (both ends, evenly between, the first that never turns): θ_i,
-    λ_i and its turns in the original context."""
+    """Pairs of every layer type (all, up to ALL_PAIRS in all; else both ends, evenly between and
+    the first that never turns): θ_i, λ_i and its turns in the original context."""
     model = model or derived.preset_model(state.model)
     rows, total = _rows(model)
     note = (
@@ -395,7 +398,8 @@ ACCEPT = ".json,.gguf,.safetensors,application/json"
 HELP = (
     '<p class="pe-note">Your file stays in your browser: a GGUF or safetensors file is read by its '
     "header and its few small RoPE tensors only, however large it is. Nothing you give here goes "
-    "into the page's link; the link keeps the preset.</p>"
+    "into the page's link; the link keeps the preset. A model on the Hub is asked for by your "
+    "browser from huggingface.co when you press its button, and only then.</p>"
 )
 STYLE = (
     READOUT_STYLE
@@ -434,6 +438,8 @@ class ModelView(PlotView):
             margin=(4, 0),
         )
         self._slices = SliceFile(self._reader, from_source, self._file_read)
+        self._hub = HubFetch(css_classes=["pe-model-hub"], margin=(4, 0))
+        self._hub.param.watch(self._hub_answered, "answer")
         self._clear = input_button("Back to the preset", "pe-model-clear", 180, color="default")
         super().__init__(**params)
         self._paste.param.watch(self._pasted_text, "value")
@@ -516,6 +522,19 @@ class ModelView(PlotView):
         self._file = result
         self._given_changed()
 
+    def _hub_answered(self, event) -> None:
+        """The Hub's answer read as a chosen config.json named by the model id, or its problem."""
+        try:
+            model_id, text = hub_text(event.new or {})
+        except ValueError as error:
+            model_id = str((event.new or {}).get("id", ""))[:200]
+            return self._file_read(model_id or "the Hub", error)
+        try:
+            config = parse_json(text)
+        except ValueError as error:
+            return self._file_read(model_id, error)
+        self._file_read(model_id, Loaded(config, name=model_id, kind=f"config.json of {model_id}"))
+
     def _given_changed(self) -> None:
         self._model, self._problem = None, ""
         self._refresh()
@@ -539,6 +558,7 @@ class ModelView(PlotView):
     def content(self) -> pn.Column:
         inputs = pn.Column(
             self._reader,
+            self._hub,
             self._paste,
             pn.FlexBox(self._clear, sizing_mode="stretch_width"),
             pn.pane.HTML(HELP, stylesheets=[STYLE], sizing_mode="stretch_width", margin=(0, 8)),

@@ -21,7 +21,7 @@ from .. import derived, scaling
 from ..derived import ScaledRope
 from ..plotkit import theme
 from ..plotkit.charts import titled_layout
-from ..plotkit.frame import DATA_COLUMNS, ChartData, PlotView
+from ..plotkit.frame import ALL_PAIRS, DATA_COLUMNS, ChartData, PlotView
 from ..plotkit.numbers import number, readout_number
 from ..plotkit.presets import preset_buttons
 from ..plotkit.subplots import Subplot, compose
@@ -460,15 +460,23 @@ def describe(state: ExplorerState) -> str:
     )
 
 
+def band_ends(bands: np.ndarray) -> set[int]:
+    """The first and last two pairs, and where each band begins and ends."""
+    size = bands.size
+    edges = np.flatnonzero(bands[1:] != bands[:-1])
+    return {i for i in (0, 1, size - 2, size - 1) if 0 <= i < size} | {
+        *edges.tolist(),
+        *(edges + 1).tolist(),
+    }
+
+
 def listed_pairs(bands: np.ndarray) -> list[int]:
     """At most DATA_COLUMNS pairs: the first and last two, where each band starts and ends,
     then evenly spread ones."""
     size = bands.size
     if size <= DATA_COLUMNS:
         return list(range(size))
-    edges = np.flatnonzero(bands[1:] != bands[:-1])
-    chosen = {0, 1, size - 2, size - 1, *edges.tolist(), *(edges + 1).tolist()}
-    chosen = set(sorted(chosen)[:DATA_COLUMNS])
+    chosen = set(sorted(band_ends(bands))[:DATA_COLUMNS])
     for index in np.linspace(0, size - 1, DATA_COLUMNS).round().astype(int):
         if len(chosen) >= DATA_COLUMNS:
             break
@@ -488,17 +496,20 @@ def _pair_row(chosen: ScaledRope, i: int) -> tuple:
 def data(state: ExplorerState) -> ChartData:
     """Per pair: θ_i, θ'_i, the divisor, λ_i, λ'_i and its band."""
     chosen = derived.scaled_rope(state)
-    pairs = listed_pairs(chosen.bands)
     size = chosen.original.size
-    note = "" if len(pairs) == size else (
-        f"{len(pairs)} of {size} pairs shown: the first and last two, where each band begins "
-        "and ends, and pairs spread between; the code under Export recomputes every pair."
-    )  # fmt: skip
+    pairs = range(size) if size <= ALL_PAIRS else listed_pairs(chosen.bands)
+    note = "Marked: the first and last two pairs, and where each band begins and ends."
+    if size > ALL_PAIRS:
+        note = (
+            f"{len(pairs)} of {size} pairs shown: the first and last two, where each band begins "
+            "and ends, and pairs spread between; the code under Export recomputes every pair."
+        )
     return ChartData(
         caption=f"Per-pair frequencies before and after {chosen.label}, s = {state.factor:g}",
         columns=("pair i", "θ_i", "θ'_i", "θ_i / θ'_i", "λ_i", "λ'_i", "band"),
         rows=tuple(_pair_row(chosen, i) for i in pairs),
         note=note,
+        marked=frozenset(band_ends(chosen.bands)) if size <= ALL_PAIRS else frozenset(),
     )
 
 

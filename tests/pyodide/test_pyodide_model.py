@@ -1,6 +1,7 @@
 """The model view in the real Pyodide build, offline: a preset from a link, a config.json pasted,
-a sparse GGUF of 5 GiB read by its header only, a safetensors header beside its config, and
-hostile files; each answered with its closed-form numbers, and the page still answers keys."""
+a sparse GGUF of 5 GiB read by its header only, a safetensors header beside its config, a model
+fetched from the Hugging Face Hub (answered here from a fixture: no test reaches the network),
+and hostile files; each answered with its closed-form numbers, and the page still answers keys."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 from pe_explorer import read_model
 from pe_explorer.model_sources import preset_config
-from pyodide_support import page_holds, test_console_has_no_errors  # noqa: F401 (collected here)
+from pyodide_support import page_holds
 
 pytestmark = pytest.mark.pyodide
 
@@ -60,6 +61,53 @@ def write_safetensors(path, inv_freq: np.ndarray) -> None:
         {name: {"dtype": "F32", "shape": [inv_freq.size], "data_offsets": [0, len(data)]}}
     )
     path.write_bytes(struct.pack("<Q", len(header)) + header.encode() + data)
+
+
+# The Hub, as the page's fetch meets it: Qwen3-8B's config.json, and a gated model's refusal.
+QWEN3 = preset_config("qwen3-8b")
+HUB_ANSWERS = {
+    "https://huggingface.co/Qwen/Qwen3-8B/resolve/main/config.json": (200, json.dumps(QWEN3)),
+    "https://huggingface.co/meta-llama/Llama-3.1-8B/resolve/main/config.json": (401, "{}"),
+}
+
+
+def answer_as_the_hub(asked: list):
+    """A route handler: the fixture's answer (else 404), with the CORS header the Hub sends."""
+
+    def answer(route):
+        asked.append(route.request.url)
+        status, body = HUB_ANSWERS.get(route.request.url, (404, "{}"))
+        route.fulfill(
+            status=status,
+            body=body,
+            headers={"Access-Control-Allow-Origin": "*", "Content-Type": "application/json"},
+        )
+
+    return answer
+
+
+def fetch_from_the_hub(site, model_id: str) -> None:
+    box = site.page.locator(".pe-hub-id")
+    box.fill(model_id)
+    site.page.locator(".pe-hub-fetch").click()
+
+
+def hub_steps(site, seen: dict) -> None:
+    """A model from the Hub, then a gated one; what the page asked the Hub for."""
+    # Nothing went to the Hub before the button is pressed (the harness sees every request).
+    seen["hub_asked_before"] = [
+        entry["path"] for entry in site.metrics()["requests"] if "huggingface" in entry["host"]
+    ]
+    asked = seen["hub_asked"] = []
+    site.page.route("https://huggingface.co/**", answer_as_the_hub(asked))
+    before = site.page.evaluate(LABEL_JS)
+    fetch_from_the_hub(site, "Qwen/Qwen3-8B")
+    seen["hub"] = label_changed(site, before)
+    page_holds(site.page, f"() => ({STATUS_JS})().includes('Qwen/Qwen3-8B')")
+    seen["hub_status"] = site.page.evaluate(STATUS_JS)
+    fetch_from_the_hub(site, "meta-llama/Llama-3.1-8B")
+    page_holds(site.page, f"() => ({ALERT_JS})().includes('login')")
+    seen["hub_gated"] = site.page.evaluate(ALERT_JS)
 
 
 def label_changed(site, before: str) -> str:
@@ -112,6 +160,7 @@ def steps(site, tmp) -> dict:
     site.page.locator(".pe-control-model select").focus()
     site.page.keyboard.press("ArrowDown")
     seen["key_before"], seen["key_after"] = before, label_changed(site, before)
+    hub_steps(site, seen)
     return seen
 
 
@@ -158,3 +207,24 @@ def test_the_page_answers_keys_after_the_files(visit):
 
 def test_a_safetensors_inv_freq_is_checked_against_the_config(visit):
     assert "safetensors-inv-freq-mismatch" in visit["mismatch"]
+
+
+def test_a_model_from_the_hub_is_fetched_on_the_press_only_and_read(visit):
+    assert visit["hub_asked_before"] == []
+    assert visit["hub_asked"] == list(HUB_ANSWERS)
+    model = read_model(QWEN3)
+    assert f"θ = {model.layers[0].theta:g}" in visit["hub"]
+    assert f"{len(model.layers)} layers" in visit["hub"]
+    assert "Showing your config.json of Qwen/Qwen3-8B" in visit["hub_status"]
+
+
+def test_a_gated_model_gets_a_plain_message(visit):
+    assert "meta-llama/Llama-3.1-8B" in visit["hub_gated"] and "login" in visit["hub_gated"]
+
+
+def test_console_has_no_errors_but_the_gated_models_refusal(visit):
+    # Chromium logs every 4xx answer to a fetch ("Failed to load resource"); the gated model's 401
+    # is the answer this module asks the Hub for.
+    gated = next(url for url, (status, _) in HUB_ANSWERS.items() if status == 401)
+    assert [e for e in visit["console_errors"] if e["url"] != gated] == []
+    assert len(visit["console_errors"]) <= 1

@@ -6,7 +6,7 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from pe_explorer.plotkit.frame import ChartData, data_html, indices_near
+from pe_explorer.plotkit.frame import ALL_PAIRS, ChartData, data_html, indices_near
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import VIEWS, alibi, dotproduct, heatmap, rope, tokens, view_spec
 
@@ -65,6 +65,9 @@ def cell(reader: TableReader, row_label: str, column_label: str) -> str:
     return row[column]
 
 
+PAIR_COLUMNS = ("pair i", "layer type")
+
+
 @pytest.mark.parametrize("spec", VIEWS, ids=lambda spec: spec.name)
 @pytest.mark.parametrize(
     "state",
@@ -78,7 +81,8 @@ def test_every_view_lists_its_numbers_in_a_captioned_table(spec, state):
     assert reader.caption == table.caption
     assert [scope for scope, _ in reader.headers] == ["col"] * len(table.columns)
     assert all(len(row) == len(table.columns) for row in reader.rows)
-    assert 0 < len(reader.rows) <= 16
+    # A table of pairs lists every pair up to ALL_PAIRS; any other, a window of 16 rows at most.
+    assert 0 < len(reader.rows) <= (ALL_PAIRS if table.columns[0] in PAIR_COLUMNS else 16)
     numbers = [text for row in reader.rows for text in row[1:]]
     # Four decimals, or a word for what is not drawn (masked, not filled yet).
     assert all(re.fullmatch(r"−?\d+\.\d{4}|–|masked|[\w.+−-]+", text) for text in numbers)
@@ -174,3 +178,28 @@ def test_the_tokens_table_holds_pe_of_pos_beside_the_embedding_and_the_sum():
 )
 def test_a_window_keeps_its_size_inside_the_range(center, count, size, expected):
     assert indices_near(center, count, size) == expected
+
+
+@pytest.mark.parametrize("view", ["scaling", "frequency"])
+@pytest.mark.parametrize("d_model", [128, 512])
+def test_a_table_of_pairs_lists_every_pair_and_marks_the_charts_ones(view, d_model):
+    state = ExplorerState(d_model=d_model, scaling="yarn", pairs=[0, 3, 40])
+    table = view_spec(view).data(state)
+    reader = read(table)
+    assert [row[0] for row in reader.rows] == [str(i) for i in range(d_model // 2)]
+    marked = re.findall(r'<tr class="pe-data-marked"><th scope="row">(\d+)<span', data_html(table))
+    assert marked and sorted(map(int, marked)) == sorted(table.marked)
+    assert html.unescape(data_html(table)).count("(marked)") == len(table.marked)
+    if view == "frequency":
+        assert table.marked == {0, 3, 40}
+    else:  # the band ends: where the ramp begins and ends, and the first and last two pairs
+        bands = [row[-1] for row in reader.rows]
+        starts = {i for i in range(1, len(bands)) if bands[i] != bands[i - 1]}
+        assert {0, 1, len(bands) - 2, len(bands) - 1} | starts <= set(table.marked)
+
+
+@pytest.mark.parametrize("view", ["scaling", "frequency"])
+def test_a_table_of_more_pairs_shows_a_window_and_says_so(view):
+    table = view_spec(view).data(ExplorerState(d_model=1024, scaling="yarn"))
+    assert 2 < len(table.rows) <= 16
+    assert "of 512" in table.note

@@ -135,3 +135,48 @@ def test_no_rope_models_say_so():
     view = make_view(model="gpt-2")
     figure = view.figure()
     assert "No rotary pairs" in json.dumps(figure) and "learned" in view.description()
+
+
+def test_a_config_fetched_from_the_hub_is_shown_under_its_model_id():
+    view = make_view()
+    view._hub.answer = {"id": "google/gemma-3-4b-it", "status": 200, "text": json.dumps(GEMMA3)}
+    assert "layers 5, 11, 17, 23, 29 (5): full_attention" in view.description()
+    assert "Showing your config.json of google/gemma-3-4b-it" in view._status.object
+    view._back_to_preset()
+    assert "llama" in view.description().lower()
+
+
+@pytest.mark.parametrize(
+    ("status", "said"),
+    [
+        (401, "the Hub asks for a login"),
+        (403, "a gated model"),
+        (404, "the Hub has no such model"),
+        ("unreachable", "could not reach huggingface.co"),
+        ("bad-id", "not a model id"),
+        ("too-large", "over 1 MiB"),
+        (500, "the Hub answered 500"),
+    ],
+)
+def test_no_config_from_the_hub_is_one_message_and_the_preset_stays(status, said):
+    view = make_view()
+    view._hub.answer = {"id": "meta-llama/<b>Llama</b>", "status": status}
+    shown = view._status.object
+    assert 'role="alert"' in shown and said in shown
+    assert "<b>" not in shown and "&lt;b&gt;" in shown
+    assert "llama" in view.description().lower()
+
+
+def test_a_hub_answer_that_is_not_json_is_one_message():
+    view = make_view()
+    view._hub.answer = {"id": "acme/model", "status": 200, "text": "<html>login</html>"}
+    assert 'role="alert"' in view._status.object and "acme/model" in view._status.object
+
+
+def test_the_hub_id_pattern_takes_owner_and_name_only():
+    import re
+
+    from pe_explorer.plotkit.hub_fetch import ID_PATTERN
+
+    ids = ["Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B", "a/b", "../x", "a/b/c", "a", "a/b?c", "/x"]
+    assert [bool(re.match(ID_PATTERN, i)) for i in ids] == [True] * 3 + [False] * 5

@@ -432,12 +432,12 @@ def test_the_name_gives_method_factor_bands_slowest_wavelength_and_attention(met
     assert "\n" not in name and "<" not in name
 
 
-def test_the_table_lists_each_band_edge_within_16_rows():
+def test_the_table_lists_every_pair_and_marks_each_band_edge():
     state = ExplorerState()
     table = scaling.data(state)
     pairs = [row[0] for row in table.rows]
-    assert len(pairs) == 16 and pairs == sorted(set(pairs))
-    assert {0, 1, 20, 21, 45, 46, 62, 63} <= set(pairs)
+    assert pairs == list(range(64))
+    assert table.marked == {0, 1, 20, 21, 45, 46, 62, 63}
     t = theta(128, 10000.0)
     for row in table.rows:
         i, theta_i, _, divisor, wavelength, _, band = row
@@ -445,14 +445,22 @@ def test_the_table_lists_each_band_edge_within_16_rows():
         assert float(wavelength) == pytest.approx(2 * math.pi / t[i], rel=1e-5)
         assert band == ("kept" if i <= 20 else "interpolated" if i >= 46 else "ramped")
         assert divisor == pytest.approx(1.0 if i <= 20 else 4.0 if i >= 46 else divisor)
-    assert "16 of 64 pairs shown" in table.note
+    assert table.note.startswith("Marked: ")
     assert "<table" in data_html(table)
+
+
+def test_a_head_of_more_than_512_dimensions_lists_16_pairs_with_each_band_edge():
+    table = scaling.data(ExplorerState(d_model=1024))
+    pairs = [row[0] for row in table.rows]
+    assert len(pairs) == 16 and pairs == sorted(set(pairs))
+    assert {0, 1, 510, 511} <= set(pairs)
+    assert "16 of 512 pairs shown" in table.note and not table.marked
 
 
 def test_a_small_model_lists_every_pair():
     table = scaling.data(ExplorerState(d_model=8, scaling="pi", factor=2.0))
     assert [row[0] for row in table.rows] == [0, 1, 2, 3]
-    assert [row[3] for row in table.rows] == [2.0] * 4 and not table.note
+    assert [row[3] for row in table.rows] == [2.0] * 4
 
 
 def run(script: str) -> dict:
