@@ -23,7 +23,8 @@ LABEL_JS = """() => (__offline.deep('.js-plotly-plot[aria-label]')[0] || {})
 
 def files(folder: Path) -> dict[str, Path]:
     """The three files, written once: two configs and a GGUF (5 GiB, sparse)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "pyodide"))
+    tests = Path(__file__).resolve().parents[1] / "tests"
+    sys.path[:0] = [str(tests / "pyodide"), str(tests / "support")]
     from test_pyodide_model import GEMMA3, LLAMA, write_gguf
 
     made = {"config.json": folder / "config.json", "gguf 5 GiB": folder / "big.gguf",
@@ -56,7 +57,8 @@ def run(site: Path, runs: int, log=print) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         made = files(Path(tmp))
         timings: dict[str, list[float]] = {name: [] for name in made}
-        with offline_site.open_offline_site(site, "index.html?view=model") as page:
+        with offline_site.open_offline_site(site, "index.html") as page:
+            page.goto("?view=model")
             page.page.wait_for_function(f"() => ({LABEL_JS})() !== ''", timeout=120_000)
             for _ in range(runs):
                 for name, path in made.items():

@@ -6,6 +6,8 @@ visitor's config.json, GGUF or safetensors header (never in the link)."""
 from __future__ import annotations
 
 import html
+import io
+import json
 import math
 
 import numpy as np
@@ -441,6 +443,15 @@ class ModelView(PlotView):
         self._hub = HubFetch(css_classes=["pe-model-hub"], margin=(4, 0))
         self._hub.param.watch(self._hub_answered, "answer")
         self._clear = input_button("Back to the preset", "pe-model-clear", 180, color="default")
+        # The model shown, normalised (ModelPositions.to_json): the visitor's too, never uploaded.
+        self._json = pn.widgets.FileDownload(
+            callback=lambda: io.StringIO(self.model_json()),
+            filename="model-positions.json",
+            label="Download the model as JSON",
+            color="default",
+            width=240,
+            css_classes=["pe-model-json"],
+        )
         super().__init__(**params)
         self._paste.param.watch(self._pasted_text, "value")
         self._clear.on_click(self._back_to_preset)
@@ -551,6 +562,10 @@ class ModelView(PlotView):
         self._paste.value = ""
         self._refresh()
 
+    def model_json(self) -> str:
+        """The model shown, normalised: layers, inv_freq, findings and sources, as JSON."""
+        return json.dumps(self.model().to_json(), indent=1)
+
     def code(self) -> str:
         """The NumPy script of the model shown (the visitor's when given)."""
         return code(self.state, self.model())
@@ -560,7 +575,7 @@ class ModelView(PlotView):
             self._reader,
             self._hub,
             self._paste,
-            pn.FlexBox(self._clear, sizing_mode="stretch_width"),
+            pn.FlexBox(self._clear, self._json, sizing_mode="stretch_width"),
             pn.pane.HTML(HELP, stylesheets=[STYLE], sizing_mode="stretch_width", margin=(0, 8)),
             self._status,
             sizing_mode="stretch_width",

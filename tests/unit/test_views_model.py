@@ -180,3 +180,11 @@ def test_the_hub_id_pattern_takes_owner_and_name_only():
 
     ids = ["Qwen/Qwen3-8B", "meta-llama/Llama-3.1-8B", "a/b", "../x", "a/b/c", "a", "a/b?c", "/x"]
     assert [bool(re.match(ID_PATTERN, i)) for i in ids] == [True] * 3 + [False] * 5
+
+
+def test_the_model_shown_downloads_as_json_the_visitors_too():
+    view = make_view(model="phi-2")
+    assert json.loads(view._json.callback().getvalue()) == read_model("phi-2").to_json()
+    view._paste.value = json.dumps(GEMMA3)
+    shown = json.loads(view._json.callback().getvalue())
+    assert shown == json.loads(json.dumps(read_model(GEMMA3).to_json()))
