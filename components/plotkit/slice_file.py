@@ -33,6 +33,11 @@ class SliceReader(JSComponent):
     chunk = param.Dict(default={}, doc="The slice read: serial, id, offset and base64 data.")
 
     _esm = Path(__file__).parents[1] / "js" / "slice_reader.js"
+    # In the component's own shadow root: a page's stylesheet does not reach it.
+    _stylesheets = [
+        ".pe-slice-label { display: flex; flex-wrap: wrap; gap: 0.5em; align-items: center;"
+        " margin: 4px 8px; }"
+    ]
 
 
 class SliceFile:

@@ -408,8 +408,6 @@ STYLE = (
     + """
 .pe-model-status { margin: 0.2em 0; }
 .pe-model-status.pe-model-error { color: #b91c1c; }
-.pe-slice-label { display: flex; flex-wrap: wrap; gap: 0.5em; align-items: center;
-                  margin: 4px 8px; }
 """
 )
 
