@@ -1,4 +1,5 @@
-// PageShown (components/ui/lazy_views.py): says once that a browser shows the page.
+// PageShown (components/ui/lazy_views.py): says once that a browser shows the page, and whether
+// the page is narrow (a phone, a narrow frame), now and whenever that changes.
 
 export function render({ model }) {
   const page = document.documentElement;
@@ -19,6 +20,14 @@ export function render({ model }) {
       }),
     ),
   );
+  const narrow = window.matchMedia(`(max-width: ${model.narrow_px}px)`);
+  const report = () => {
+    if (model.narrow !== narrow.matches) model.narrow = narrow.matches;
+  };
+  // Like shown, first said a frame after render, when the page sends its changes to Python.
+  requestAnimationFrame(() => setTimeout(report, 0));
+  narrow.addEventListener('change', report);
+  model.on('remove', () => narrow.removeEventListener('change', report));
   const element = document.createElement('span');
   element.hidden = true;
   return element;

@@ -13,6 +13,7 @@ import param
 
 from ..fixes.chart_names import NamedPlotly
 from ..state import ExplorerState
+from .narrow import for_narrow_screen
 from .numbers import number
 
 # Show data lists the rows near the selection: pos − 3 … pos + 3, and at most 16 columns.
@@ -25,15 +26,6 @@ ERROR_STYLE = """
 :host { width: 100%; }
 .pe-error { border: 1px solid #b91c1c; background: #fef2f2; color: #7f1d1d;
             padding: 0.5em 0.75em; border-radius: 6px; }
-"""
-
-# On a phone a chart's title is set smaller and lower, so that it fits the width, under Plotly's
-# toolbar (which a touch screen always shows); Plotly writes its font size inline.
-CHART_STYLE = """
-@media (max-width: 600px) {
-  .gtitle { font-size: 12px !important; }
-  .g-gtitle { transform: translateY(14px); }
-}
 """
 
 NOTE_STYLE = """
@@ -178,6 +170,11 @@ class PlotView(pn.viewable.Viewer):
 
     state = param.ClassSelector(class_=ExplorerState, doc="The shared explorer state.")
     spec = param.Parameter(doc="The view's row of the view table (pe_explorer.views.ViewSpec).")
+    narrow = param.Boolean(
+        default=False,
+        doc="Whether the card is narrow (a phone, a narrow frame): its charts drawn one above "
+        "the other, its titles wrapped (plotkit/narrow.py).",
+    )
 
     @staticmethod
     def text_pane(style: str, margin=(4, 8), css_class: str = "", **params) -> pn.pane.HTML:
@@ -222,7 +219,6 @@ class PlotView(pn.viewable.Viewer):
             height=self.spec.plot_height,
             config=self._config(),
             margin=(0, 0),
-            stylesheets=[CHART_STYLE],
         )
         self._error = pn.pane.HTML("", visible=False, stylesheets=[ERROR_STYLE], margin=(4, 0))
         # Under a method the view means nothing for, this line replaces its content.
@@ -234,6 +230,7 @@ class PlotView(pn.viewable.Viewer):
         self._while_shown = WhileShown(self._redraw_unlocked)
         self._refresh()
         self.state.param.watch(self._refresh, list(self.spec.follows))
+        self.param.watch(self._refresh, "narrow")
 
     def extra_panes(self) -> list:
         """Panes shown under the plot: the readout, when the view has one."""
@@ -306,6 +303,8 @@ class PlotView(pn.viewable.Viewer):
             return
         try:
             figure = self.figure()
+            if self.narrow:
+                figure = for_narrow_screen(figure)
             self.update_extras()
             label = self.description()
             data = data_html(self.data_table())

@@ -8,6 +8,8 @@ import panel as pn
 import param
 from panel.custom import JSComponent
 
+from ..plotkit.frame import PlotView
+from ..plotkit.narrow import NARROW_PX
 from ..state import ExplorerState
 from ..views import ViewSpec, view_spec
 from .controls import Controls
@@ -38,10 +40,17 @@ class ViewportProbe(JSComponent):
 
 class PageShown(JSComponent):
     """Says once that the page is on screen in a browser, so the page can build then what a
-    first screen does not show (ExplorerPage.defer_cards)."""
+    first screen does not show (ExplorerPage.defer_cards); and whether the page is narrow, as
+    it is and whenever that changes."""
 
     shown = param.Boolean(default=False, doc="Whether a browser has shown the page.")
     built = param.Boolean(default=False, doc="Whether the page has built what it deferred.")
+    narrow = param.Boolean(
+        default=False, doc="Whether the page is narrow (a phone, a narrow frame): its views stack."
+    )
+    narrow_px = param.Integer(
+        default=NARROW_PX, constant=True, doc="The widest page that counts as narrow (px)."
+    )
 
     _esm = Path(__file__).parents[1] / "js" / "page_shown.js"
 
@@ -59,10 +68,11 @@ class LazyViews:
     def __init__(self, state: ExplorerState, controls: Controls):
         self.state = state
         self.controls = controls
-        self.views: dict[str, pn.viewable.Viewer] = {}
+        self.views: dict[str, PlotView] = {}
         self.probes: dict[str, ViewportProbe] = {}
         self.slots: dict[str, pn.Column] = {}
         self.selected: set[str] = set()
+        self.narrow = False
         # Controls shown in a view's card instead of the sidebar: control name → view name.
         self.carded: dict[str, str] = {}
 
@@ -79,14 +89,21 @@ class LazyViews:
             {} if embed else {name: spec.name for spec in specs for name in spec.card_controls}
         )
 
-    def view(self, name: str) -> pn.viewable.Viewer:
+    def view(self, name: str) -> PlotView:
         """The view called name, made on first use."""
         if name not in self.views:
             self.views[name] = view_spec(name).make(self.state)
+            self.views[name].narrow = self.narrow
             if name in self.slots:
                 self.slots[name].objects = [self.views[name]]
             self._show_view(name)
         return self.views[name]
+
+    def set_narrow(self, narrow: bool) -> None:
+        """Every view drawn for a narrow page, or a wide one (PlotView.narrow)."""
+        self.narrow = narrow
+        for view in self.views.values():
+            view.narrow = narrow
 
     def probe(self, name: str) -> ViewportProbe:
         """The probe saying whether the card of the view called name is on screen.

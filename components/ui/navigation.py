@@ -5,11 +5,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import panel as pn
 import param
 from panel.custom import JSComponent
 
-# The widest screen laid out as a phone: one column, with the controls folded into a bar.
-PHONE_MAX_PX = 600
+from ..plotkit.narrow import NARROW_PX
+
+# The widest screen laid out as a phone: one column, with the controls folded into a bar, and
+# the views' charts stacked (plotkit/narrow.py).
+PHONE_MAX_PX = NARROW_PX
+
+# The phone's bar at the top (Views, Controls), which a heading scrolled to must clear (px).
+TOP_BAR_PX = 76
 
 # A card's heading is its anchor: id = its ?view= name, reachable by focus (tabindex=-1).
 HEADING_CLASS = "pe-card-heading"
@@ -24,7 +31,9 @@ def card_heading(name: str, title: str) -> str:
 # The headings sit below the phone's sticky bar when scrolled to.
 HEADING_STYLE = f"""
 h2.{HEADING_CLASS} {{ scroll-margin-top: 8px; }}
-@media (max-width: {PHONE_MAX_PX}px) {{ h2.{HEADING_CLASS} {{ scroll-margin-top: 76px; }} }}
+@media (max-width: {PHONE_MAX_PX}px) {{
+  h2.{HEADING_CLASS} {{ scroll-margin-top: {TOP_BAR_PX}px; }}
+}}
 """
 
 # Text on a phone: at least 14 px (Bokeh's widgets and panes follow --bokeh-font-size, 12 px by
@@ -33,6 +42,13 @@ PHONE_TEXT_STYLE = f"""
 @media (max-width: {PHONE_MAX_PX}px) {{ :host {{ --bokeh-font-size: 14px; }} }}
 """
 
+# On a phone the sliders a reader drags most (pos and k) stay at the bottom of the screen, under
+# the thumb, whether the controls are open or not: the chart they move stays in view above them.
+THUMB_CONTROLS = ("pos", "offset")
+THUMB_BAR_CLASS = "pe-thumb-bar"
+# How much of the screen's bottom the bar takes (px, at most): the page leaves that much room
+# below its last card, and a focused control is scrolled clear of it (WCAG 2.2, 2.4.11).
+THUMB_BAR_PX = 150
 # The sidebar on a phone: a full-width bar that stays at the top of the window, its controls
 # folded away until the bar's Controls button opens them (CardNavigator sets data-pe-open).
 # !important: Panel writes the sidebar's wide-screen styles on the element itself.
@@ -41,10 +57,39 @@ SIDEBAR_PHONE_STYLE = f"""
   :host {{ flex: 1 1 100% !important; min-width: 0 !important; z-index: 10;
           background: var(--panel-background-color, #ffffff);
           box-shadow: 0 2px 6px rgba(0, 0, 0, 0.2); }}
-  :host(:not([data-pe-open])) > :not(.pe-navigator) {{ display: none !important; }}
+  :host(:not([data-pe-open])) > :not(.pe-navigator):not(.{THUMB_BAR_CLASS}) {{
+    display: none !important; }}
   :host([data-pe-open]) {{ max-height: 65vh !important; }}
 }}
 """
+
+THUMB_BAR_STYLE = f"""
+@media (max-width: {PHONE_MAX_PX}px) {{
+  :host {{ position: fixed !important; left: 0; right: 0; bottom: 0; z-index: 20;
+          width: auto !important; margin: 0 !important; max-height: {THUMB_BAR_PX}px;
+          padding: 2px 4px calc(2px + env(safe-area-inset-bottom, 0px));
+          background: var(--panel-background-color, #ffffff);
+          border-top: 1px solid var(--pe-grid, #d1d5db);
+          box-shadow: 0 -2px 6px rgba(0, 0, 0, 0.2); }}
+}}
+"""
+# The room the bar needs below the page's last card.
+THUMB_ROOM_STYLE = f"""
+@media (max-width: {PHONE_MAX_PX}px) {{ :host {{ padding-bottom: {THUMB_BAR_PX}px; }} }}
+"""
+
+
+def thumb_bar(*widgets) -> pn.Column:
+    """The sliders of THUMB_CONTROLS, in the sidebar on a wide screen and at the bottom of a
+    phone's (THUMB_BAR_STYLE)."""
+    return pn.Column(
+        *widgets,
+        sizing_mode="stretch_width",
+        margin=0,
+        css_classes=[THUMB_BAR_CLASS],
+        stylesheets=[THUMB_BAR_STYLE],
+    )
+
 
 NAVIGATOR_STYLE = f"""
 :host {{ width: 100%; }}
@@ -89,6 +134,12 @@ class CardNavigator(JSComponent):
     views = param.List(default=[], doc="{name, short} of each card on the page, in order.")
     phone_width = param.Integer(
         default=PHONE_MAX_PX, constant=True, doc="The widest screen laid out as a phone (px)."
+    )
+    top_room = param.Integer(
+        default=TOP_BAR_PX, constant=True, doc="The height of a phone's bar at the top (px)."
+    )
+    bottom_room = param.Integer(
+        default=THUMB_BAR_PX, constant=True, doc="The most a phone's sliders' bar takes (px)."
     )
 
     _stylesheets = [NAVIGATOR_STYLE]

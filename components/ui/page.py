@@ -24,8 +24,11 @@ from .navigation import (
     HEADING_STYLE,
     PHONE_TEXT_STYLE,
     SIDEBAR_PHONE_STYLE,
+    THUMB_CONTROLS,
+    THUMB_ROOM_STYLE,
     CardNavigator,
     card_heading,
+    thumb_bar,
 )
 from .page_options import PageOptions
 from .placeholder import (
@@ -140,6 +143,7 @@ class ExplorerPage(pn.viewable.Viewer):
         )
         self._shown = PageShown(shown=not self.defer_cards)
         self._shown.param.watch(self._build_deferred_cards, "shown")
+        self._shown.param.watch(lambda event: self.lazy.set_narrow(event.new), "narrow")
         self._views_box = pn.FlexBox(
             flex_wrap="wrap", styles={"flex": f"1 1 {VIEWS_BASIS_PX}px", "min-width": "0"}
         )
@@ -273,7 +277,9 @@ class ExplorerPage(pn.viewable.Viewer):
         control_names = sorted(
             {c for spec in specs for c in spec.controls} - self.lazy.carded.keys()
         )
-        widgets = self.controls.widgets(control_names)
+        # The full page's sidebar holds pos and k in the bar a phone keeps at the bottom.
+        bar = {} if self.options.embed else {"together": THUMB_CONTROLS, "box": thumb_bar}
+        widgets = self.controls.widgets(control_names, **bar)
         cards = self._cards(specs)
         if self.options.embed:
             objects = self._embedded_page(widgets, cards)
@@ -335,7 +341,13 @@ class ExplorerPage(pn.viewable.Viewer):
         )
         sidebar = self._sidebar(specs, widgets)
         self._views_box.objects = cards
-        body = pn.FlexBox(sidebar, self._views_box, flex_wrap="wrap", align_items="flex-start")
+        body = pn.FlexBox(
+            sidebar,
+            self._views_box,
+            flex_wrap="wrap",
+            align_items="flex-start",
+            stylesheets=[THUMB_ROOM_STYLE],
+        )
         panels = [self._share_box, self._export_box, self._questions_box]
         return [header, toolbar, *panels, self.url, body]
 

@@ -8,6 +8,7 @@ from .. import derived
 from ..plotkit import theme
 from ..plotkit.charts import titled_layout
 from ..plotkit.frame import DATA_COLUMNS, ChartData, span_text
+from ..plotkit.narrow import NARROW_PX
 from ..plotkit.numbers import number, readout_number
 from ..plotkit.subplots import Subplot, compose
 from ..state import ExplorerState
@@ -16,7 +17,27 @@ from ..state import ExplorerState
 # and Plotly redraws it several times faster (benchmarks/RESULTS.md).
 MAX_BARS = 256
 
-READOUT_STYLE = theme.READOUT_TABLE_STYLE
+# The readout's columns, also each cell's label when a phone lists a row's cells one per line.
+COLUMNS = ("dot product", "cosine similarity", "Euclidean distance")
+# On a narrow screen (NARROW_PX) each row is a block: its pair, then one line per number with
+# its column's name (the header is kept for screen readers; the roles keep the table's meaning,
+# which display: block would take away in some browsers).
+READOUT_STYLE = (
+    theme.READOUT_TABLE_STYLE
+    + f"""
+@media (max-width: {NARROW_PX}px) {{
+  table.pe-readouts, .pe-readouts tbody, .pe-readouts tr, .pe-readouts th, .pe-readouts td,
+  .pe-readouts caption {{ display: block; }}
+  .pe-readouts thead {{ position: absolute; width: 1px; height: 1px; overflow: hidden;
+                        clip: rect(0 0 0 0); }}
+  .pe-readouts tr {{ padding: 0.3em 0; border-bottom: 1px solid var(--pe-grid, #e5e7eb); }}
+  .pe-readouts th, .pe-readouts td {{ border: 0; padding: 0.1em 0.2em; }}
+  .pe-readouts tbody th {{ text-align: left; }}
+  .pe-readouts td {{ display: flex; justify-content: space-between; gap: 1em; }}
+  .pe-readouts td::before {{ content: attr(data-label); font-weight: normal; }}
+}}
+"""
+)
 
 
 def _comparison_cells(comparison, classes: tuple[str, ...] = ("", "", "")) -> str:
@@ -24,10 +45,20 @@ def _comparison_cells(comparison, classes: tuple[str, ...] = ("", "", "")) -> st
     pair's, which the page's tests read)."""
     cells = []
     values = (comparison.dot, comparison.cosine, comparison.distance)
-    for name, value in zip(classes, values, strict=True):
+    for name, column, value in zip(classes, COLUMNS, values, strict=True):
         attribute = f' class="{name}"' if name else ""
-        cells.append(f"<td{attribute}>{readout_number(value)}</td>")
+        cells.append(
+            f'<td role="cell" data-label="{column}"{attribute}>{readout_number(value)}</td>'
+        )
     return "".join(cells)
+
+
+def _row(css_class: str, pair: str, comparison, classes: tuple[str, ...] = ("", "", "")) -> str:
+    """One row of the readout: the pair (trusted HTML) and its three numbers."""
+    return (
+        f'<tr class="{css_class}" role="row"><th scope="row" role="rowheader">{pair}</th>'
+        f"{_comparison_cells(comparison, classes)}</tr>"
+    )
 
 
 def readout(state: ExplorerState) -> str:
@@ -36,22 +67,20 @@ def readout(state: ExplorerState) -> str:
     current, *others = shown.pairs
     live = ("pe-readout-dot", "pe-readout-cosine", "pe-readout-distance")
     rows = [
-        f'<tr class="pe-current"><td>PE({current.first}) · PE({current.second})</td>'
-        f"{_comparison_cells(current.comparison, live)}</tr>",
+        _row("pe-current", f"PE({current.first}) · PE({current.second})", current.comparison, live),
         *(
-            f'<tr class="pe-other"><td>PE({pair.first}) · PE({pair.second})</td>'
-            f"{_comparison_cells(pair.comparison)}</tr>"
+            _row("pe-other", f"PE({pair.first}) · PE({pair.second})", pair.comparison)
             for pair in others
         ),
-        '<tr class="pe-closed-form"><td>from k alone: D(k) = Σ cos(k·ω<sub>i</sub>)</td>'
-        f"{_comparison_cells(shown.from_offset)}</tr>",
+        _row("pe-closed-form", "from k alone: D(k) = Σ cos(k·ω<sub>i</sub>)", shown.from_offset),
     ]
+    head = "".join(f'<th scope="col" role="columnheader">{c}</th>' for c in ("positions", *COLUMNS))
     return (
-        '<table class="pe-readouts">'
+        '<table class="pe-readouts" role="table">'
         f'<caption class="pe-pos-readout">pos = {state.pos} · pos + k = {state.second_pos} '
         f"· k = {state.offset}</caption>"
-        "<thead><tr><th>positions</th><th>dot product</th><th>cosine similarity</th>"
-        f"<th>Euclidean distance</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        f'<thead role="rowgroup"><tr role="row">{head}</tr></thead>'
+        f'<tbody role="rowgroup">{"".join(rows)}</tbody></table>'
         '<p class="pe-note">Every pair k positions apart gives the same three numbers: '
         "PE(pos + k) is PE(pos) rotated by angles k·ω<sub>i</sub> that do not depend on pos.</p>"
     )

@@ -1,13 +1,18 @@
 """A 390 × 844 phone (touch, three device pixels per CSS pixel) in the real Pyodide build,
 offline: the layout is as wide as the screen, nothing scrolls sideways, every slider handle is a
-24 × 24 px target, and a finger dragging the pos handle moves the readout and the views."""
+24 × 24 px target, and a finger dragging the pos handle in the bar at the bottom of the screen
+moves the chart above it, both on screen, and then every view."""
 
 from __future__ import annotations
 
 import pytest
 from a11y_support import scroll_through, touch_drag
 from browser_support import SHOWN_POS_JS, look_at
-from pyodide_support import page_holds, test_console_has_no_errors  # noqa: F401 (collected here)
+from pyodide_support import (  # noqa: F401 (test_console_has_no_errors: collected here)
+    INSIDE_JS,
+    page_holds,
+    test_console_has_no_errors,
+)
 
 pytestmark = pytest.mark.pyodide
 
@@ -36,6 +41,36 @@ SHOWING_JS = f"(slider) => Object.values(({SHOWN_POS_JS})()).every((pos) => pos 
 OPENED_JS = """() => __offline.deep('.pe-controls-toggle').some((button) =>
     button.getAttribute('aria-expanded') === 'true')
   && __offline.deep('.noUi-handle').every((handle) => handle.getBoundingClientRect().width > 0)"""
+
+
+# A view's first chart, found through the card's shadow roots.
+CHART_JS = f"""(view) => {{
+  const card = __offline.deep(`.pe-view-${{view}}`)[0];
+  return card ? ({INSIDE_JS})(card, '.js-plotly-plot')[0] || null : null;
+}}"""
+# The chart's name (aria-label), once it has one.
+LABEL_JS = f"(view) => (({CHART_JS})(view) || {{}}).getAttribute?.('aria-label') || null"
+LABELLED_JS = f"(view) => Boolean(({LABEL_JS})(view))"
+# [view, handle]: how much of the view's chart the screen shows between the bar at the top and
+# the sliders' bar at the bottom, and how much of the handle it shows (fractions of their
+# heights, and px).
+IN_VIEW_JS = f"""([view, handle]) => {{
+  const chart = ({CHART_JS})(view);
+  const knob = __offline.deep(handle)[0];
+  const bars = __offline.deep('.pe-bar').map((b) => b.getBoundingClientRect().bottom);
+  const top = Math.max(0, ...bars);
+  const bar = __offline.deep('.pe-thumb-bar')[0];
+  const bottom = bar ? bar.getBoundingClientRect().top : window.innerHeight;
+  const seen = (element, low, high) => {{
+    if (!element) return null;
+    const box = element.getBoundingClientRect();
+    const shown = Math.max(0, Math.min(box.bottom, high) - Math.max(box.top, low));
+    return {{fraction: box.height ? shown / box.height : 0, px: shown, top: box.top,
+            bottom: box.bottom}};
+  }};
+  return {{chart: seen(chart, top, bottom), handle: seen(knob, 0, window.innerHeight),
+          window: window.innerHeight, free: [top, bottom]}};
+}}"""
 
 
 def caught_up(page, slider: int, timeout_s: float = 30) -> dict:
@@ -81,11 +116,17 @@ def steps(site) -> dict:
         }
 
     def drag():
+        # The controls stay folded: pos is in the bar at the bottom of the screen, and the waves
+        # card, below the first screen, is scrolled to as a reader would.
         site.goto("")
+        look_at(page, "waves")
+        page_holds(page, LABELLED_JS, "waves", 60)
         record["before_drag"] = page.evaluate(SHOWN_POS_JS)
-        open_controls(page)
-        touch_drag(page, POS_HANDLE, to=0.6)
+        record["label_before"] = page.evaluate(LABEL_JS, "waves")
+        touch_drag(page, POS_HANDLE, to=0.6, scroll=False)
         record["drag"] = site.settle(settle_ms=2000)
+        record["label_after"] = page.evaluate(LABEL_JS, "waves")
+        record["in_view"] = page.evaluate(IN_VIEW_JS, ["waves", POS_HANDLE])
         slider = page.evaluate(SHOWN_POS_JS)["slider"]
         record["after_drag"] = caught_up(page, slider)
 
@@ -129,6 +170,18 @@ def test_every_slider_handle_is_at_least_24_px(visit, query):
     assert handles, "no slider handle on the page"
     small = [h for h in handles if min(h["width"], h["height"]) < MIN_TARGET_PX]
     assert small == [], f"{len(small)} of {len(handles)} handles under 24 × 24 px: {small[:3]}"
+
+
+def test_a_touch_drag_moves_the_chart_on_screen_with_the_controls_folded(visit):
+    # Drag and see at once: the pos handle is in the bar at the bottom, the waves chart above
+    # it, both on screen as the finger moves the chart.
+    assert "drag" not in visit["errors"], visit["errors"]["drag"]
+    assert visit["label_before"] and "pos = 7" in visit["label_before"], visit["label_before"]
+    assert visit["label_after"] != visit["label_before"], visit["label_after"]
+    in_view = visit["in_view"]
+    assert in_view["handle"]["fraction"] == 1, in_view
+    # At least half of the chart, and 200 px of it, shows between the two bars.
+    assert in_view["chart"]["fraction"] >= 0.5 and in_view["chart"]["px"] >= 200, in_view
 
 
 def test_a_touch_drag_on_the_pos_handle_moves_the_readout_and_the_views(visit):

@@ -180,11 +180,12 @@ TRACK_JS = """(handle) => {
 }"""
 
 
-def touch_drag(page, selector: str, to: float = 0.6, steps: int = 12) -> None:
+def touch_drag(page, selector: str, to: float = 0.6, steps: int = 12, scroll=True) -> None:
     """Drag the first handle matching selector with one finger (CDP touch events, as a phone's
-    touchscreen sends them) to fraction `to` of its track."""
+    touchscreen sends them) to fraction `to` of its track; scrolled to first, unless not."""
     handle = page.locator(selector).first
-    handle.scroll_into_view_if_needed()
+    if scroll:
+        handle.scroll_into_view_if_needed()
     box = handle.bounding_box()
     track = handle.evaluate(TRACK_JS)
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2

@@ -81,7 +81,7 @@ def on_the_site(site_dir: Path, steps: Callable, page: str = "index.html", **opt
 def test_console_has_no_errors(visit):
     """The visit's console stayed clean: every module with a `visit` imports this test, so pytest
     collects it there, against that module's visit."""
-    assert visit["console_errors"] == []
+    assert visit["console_errors"] == [], visit["console_errors"]
 
 
 # A JS function (root, selector): every element inside root (a card) matching selector, through

@@ -30,7 +30,7 @@ def test_other_pairs_at_the_same_offset_give_the_same_numbers(pos, offset):
 def test_compare_readout_shows_the_current_numbers():
     state = ExplorerState(pos=7, offset=1, d_model=512)
     text = compare.readout(state)
-    assert '<td class="pe-readout-dot">249.102097827</td>' in text
+    assert 'data-label="dot product" class="pe-readout-dot">249.102097827</td>' in text
     assert "pos = 7 · pos + k = 8" in text
 
 
