@@ -5,10 +5,10 @@
 #   ./build.sh build [DIR]  static site (Pyodide in a Web Worker) into DIR, default dist/
 #   ./build.sh serve        build, then serve dist/ on http://localhost:$PORT (default 8000)
 #   ./build.sh dev          panel serve app.py --autoreload, for work on the Python side
-#   ./build.sh test [TIER] [ARGS]  setup, build, then pytest ARGS (PE_TEST_WORKERS=2 for two
-#                           pytest workers); TIER unit|site|browser|pyodide
-#                           runs tests/TIER alone (unit: no build, no browser; site: the built
-#                           site's files, no browser)
+#   ./build.sh test [TIER] [ARGS]  setup, build, then pytest ARGS: the unit tier on every core,
+#                           then the rest in one process (PE_TEST_WORKERS=2 for two); TIER
+#                           unit|site|browser|pyodide runs tests/TIER alone (unit: no build, no
+#                           browser; site: the built site's files, no browser)
 #   ./build.sh lint         ruff check and ruff format --check; Biome on the JavaScript
 #   ./build.sh bench [ARGS] benchmarks (timings, not tests): python -m benchmarks.run ARGS
 set -euo pipefail
@@ -149,20 +149,25 @@ cmd_test() {
             set -- "tests/$tier" "$@"
             ;;
     esac
-    # PE_TEST_WORKERS=2: two pytest workers (pytest-xdist), each taking whole test modules (a
-    # module's one browser visit stays in one process). About a fifth quicker on two cores, but
-    # two browsers at once can starve a Pyodide page (benchmarks/RESULTS.md): CI runs one.
-    local workers=${PE_TEST_WORKERS:-0}
-    if [[ $workers != 0 && " $* " != *" -n "* ]]; then
-        set -- -n "$workers" --dist loadfile "$@"
-    fi
+    # The unit tier runs on every core (pytest-xdist; it needs no browser, only the CPU). The
+    # browser tiers run in one process unless PE_TEST_WORKERS says otherwise: two browsers at
+    # once can starve a Pyodide page or a served step's timing (benchmarks/RESULTS.md).
+    local workers=${PE_TEST_WORKERS:-0} unit_workers=${PE_UNIT_WORKERS:-auto}
     if [[ $tier == unit ]]; then
         # The unit tier needs neither a built site nor Chromium and axe-core.
         ensure_python_env
-        "$PY" -m pytest "$@"
+        "$PY" -m pytest -n "$unit_workers" "$@"
         return
     fi
+    if [[ $workers != 0 && " $* " != *" -n "* ]]; then
+        set -- -n "$workers" --dist loadfile "$@"
+    fi
     cmd_setup
+    if [[ -z $tier && $# -eq 0 ]]; then
+        # Everything: the unit tier first, on every core, then the others in one process.
+        "$PY" -m pytest -n "$unit_workers" tests/unit
+        set -- tests/site tests/browser tests/pyodide
+    fi
     cmd_build dist
     # tests/conftest.py tests this build instead of building the site again.
     export PE_SITE_DIR=$ROOT/dist

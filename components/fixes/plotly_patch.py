@@ -211,12 +211,12 @@ class PatchablePlotly(pn.pane.Plotly):
             return super()._to_figure(obj)
         return FigureJSON(obj)
 
-    def show(self, figure: dict) -> None:
-        """Show figure: a patch of what changed, else the whole figure.
+    def show(self, figure: dict, whole: bool = False) -> None:
+        """Show figure: a patch of what changed, else (or when whole) the whole figure.
 
         `.object` always becomes figure, so a page opened later draws it whole.
         """
-        patch = self._patcher.patch(figure)
+        patch = None if whole else self._patcher.patch(figure)
         with param.parameterized.discard_events(self):
             self.object = figure
         if patch is None:

@@ -1,6 +1,8 @@
 // PageShown (components/ui/lazy_views.py): says once that a browser shows the page, and whether
 // the page is narrow (a phone, a narrow frame), now and whenever that changes.
 
+const SETTLE_MS = 500;
+
 export function render({ model }) {
   const page = document.documentElement;
   // A frame after the page is shown: by then Panel's page sends its changes to Python.
@@ -26,8 +28,19 @@ export function render({ model }) {
   };
   // Like shown, first said a frame after render, when the page sends its changes to Python.
   requestAnimationFrame(() => setTimeout(report, 0));
-  narrow.addEventListener('change', report);
-  model.on('remove', () => narrow.removeEventListener('change', report));
+  // A change is said once the width has held for SETTLE_MS: a window dragged across the line,
+  // or a screenshot beyond the viewport (Chromium resizes the window to 1 × 1 for it), would
+  // otherwise redraw every view twice.
+  let timer = null;
+  const changed = () => {
+    clearTimeout(timer);
+    timer = setTimeout(report, SETTLE_MS);
+  };
+  narrow.addEventListener('change', changed);
+  model.on('remove', () => {
+    clearTimeout(timer);
+    narrow.removeEventListener('change', changed);
+  });
   const element = document.createElement('span');
   element.hidden = true;
   return element;

@@ -228,9 +228,11 @@ class PlotView(pn.viewable.Viewer):
         self._content: pn.Column | None = None
         self._extras = self.extra_panes()
         self._while_shown = WhileShown(self._redraw_unlocked)
+        # A card that turns narrow or wide gets its figure whole: its charts move, a new layout.
+        self._whole = False
         self._refresh()
         self.state.param.watch(self._refresh, list(self.spec.follows))
-        self.param.watch(self._refresh, "narrow")
+        self.param.watch(self._narrow_changed, "narrow")
 
     def extra_panes(self) -> list:
         """Panes shown under the plot: the readout, when the view has one."""
@@ -282,6 +284,10 @@ class PlotView(pn.viewable.Viewer):
     def _refresh(self, *events) -> None:
         self._while_shown.request()
 
+    def _narrow_changed(self, event) -> None:
+        self._whole = True
+        self._refresh()
+
     def _redraw_unlocked(self) -> None:
         # Under `panel serve` each property change would be its own message (config, figure,
         # readout); held together they are one.
@@ -323,7 +329,8 @@ class PlotView(pn.viewable.Viewer):
         self._plot.label = label
         self._data.object = data
         # Only what changed travels: a moved marker is a small relayout, not a new figure.
-        self._plot.show(figure)
+        self._plot.show(figure, whole=self._whole)
+        self._whole = False
 
     def content(self) -> pn.Column:
         """What the view shows: its plot and the panes under it."""

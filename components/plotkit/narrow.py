@@ -29,10 +29,16 @@ TITLE_CHARS = 44
 CAPTION_CHARS = 48
 TITLE_LINE_PX = 18
 TITLE_FONT_PX = 13
-# Plotly's mode bar, over the top right of a chart (px); the title goes below it, a little in
-# from the card's edge.
-MODE_BAR_PX = 32
+# Plotly's mode bar, over the top right of a chart (px; its buttons are bigger on a touch
+# screen): the title goes below it, a little in from the card's edge, and the charts as much
+# lower, so that what sat between the title and the first chart keeps its room.
+MODE_BAR_PX = 44
 TITLE_INSET_PX = 8
+
+
+# The name (Plotly's `name`) of an annotation a narrow card leaves out: words the view also
+# shows under the chart, for which a narrow chart has no room.
+WIDE_ONLY = "pe-wide-only"
 
 
 @dataclass(frozen=True)
@@ -201,7 +207,7 @@ def _title_under_the_mode_bar(layout: dict) -> None:
     title["font"] = {**title.get("font", {}), "size": size}
     title.update(xref="container", x=0, xanchor="left", yref="container", y=1, yanchor="top")
     title["pad"] = {"t": MODE_BAR_PX, "l": TITLE_INSET_PX}
-    extra = MODE_BAR_PX // 2 + (lines - 1) * TITLE_LINE_PX
+    extra = MODE_BAR_PX + (lines - 1) * TITLE_LINE_PX
     margin = layout.setdefault("margin", {})
     margin["t"] = margin.get("t", 80) + extra
     layout["height"] = layout.get("height", 450) + extra
@@ -215,6 +221,9 @@ def for_narrow_screen(figure: dict) -> dict:
     charts = charts_of(layout)
     if len(charts) > 1 and side_by_side(charts):
         _stack(figure, charts)
+    if "annotations" in layout:
+        kept = [a for a in layout["annotations"] if a.get("name") != WIDE_ONLY]
+        layout["annotations"] = kept
     for item in layout.get("annotations", []):
         if isinstance(item.get("text"), str):
             item["text"] = wrap(item["text"], CAPTION_CHARS)[0]

@@ -11,6 +11,7 @@ from .. import derived
 from ..plotkit import theme
 from ..plotkit.charts import offset_label, titled_layout
 from ..plotkit.frame import ChartData, offset_curves_table
+from ..plotkit.narrow import WIDE_ONLY
 from ..plotkit.numbers import number, readout_number
 from ..state import ExplorerState
 
@@ -190,7 +191,7 @@ def translucent(colour: str, alpha: float) -> str:
 def beyond_label(method: str) -> str:
     """The chart's words on what each method does beyond L, the current method's in bold."""
     lines = []
-    # The relative methods' words are in the readout's table only: a phone has no room for them.
+    # The relative methods' words are in the readout's table only: there is no room for them.
     for name, words in BEYOND.items():
         if name in RELATIVE:
             continue
@@ -290,6 +291,8 @@ def _annotations(state: ExplorerState, palette: dict) -> list[dict]:
         "showarrow": False,
         "bgcolor": translucent(palette["paper"], 0.8),
         "font": {"size": 11},
+        # A narrow chart has no room for them: the readout's table has the same words.
+        "name": WIDE_ONLY,
     }
     sequence = {
         "text": f"n = {state.n_positions} positions: k ≤ {end}",

@@ -1,9 +1,27 @@
-"""The Pyodide tier's one visit per test module: the module's steps on the built site, offline."""
+"""The Pyodide tier's visits of the built site, offline.
+
+`visit`: one per test module, the module's `steps(site)` run once the page is interactive.
+`desktop`, `dark_visitor`, `phone`: one each for the whole run, shared by the accessibility,
+phone and screenshot tests (tests/support/visits_support.py): every card of the page drawn,
+photographed and checked, by each kind of visitor.
+"""
 
 from __future__ import annotations
 
 import pytest
-from pyodide_support import on_the_site, visit_offline
+from a11y_support import axe_missing
+from pyodide_support import on_the_site, unavailable, visit_offline
+from visits_support import (
+    DARK_VISITOR,
+    DARK_VISITOR_PAGES,
+    DESKTOP,
+    DESKTOP_PAGES,
+    DESKTOP_THEN,
+    PHONE,
+    PHONE_PAGES,
+    PHONE_THEN,
+    visit_pages,
+)
 
 
 @pytest.fixture(scope="module")
@@ -13,3 +31,25 @@ def visit(request) -> dict:
     steps = request.module.steps
     options = getattr(request.module, "SITE_OPTIONS", {})
     return visit_offline(request, lambda site_dir: on_the_site(site_dir, steps, **options))
+
+
+def pages_visit(request, pages, then=(), **options) -> dict:
+    missing = axe_missing()
+    if missing:
+        unavailable(missing)
+    return visit_offline(request, visit_pages(pages, then, **options))
+
+
+@pytest.fixture(scope="session")
+def desktop(request) -> dict:
+    return pages_visit(request, DESKTOP_PAGES, DESKTOP_THEN, **DESKTOP)
+
+
+@pytest.fixture(scope="session")
+def dark_visitor(request) -> dict:
+    return pages_visit(request, DARK_VISITOR_PAGES, **DARK_VISITOR)
+
+
+@pytest.fixture(scope="session")
+def phone(request) -> dict:
+    return pages_visit(request, PHONE_PAGES, PHONE_THEN, **PHONE)

@@ -63,9 +63,13 @@ OVERLAPS_JS = (
     }
     for (const note of chart.querySelectorAll('.infolayer .annotation')) {
       const item = full.annotations[Number(note.getAttribute('data-index'))] || {};
-      const owner = item.xref === 'paper' || item.yref === 'paper'
-        ? areaAt(item.x, item.y)
-        : `${String(item.xref).split(' ')[0]}${String(item.yref).split(' ')[0]}`;
+      // An annotation on an axis belongs to that axis's chart; one on the paper, to the chart
+      // its anchor point is over (if any).
+      const [xref, yref] = [item.xref, item.yref].map((ref) => String(ref).split(' ')[0]);
+      let owner = `${xref}${yref}`;
+      if (xref === 'paper' && yref === 'paper') owner = areaAt(item.x, item.y);
+      else if (xref === 'paper') owner = axisOwner(`yaxis${yref.slice(1)}`);
+      else if (yref === 'paper') owner = axisOwner(`xaxis${xref.slice(1)}`);
       texts.push({what: 'annotation', element: note, owner});
     }
     for (const element of chart.querySelectorAll('.infolayer .legend')) {

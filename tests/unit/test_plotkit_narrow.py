@@ -95,7 +95,7 @@ def test_a_stack_keeps_its_places_and_gets_its_title_wrapped():
     assert charts_of(stacked["layout"]) == charts_of(wide["layout"])
     lines = stacked["layout"]["title"]["text"].split("<br>")
     assert len(lines) > 1 and all(len(line) <= narrow.TITLE_CHARS for line in lines)
-    extra = narrow.MODE_BAR_PX // 2 + (len(lines) - 1) * narrow.TITLE_LINE_PX
+    extra = narrow.MODE_BAR_PX + (len(lines) - 1) * narrow.TITLE_LINE_PX
     assert stacked["layout"]["margin"]["t"] == wide["layout"]["margin"]["t"] + extra
     assert stacked["layout"]["height"] == wide["layout"]["height"] + extra
 
@@ -126,3 +126,22 @@ def test_every_view_has_a_narrow_figure(spec):
     stacked = for_narrow_screen(wide)
     assert stacked["layout"]["height"] >= wide["layout"]["height"]
     assert not side_by_side(charts_of(stacked["layout"]))
+
+
+def test_words_the_readout_also_has_are_left_out_of_a_narrow_chart():
+    wide = figure_of("methods")
+    assert any(a.get("name") == narrow.WIDE_ONLY for a in wide["layout"]["annotations"])
+    kept = for_narrow_screen(wide)["layout"]["annotations"]
+    assert kept and all(a.get("name") != narrow.WIDE_ONLY for a in kept)
+
+
+def test_a_view_turning_narrow_sends_its_figure_whole_then_patches_again():
+    from pe_explorer.plotkit.frame import PlotView
+
+    view = PlotView(state=ExplorerState(), spec=view_spec("rope"))
+    sent = []
+    view._plot.show = lambda figure, whole=False: sent.append((whole, figure))
+    view.narrow = True
+    view.state.pos = 9
+    assert [whole for whole, _ in sent] == [True, False]
+    assert all(not side_by_side(charts_of(figure["layout"])) for _, figure in sent)

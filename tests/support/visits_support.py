@@ -1,0 +1,405 @@
+"""The Pyodide tier's looks at the whole page, shared by the accessibility, phone and screenshot
+tests (tests/pyodide/conftest.py holds them, one per kind of visitor, for the whole run): each
+link in one browser profile, every card scrolled to and drawn, photographed, its charts checked
+for text over another chart or past the card's edge (layout_support), then axe; and what a
+keyboard, a finger and a screen reader meet on the default page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from a11y_support import CONTROLS, run_axe, scroll_through, touch_drag
+from browser_support import FOCUS_JS, SHOWN_POS_JS, look_at, page_idle, tab_to
+from layout_support import OVERLAPS_JS
+from pe_explorer.views import VIEWS
+from pyodide_support import INSIDE_JS, offline_site, page_holds
+
+NAMES = [spec.name for spec in VIEWS]
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "pyodide" / "screenshots"
+# How long a card may take to be built and drawn once it is on screen.
+CARD_TIMEOUT_S = 90
+TAB_PRESSES = 80
+PHONE = {
+    "viewport": (390, 844),
+    "context_options": {"is_mobile": True, "has_touch": True, "device_scale_factor": 3},
+}
+DESKTOP = {"viewport": (1280, 900)}
+DARK_VISITOR = {"context_options": {"color_scheme": "dark"}}
+POS_HANDLE = ".pe-control-pos .noUi-handle"
+
+
+@dataclass(frozen=True)
+class Page:
+    """A link to check, and what to do there besides axe."""
+
+    query: str
+    photos: str = ""  # the pictures' middle name (light, dark, embed): every card photographed
+    at_load: bool = False  # axe also before any scroll, as the page fills in
+    layout: bool = False  # the phone's layout measured, the controls folded and open
+    viewport: tuple[int, int] | None = None  # the window resized first
+
+
+THEME_OF_PAGE_JS = "() => document.documentElement.getAttribute('data-pe-theme')"
+# A card is drawn when its view took the place of its placeholder, each chart it shows has been
+# plotted (traces, at its box's width) under its name (aria-label), and its Show data is filled.
+CARD_DRAWN_JS = (
+    """(view) => {
+  const card = __offline.deep(`.pe-view-${view}`)[0];
+  if (!card) return false;
+  const inside = (selector) => ("""
+    + INSIDE_JS
+    + """)(card, selector);
+  if (inside('.pe-placeholder, .pe-card-frame').length) return false;
+  const charts = inside('.js-plotly-plot').filter((chart) => chart.getClientRects().length);
+  const drawn = (chart) => Boolean(
+    (chart.getAttribute('aria-label') || '').trim()
+    && chart._fullLayout && (chart.data || []).length
+    && chart.querySelector('.main-svg')
+    && Math.abs(chart._fullLayout.width - chart.clientWidth) <= 2
+  );
+  return charts.length > 0 && charts.every(drawn) && inside('details.pe-data').length > 0;
+}"""
+)
+
+
+def file_name(view: str, kind: str, width: int) -> str:
+    return f"{view}-{kind}-{width}.png"
+
+
+def every_card(site, kind: str) -> dict:
+    """Each card in turn scrolled to, waited for until drawn, photographed alone
+    (SCREENSHOTS/VIEW-KIND-WIDTH.png) and checked for overlapping text."""
+    page = site.page
+    width = page.viewport_size["width"]
+    record = {"written": {}, "errors": {}, "overlaps": {}, "theme": page.evaluate(THEME_OF_PAGE_JS)}
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    for name in NAMES:
+        path = SCREENSHOTS / file_name(name, kind, width)
+        path.unlink(missing_ok=True)  # a stale picture must not pass for a new one
+        try:
+            card = page.locator(f".pe-view-{name}").first
+            card.scroll_into_view_if_needed(timeout=CARD_TIMEOUT_S * 1000)
+            page.wait_for_function(
+                CARD_DRAWN_JS, arg=name, timeout=CARD_TIMEOUT_S * 1000, polling=100
+            )
+            card.screenshot(path=str(path), animations="disabled", timeout=CARD_TIMEOUT_S * 1000)
+            record["written"][path.name] = path.stat().st_size
+            record["overlaps"][name] = page.evaluate(OVERLAPS_JS, name)
+        except Exception as error:  # one card's failure must not hide the others'
+            record["errors"][path.name] = f"{type(error).__name__}: {error}"
+    return record
+
+
+VIEWS_SHOWN_JS = """() => __offline.deep('[class*="pe-view-"]').map((e) =>
+  [...e.classList].find((c) => c.startsWith('pe-view-')).slice('pe-view-'.length))"""
+# The layout viewport's width, how far the page reaches sideways, and every slider handle's size.
+LAYOUT_JS = """() => ({
+  client_width: document.documentElement.clientWidth,
+  scroll_width: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
+  handles: __offline.deep('.noUi-handle').map((handle) => {
+    const box = handle.getBoundingClientRect();
+    const host = handle.getRootNode().host;
+    const slider = host && [...host.classList].find((c) => c.startsWith('pe-'));
+    return {slider: slider || '?', width: box.width, height: box.height};
+  }),
+})"""
+OPENED_JS = """() => __offline.deep('.pe-controls-toggle').some((button) =>
+    button.getAttribute('aria-expanded') === 'true')
+  && __offline.deep('.noUi-handle').every((handle) => handle.getBoundingClientRect().width > 0)"""
+
+
+def open_controls(page) -> bool:
+    """Tap the bar's Controls button, where the page folds its controls away (a phone's
+    layout); whether it was there to tap."""
+    toggle = page.locator(".pe-controls-toggle").first
+    if not toggle.count() or not toggle.is_visible():
+        return False
+    if toggle.get_attribute("aria-expanded") != "true":
+        toggle.tap()
+        page_holds(page, OPENED_JS, None, 10)
+    return True
+
+
+def phone_layout(page) -> dict:
+    """How wide the page is laid out and reaches, with its controls folded and then open, and
+    every slider handle's size (open)."""
+    folded = page.evaluate(LAYOUT_JS)
+    opened = open_controls(page)
+    unfolded = page.evaluate(LAYOUT_JS)
+    if opened:
+        page.locator(".pe-controls-toggle").first.tap()  # folded again, as it was
+    return {
+        "client_width": unfolded["client_width"],
+        "scroll_width": max(folded["scroll_width"], unfolded["scroll_width"]),
+        "handles": unfolded["handles"],
+        "controls_folded": opened,
+    }
+
+
+def check_page(site, page: Page) -> dict:
+    """Open the link, draw every card (photographed when asked), and run axe: what a test needs
+    to say what went wrong."""
+    if page.viewport:
+        site.page.set_viewport_size({"width": page.viewport[0], "height": page.viewport[1]})
+    first_load = not page.query and not site.earlier_loads  # the page is open already
+    load = site.load if first_load else site.goto(page.query)
+    record = {"interactive": load["interactive"], "error": load["error"]}
+    if not load["interactive"]:
+        return record
+    if page.at_load:  # what a visitor sees while the page fills in, before any scroll
+        record["at_load"] = run_axe(site.page)
+    if page.photos:
+        record["cards"] = every_card(site, page.photos)
+    record["pending"] = scroll_through(site.page)
+    record["views"] = sorted(set(site.page.evaluate(VIEWS_SHOWN_JS)))
+    if page.layout:
+        record["layout"] = phone_layout(site.page)
+    record["violations"] = run_axe(site.page)
+    return record
+
+
+# The slider each view is driven by: pos where it follows pos, else the first it follows.
+SLIDERS = ("pos", "offset", "d_model", "n_positions", "base")
+
+
+def driving_slider(spec) -> str | None:
+    return next((c for c in SLIDERS if c in spec.controls and c in spec.follows), None)
+
+
+# The model view follows no slider (its numbers come from the model): test_pyodide_model.py
+# checks its chart's name.
+DRIVEN = {spec.name: slider for spec in VIEWS if (slider := driving_slider(spec))}
+# Views whose Show data is opened before the key and read after it.
+SHOW_DATA_VIEWS = ("heatmap", "rope", "alibi")
+# A card's charts (role, name) and its Show data tables, searched through its shadow roots.
+CARD_JS = (
+    """(view) => {
+  const card = __offline.deep(`.pe-view-${view}`)[0];
+  if (!card) return null;
+  const inside = """
+    + INSIDE_JS
+    + """;
+  const cells = (details, selector) => [...details.querySelectorAll(selector)];
+  return {
+    charts: inside(card, '.js-plotly-plot').map((chart) => ({
+      role: chart.getAttribute('role'), label: chart.getAttribute('aria-label')})),
+    data: inside(card, 'details.pe-data').map((details) => ({
+      open: details.open,
+      rows: cells(details, 'tbody th').map((th) => th.textContent),
+      scopes: cells(details, 'thead th').map((th) => th.getAttribute('scope')),
+      headers: cells(details, 'thead th').map((th) => th.textContent),
+    })),
+  };
+}"""
+)
+# The card's charts are all named, and one of them no longer has a name of `before`.
+CARD_NAMED_JS = f"""([view, before]) => {{
+  const card = ({CARD_JS})(view);
+  const labels = card ? card.charts.map((chart) => chart.label) : [];
+  return labels.length > 0 && labels.every(Boolean) && labels.some((l) => !before.includes(l));
+}}"""
+
+
+def card_named(site, name: str, before: list[str], timeout_s: float = 60) -> dict | None:
+    """Scroll the view's card on screen (off screen, a view waits) and wait until its charts are
+    named, one not as in before, and the worker is idle: the card then, or None."""
+    site.page.locator(f".pe-view-{name}").first.scroll_into_view_if_needed()
+    if not page_holds(site.page, CARD_NAMED_JS, [name, before], timeout_s):
+        return None
+    page_idle(site.page, what=f"the {name} card")
+    return site.page.evaluate(CARD_JS, name)
+
+
+def names_on_the_page(site) -> dict:
+    """On the default page (at pos = 7, k = 1), a slider at a time: each view it drives, its
+    charts' names (its Show data opened); one key on the slider; each view's names and data once
+    its card, scrolled to, shows new ones."""
+    seen = {name: {} for name in DRIVEN}
+    for slider in dict.fromkeys(DRIVEN.values()):
+        views = [name for name, drives in DRIVEN.items() if drives == slider]
+        for name in views:
+            card = card_named(site, name, [])
+            seen[name]["named"] = card is not None
+            seen[name]["charts"] = card["charts"] if card else []
+            if name in SHOW_DATA_VIEWS:
+                site.page.locator(f".pe-view-{name} details.pe-data summary").first.click()
+        key = "ArrowRight" if slider == "pos" else "ArrowLeft"
+        site.press(f".pe-control-{slider.replace('_', '-')} .noUi-handle", key, 1)
+        for name in views:
+            before = [chart["label"] for chart in seen[name]["charts"]]
+            card = card_named(site, name, before)
+            seen[name]["renamed"] = card is not None
+            seen[name]["charts_after"] = card["charts"] if card else []
+            seen[name]["data_after"] = card["data"] if card else []
+    return seen
+
+
+# The sliders after pos, in page order, and the link key each one writes.
+KEYED_SLIDERS = {
+    "pe-control-offset": "offset",
+    "pe-control-d-model": "d_model",
+    "pe-control-n-positions": "n_positions",
+    "pe-control-base": "base",
+}
+LINK_VALUE_JS = "(key) => new URLSearchParams(location.search).get(key)"
+TOP_JS = "() => { window.scrollTo(0, 0); document.activeElement?.blur(); }"
+
+
+def tab_order(site) -> dict:
+    """From the top of the default page: the controls Tab reaches, in order; then ArrowRight on
+    the pos slider reached by Tab, and what each view shows for pos once the worker answered."""
+    site.goto("")
+    page = site.page
+    page.evaluate(TOP_JS)
+    reached = []
+    for _ in range(TAB_PRESSES):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUS_JS).split()
+        reached += [c for c in CONTROLS if c in focused and c not in reached]
+    page.evaluate(TOP_JS)
+    before = page.evaluate(SHOWN_POS_JS)
+    tab_to(page, "pe-control-pos", TAB_PRESSES)
+    page.keyboard.press("ArrowRight")
+    settled = site.settle(settle_ms=2000)
+    after = page.evaluate(SHOWN_POS_JS)
+    # Then on, by Tab, each slider after it: one key, and the link (which the state writes once
+    # Python has taken the step) says the new value.
+    moved = {}
+    for css_class, key in KEYED_SLIDERS.items():
+        was = page.evaluate(LINK_VALUE_JS, key)
+        tab_to(page, css_class, TAB_PRESSES)
+        page.keyboard.press("ArrowRight")
+        site.settle(settle_ms=1500)
+        moved[key] = (was, page.evaluate(LINK_VALUE_JS, key))
+    return {"reached": reached, "before": before, "after": after, "moved": moved, **settled}
+
+
+# A view's first chart, found through the card's shadow roots.
+CHART_JS = f"""(view) => {{
+  const card = __offline.deep(`.pe-view-${{view}}`)[0];
+  return card ? ({INSIDE_JS})(card, '.js-plotly-plot')[0] || null : null;
+}}"""
+LABEL_JS = (
+    f"(view) => {{ const c = ({CHART_JS})(view); return c && c.getAttribute('aria-label'); }}"
+)
+LABEL_CHANGED_JS = (
+    f"([view, before]) => {{ const l = ({LABEL_JS})(view); return l && l !== before; }}"
+)
+# [view, control]: how much of the view's chart the screen shows between the bar at the top and
+# the sliders' bar at the bottom, and how much of the handle it shows (fractions of their
+# heights, and px).
+IN_VIEW_JS = f"""([view, control]) => {{
+  const chart = ({CHART_JS})(view);
+  const host = __offline.deep(`.${{control}}`)[0];
+  const knob = host ? ({INSIDE_JS})(host, '.noUi-handle')[0] : null;
+  const bars = __offline.deep('.pe-bar').map((b) => b.getBoundingClientRect().bottom);
+  const top = Math.max(0, ...bars);
+  const bar = __offline.deep('.pe-thumb-bar')[0];
+  const bottom = bar ? bar.getBoundingClientRect().top : window.innerHeight;
+  const seen = (element, low, high) => {{
+    if (!element) return null;
+    const box = element.getBoundingClientRect();
+    const shown = Math.max(0, Math.min(box.bottom, high) - Math.max(box.top, low));
+    return {{fraction: box.height ? shown / box.height : 0, px: shown}};
+  }};
+  return {{chart: seen(chart, top, bottom), handle: seen(knob, 0, window.innerHeight),
+          free: [top, bottom]}};
+}}"""
+
+
+def caught_up(page, slider: int, timeout_s: float = 30) -> dict:
+    """What each view shows for pos, once each was on screen and showed the slider's value (a
+    view off screen waits, and catches up when seen), or when time ran out."""
+    showing = f"(slider) => Object.values(({SHOWN_POS_JS})()).every((pos) => pos === slider)"
+    for view in ("heatmap", "compare", "waves"):
+        look_at(page, view)
+        page_holds(page, showing, slider, timeout_s)
+    return page.evaluate(SHOWN_POS_JS)
+
+
+def drag_and_see(site) -> dict:
+    """The controls folded, the waves card (below the first screen) scrolled to as a reader
+    would: a finger drags the pos handle in the bar at the bottom of the screen. What the chart
+    said before and after, how much of it and of the handle the screen showed, and then what
+    every view shows."""
+    page = site.page
+    site.goto("")
+    look_at(page, "waves")
+    page_holds(page, "(view) => Boolean((" + LABEL_JS + ")(view))", "waves", 60)
+    record = {
+        "before": page.evaluate(SHOWN_POS_JS),
+        "label_before": page.evaluate(LABEL_JS, "waves"),
+    }
+    touch_drag(page, POS_HANDLE, to=0.6, scroll=False)
+    record["in_view"] = page.evaluate(IN_VIEW_JS, ["waves", "pe-control-pos"])
+    record["drag"] = site.settle(settle_ms=2000)
+    page_holds(page, LABEL_CHANGED_JS, ["waves", record["label_before"]], 30)
+    record["label_after"] = page.evaluate(LABEL_JS, "waves")
+    record["in_view_after"] = page.evaluate(IN_VIEW_JS, ["waves", "pe-control-pos"])
+    record["after"] = caught_up(page, page.evaluate(SHOWN_POS_JS)["slider"])
+    return record
+
+
+def visit_pages(pages: list[Page], then=(), **options):
+    """A visit of the site in one profile: each page checked (check_page); after the default
+    page, and after all pages, the steps in then ((name, steps, after_default) each) record what
+    they return under their name."""
+
+    def visit(site_dir) -> dict:
+        record = {"pages": {}, "errors": {}}
+        with offline_site.open_offline_site(site_dir, "index.html", **options) as site:
+            record["first_load"] = site.load
+            if not site.interactive:
+                return record
+            for page in pages:
+                attempt(record, page.query, lambda page=page: check_page(site, page), "pages")
+                if not page.query:
+                    for name, steps, after_default in then:
+                        if after_default:
+                            attempt(record, name, lambda steps=steps: steps(site))
+            for name, steps, after_default in then:
+                if not after_default:
+                    attempt(record, name, lambda steps=steps: steps(site))
+            record["console_errors"] = site.console_errors()
+        return record
+
+    return visit
+
+
+def attempt(record: dict, name: str, part, under: str = "") -> None:
+    """Run part, keeping what it returns (under record[under][name], or record[name]) or the
+    error that stopped it: one part's failure must not hide the others'."""
+    try:
+        result = part()
+    except Exception as error:
+        record["errors"][name] = f"{type(error).__name__}: {error}"
+        return
+    if under:
+        record[under][name] = result
+    else:
+        record[name] = result
+
+
+# Every card is checked on the default page, photographed in both themes; a view alone is its
+# card under the header and its controls, and an embed its card alone: one view of each kind
+# (one chart, a grid of charts, an upload, the model) embedded, and the grid alone.
+EMBEDDED = ("heatmap", "scaling", "checker", "model")
+DESKTOP_PAGES = [
+    Page("", photos="light", at_load=True),
+    Page("?view=scaling"),
+    Page("?theme=dark", photos="dark", at_load=True),
+    *[Page(f"?view={name}&embed=1") for name in EMBEDDED],
+]
+DARK_VISITOR_PAGES = [Page(""), Page("?view=heatmap")]
+# A phone: the page in both themes, photographed and measured; an embed; then every view
+# embedded in a 480 px frame (?embed=1 alone embeds them all), photographed.
+PHONE_PAGES = [
+    Page("", photos="light", layout=True),
+    Page("?theme=dark", photos="dark"),
+    Page("?view=heatmap&embed=1", layout=True),
+    Page("?embed=1", photos="embed", viewport=(480, 900)),
+]
+DESKTOP_THEN = (("names", names_on_the_page, True), ("keyboard", tab_order, False))
+PHONE_THEN = (("drag", drag_and_see, True),)
