@@ -84,9 +84,11 @@ def every_card(site, kind: str) -> dict:
             page.wait_for_function(
                 CARD_DRAWN_JS, arg=name, timeout=CARD_TIMEOUT_S * 1000, polling=100
             )
+            # Read before the picture: Chromium shrinks the window to 1 × 1 to take a picture
+            # beyond it, and Plotly then draws each chart again at its width.
+            record["overlaps"][name] = page.evaluate(OVERLAPS_JS, name)
             card.screenshot(path=str(path), animations="disabled", timeout=CARD_TIMEOUT_S * 1000)
             record["written"][path.name] = path.stat().st_size
-            record["overlaps"][name] = page.evaluate(OVERLAPS_JS, name)
         except Exception as error:  # one card's failure must not hide the others'
             record["errors"][path.name] = f"{type(error).__name__}: {error}"
     return record
