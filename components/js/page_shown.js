@@ -5,16 +5,22 @@ const SETTLE_MS = 500;
 
 export function render({ model }) {
   const page = document.documentElement;
-  // A frame after the page is shown: by then Panel's page sends its changes to Python.
-  // Until Python has built what waited, the page keeps its height: as the frames give way
-  // to the cards, the browser would otherwise pull a reader who scrolled down back up.
-  if (!model.shown)
-    requestAnimationFrame(() =>
-      setTimeout(() => {
-        page.style.minHeight = `${page.scrollHeight}px`;
-        model.shown = true;
-      }, 0),
-    );
+  const narrow = window.matchMedia(`(max-width: ${model.narrow_px}px)`);
+  const report = () => {
+    if (model.narrow !== narrow.matches) model.narrow = narrow.matches;
+  };
+  // Said a frame after render, when the page sends its changes to Python: the width first, so
+  // that the views on screen are drawn for it before Python builds the cards that waited. Until
+  // Python has built them, the page keeps its height: as the frames give way to the cards, the
+  // browser would otherwise pull a reader who scrolled down back up.
+  requestAnimationFrame(() =>
+    setTimeout(() => {
+      report();
+      if (model.shown) return;
+      page.style.minHeight = `${page.scrollHeight}px`;
+      model.shown = true;
+    }, 0),
+  );
   model.on('built', () =>
     requestAnimationFrame(() =>
       requestAnimationFrame(() => {
@@ -22,12 +28,6 @@ export function render({ model }) {
       }),
     ),
   );
-  const narrow = window.matchMedia(`(max-width: ${model.narrow_px}px)`);
-  const report = () => {
-    if (model.narrow !== narrow.matches) model.narrow = narrow.matches;
-  };
-  // Like shown, first said a frame after render, when the page sends its changes to Python.
-  requestAnimationFrame(() => setTimeout(report, 0));
   // A change is said once the width has held for SETTLE_MS: a window dragged across the line,
   // or a screenshot beyond the viewport (Chromium resizes the window to 1 × 1 for it), would
   // otherwise redraw every view twice.

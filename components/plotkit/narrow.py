@@ -36,6 +36,8 @@ MODE_BAR_PX = 44
 TITLE_INSET_PX = 8
 
 
+# The key of layout.meta that marks a figure drawn for a narrow card.
+NARROW_MARK = "pe_narrow"
 # The name (Plotly's `name`) of an annotation a narrow card leaves out: words the view also
 # shows under the chart, for which a narrow chart has no room.
 WIDE_ONLY = "pe-wide-only"
@@ -228,4 +230,6 @@ def for_narrow_screen(figure: dict) -> dict:
         if isinstance(item.get("text"), str):
             item["text"] = wrap(item["text"], CAPTION_CHARS)[0]
     _title_under_the_mode_bar(layout)
+    # Says, in the browser (gd.layout.meta), which figure this is.
+    layout["meta"] = {**layout.get("meta", {}), NARROW_MARK: True}
     return figure

@@ -13,6 +13,7 @@ from pathlib import Path
 from a11y_support import CONTROLS, run_axe, scroll_through, touch_drag
 from browser_support import FOCUS_JS, SHOWN_POS_JS, look_at, page_idle, tab_to
 from layout_support import OVERLAPS_JS
+from pe_explorer.plotkit.narrow import NARROW_MARK, NARROW_PX
 from pe_explorer.views import VIEWS
 from pyodide_support import INSIDE_JS, offline_site, page_holds
 
@@ -53,8 +54,15 @@ CARD_DRAWN_JS = (
     + """)(card, selector);
   if (inside('.pe-placeholder, .pe-card-frame').length) return false;
   const charts = inside('.js-plotly-plot').filter((chart) => chart.getClientRects().length);
+  // Drawn for the card's width: a narrow card's figure says so (plotkit/narrow.py).
+  const narrow = matchMedia('(max-width: """
+    + str(NARROW_PX)
+    + """px)').matches;
   const drawn = (chart) => Boolean(
-    (chart.getAttribute('aria-label') || '').trim()
+    Boolean(chart.layout && chart.layout.meta && chart.layout.meta."""
+    + NARROW_MARK
+    + """) === narrow
+    && (chart.getAttribute('aria-label') || '').trim()
     && chart._fullLayout && (chart.data || []).length
     && chart.querySelector('.main-svg')
     && Math.abs(chart._fullLayout.width - chart.clientWidth) <= 2

@@ -108,6 +108,12 @@ def test_the_title_starts_inside_the_card_below_the_mode_bar():
     assert title["font"]["size"] <= narrow.TITLE_FONT_PX
 
 
+def test_a_narrow_figure_says_so_and_a_wide_one_does_not():
+    wide = figure_of("waves")
+    assert narrow.NARROW_MARK not in wide["layout"].get("meta", {})
+    assert for_narrow_screen(wide)["layout"]["meta"][narrow.NARROW_MARK] is True
+
+
 def test_wrap_leaves_markup_with_attributes_and_own_breaks_alone():
     assert wrap("a<br>b", 1) == ("a<br>b", 2)
     tagged = '<span style="color: red">a long title that would wrap</span>'
