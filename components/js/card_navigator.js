@@ -8,12 +8,13 @@ export function render({ model, el }) {
   const phone = window.matchMedia(`(max-width: ${model.phone_width}px)`);
   const make = (tag, properties = {}) => Object.assign(document.createElement(tag), properties);
 
-  // On a phone the bar at the top and the sliders' bar at the bottom cover part of the window:
-  // the browser scrolls a focused control clear of both (WCAG 2.2, 2.4.11).
+  // On a phone the sliders' bar at the bottom covers part of the window: the browser scrolls a
+  // focused control clear of it (WCAG 2.2, 2.4.11). (The headings clear the bar at the top with
+  // their own scroll margin.)
   if (!document.getElementById('pe-scroll-room')) {
     const room = make('style', { id: 'pe-scroll-room' });
     room.textContent = `@media (max-width: ${model.phone_width}px) {
-  html { scroll-padding-top: ${model.top_room}px; scroll-padding-bottom: ${model.bottom_room}px; }
+  html { scroll-padding-bottom: ${model.bottom_room}px; }
 }`;
     document.head.append(room);
   }

@@ -34,6 +34,13 @@ TITLE_FONT_PX = 13
 # lower, so that what sat between the title and the first chart keeps its room.
 MODE_BAR_PX = 44
 TITLE_INSET_PX = 8
+# A legend under the charts: its type, the height of a row of its entries, and how wide a row
+# is in a 390 px card, an entry's symbol and a character of its name (px).
+LEGEND_FONT_PX = 11
+LEGEND_ROW_PX = 19
+LEGEND_LINE_PX = 280
+LEGEND_SYMBOL_PX = 46
+LEGEND_CHAR_PX = 6.6
 
 
 # The key of layout.meta that marks a figure drawn for a narrow card.
@@ -191,9 +198,6 @@ def _stack(figure: dict, charts: list[Chart]) -> None:
         layout[f"xaxis{suffix}"]["domain"] = list(chart.x)
         layout[f"yaxis{suffix}"]["domain"] = list(chart.y)
     _move_paper_items(layout, restack)
-    legend = layout.get("legend")
-    if isinstance(legend, dict) and legend.get("y", 1) < 0:
-        legend["y"] = restack.move_y(legend["y"], None)
     margin = layout.get("margin", {})
     layout["height"] = round(restack.new_plot_px + margin.get("t", 80) + margin.get("b", 80))
 
@@ -215,6 +219,45 @@ def _title_under_the_mode_bar(layout: dict) -> None:
     layout["height"] = layout.get("height", 450) + extra
 
 
+def legend_names(figure: dict) -> list[str]:
+    """The names the figure's legend lists, as text (none when it shows no legend)."""
+    data, layout = figure["data"], figure["layout"]
+    if layout.get("showlegend") is False:
+        return []
+    shown = [t for t in data if t.get("showlegend", len(data) > 1) is not False and t.get("name")]
+    return [re.sub(r"<[^>]+>", "", str(trace["name"])) for trace in shown]
+
+
+def legend_rows(names: list[str]) -> int:
+    """How many rows a legend of these names wraps into in a 390 px card (Plotly wraps a
+    horizontal legend at the plot's width), estimated from their lengths."""
+    rows, used = 1, 0.0
+    for name in names:
+        width = LEGEND_SYMBOL_PX + LEGEND_CHAR_PX * len(name)
+        if used and used + width > LEGEND_LINE_PX:
+            rows, used = rows + 1, 0.0
+        used += width
+    return rows
+
+
+def _legend_at_the_bottom(figure: dict) -> None:
+    """A legend under the charts stands at the figure's foot, in small type, with the room its
+    rows need added below the last chart's axis title. (A legend laid out under the plot grows
+    upwards from where it is put, and on a narrow card it wraps into more rows than the wide
+    figure left room for: over the axis title, then over the chart.)"""
+    layout = figure["layout"]
+    legend = layout.get("legend")
+    names = legend_names(figure)
+    if not isinstance(legend, dict) or legend.get("y", 1) >= 0 or not names:
+        return
+    legend.update(orientation="h", x=0, xanchor="left", yref="container", y=0, yanchor="bottom")
+    legend["font"] = {**legend.get("font", {}), "size": LEGEND_FONT_PX}
+    room = legend_rows(names) * LEGEND_ROW_PX + LEGEND_ROW_PX // 2
+    margin = layout.setdefault("margin", {})
+    margin["b"] = margin.get("b", 80) + room
+    layout["height"] = layout.get("height", 450) + room
+
+
 def for_narrow_screen(figure: dict) -> dict:
     """The figure as a narrow card draws it: charts side by side stacked, titles wrapped."""
     # The layout is copied, the traces only where a colour bar moves: their arrays are shared.
@@ -230,6 +273,7 @@ def for_narrow_screen(figure: dict) -> dict:
         if isinstance(item.get("text"), str):
             item["text"] = wrap(item["text"], CAPTION_CHARS)[0]
     _title_under_the_mode_bar(layout)
+    _legend_at_the_bottom(figure)
     # Says, in the browser (gd.layout.meta), which figure this is.
     layout["meta"] = {**layout.get("meta", {}), NARROW_MARK: True}
     return figure

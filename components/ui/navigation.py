@@ -135,9 +135,6 @@ class CardNavigator(JSComponent):
     phone_width = param.Integer(
         default=PHONE_MAX_PX, constant=True, doc="The widest screen laid out as a phone (px)."
     )
-    top_room = param.Integer(
-        default=TOP_BAR_PX, constant=True, doc="The height of a phone's bar at the top (px)."
-    )
     bottom_room = param.Integer(
         default=THUMB_BAR_PX, constant=True, doc="The most a phone's sliders' bar takes (px)."
     )

@@ -113,7 +113,8 @@ def test_the_code_walkthrough_steps_by_keyboard_and_follows_the_layout(open_app)
     for step in (2, 3):
         page.keyboard.press("Enter")
         wait_for_text(page, ".pe-code-step-text", lambda t, s=step: t.startswith(f"Step {s} of 5"))
-    current = text(page, ".pe-code-current")
-    assert "pe[:, :d_model // 2]" in current and "sin" in current
+    # The highlighted line is its own pane: it may follow the step's text by a message.
+    current = wait_for_text(page, ".pe-code-current", lambda t: "pe[:, :d_model // 2]" in t)
+    assert "sin" in current
     assert "0::2" not in text(page, ".pe-code-lines")
     assert log.relevant_errors() == []

@@ -152,7 +152,9 @@ def on_a_phone(site_dir) -> dict:
             return record
         page = site.page
         views, controls = page.locator(".pe-views-toggle"), page.locator(".pe-controls-toggle")
+        # pos stays in the bar at the bottom of the screen; d_model is folded with the controls.
         pos = page.locator(".pe-control-pos").first
+        folded = page.locator(".pe-control-d-model").first
         record["menu_closed"] = (
             views.get_attribute("aria-expanded"),
             page.locator(TOC).first.is_visible(),
@@ -168,16 +170,17 @@ def on_a_phone(site_dir) -> dict:
         record["menu_entry"] = settle_on(site, "rotation")
         record["menu_after"] = page.locator(TOC).first.is_visible()
 
-        record["controls_closed"] = (controls.get_attribute("aria-expanded"), pos.is_visible())
+        record["pos_in_the_bar"] = pos.is_visible()
+        record["controls_closed"] = (controls.get_attribute("aria-expanded"), folded.is_visible())
         controls.click()
-        record["controls_open"] = (controls.get_attribute("aria-expanded"), pos.is_visible())
+        record["controls_open"] = (controls.get_attribute("aria-expanded"), folded.is_visible())
         record["handle"] = page.evaluate(HANDLE_JS, "pos")
         record["text_open"] = page.evaluate(SMALL_TEXT_JS)
         record["scroll_width_open"] = page.evaluate(SCROLL_WIDTH_JS)
         controls.click()
         record["controls_closed_again"] = (
             controls.get_attribute("aria-expanded"),
-            pos.is_visible(),
+            folded.is_visible(),
         )
         page.evaluate("window.scrollTo(0, 0)")
         record["text"] = page.evaluate(SMALL_TEXT_JS)
@@ -278,7 +281,8 @@ def test_on_a_phone_the_contents_are_a_menu_whose_entries_take_the_reader_to_a_c
     assert not phone["menu_after"]  # the menu closed behind the reader
 
 
-def test_on_a_phone_the_controls_open_and_close(phone):
+def test_on_a_phone_the_controls_open_and_close_while_pos_stays_in_its_bar(phone):
+    assert phone["pos_in_the_bar"]
     assert phone["controls_closed"] == ("false", False)
     assert phone["controls_open"] == ("true", True)
     assert phone["controls_closed_again"] == ("false", False)

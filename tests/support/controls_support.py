@@ -113,10 +113,10 @@ def agreed_state(page) -> dict | None:
     return url
 
 
-def settled_state(page, what: str = "the page agreeing", timeout_s: float = 20) -> dict:
+def settled_state(page, what: str = "the page agreeing", timeout_s: float = 60) -> dict:
     """Wait until the page agrees with itself, with nothing left for Python to apply or send
-    (page_idle: right after start-up it may still be building the page's later cards), and still
-    agrees on the same state; return that state."""
+    (page_idle: right after start-up it may still be building the page's later cards, which took
+    over 20 s once in a loaded CI run), and still agrees on the same state; return that state."""
     deadline = time.monotonic() + timeout_s
     while True:
         state = wait_until(page, lambda: agreed_state(page), timeout_s=timeout_s, what=what)

@@ -97,7 +97,9 @@ def test_a_stack_keeps_its_places_and_gets_its_title_wrapped():
     assert len(lines) > 1 and all(len(line) <= narrow.TITLE_CHARS for line in lines)
     extra = narrow.MODE_BAR_PX + (len(lines) - 1) * narrow.TITLE_LINE_PX
     assert stacked["layout"]["margin"]["t"] == wide["layout"]["margin"]["t"] + extra
-    assert stacked["layout"]["height"] == wide["layout"]["height"] + extra
+    rows = narrow.legend_rows(narrow.legend_names(wide))
+    room = rows * narrow.LEGEND_ROW_PX + narrow.LEGEND_ROW_PX // 2  # the legend's, at the foot
+    assert stacked["layout"]["height"] == wide["layout"]["height"] + extra + room
 
 
 def test_the_title_starts_inside_the_card_below_the_mode_bar():
@@ -151,3 +153,16 @@ def test_a_view_turning_narrow_sends_its_figure_whole_then_patches_again():
     view.state.pos = 9
     assert [whole for whole, _ in sent] == [True, False]
     assert all(not side_by_side(charts_of(figure["layout"])) for _, figure in sent)
+
+
+def test_a_legend_under_the_charts_stands_at_the_foot_with_room_for_its_rows():
+    wide = figure_of("methods")
+    names = narrow.legend_names(wide)
+    stacked = for_narrow_screen(wide)
+    legend = stacked["layout"]["legend"]
+    assert (legend["yref"], legend["y"], legend["yanchor"]) == ("container", 0, "bottom")
+    room = narrow.legend_rows(names) * narrow.LEGEND_ROW_PX + narrow.LEGEND_ROW_PX // 2
+    assert stacked["layout"]["margin"]["b"] == wide["layout"]["margin"]["b"] + room
+    # Long names wrap one to a row; short ones share rows.
+    assert narrow.legend_rows(["a name that fills a row on its own", "and another"]) == 2
+    assert narrow.legend_rows(["sin", "cos", "tan"]) == 1
