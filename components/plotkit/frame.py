@@ -13,7 +13,7 @@ import param
 
 from ..fixes.chart_names import NamedPlotly
 from ..state import ExplorerState
-from .narrow import for_narrow_screen
+from .narrow import for_narrow_screen, for_wide_screen
 from .numbers import number
 
 # Show data lists the rows near the selection: pos − 3 … pos + 3, and at most 16 columns.
@@ -260,10 +260,11 @@ class PlotView(pn.viewable.Viewer):
         return self.spec.data(self.state, *self.own_arguments())
 
     def figure(self) -> dict:
-        """The view's figure for the state, at its height unless the figure sets its own."""
+        """The view's figure for the state as its card draws it: at its height unless the figure
+        sets its own, laid out for a narrow card or a wide one (plotkit/narrow.py)."""
         figure = self.spec.figure(self.state, *self.own_arguments())
         figure["layout"].setdefault("height", self.spec.plot_height)
-        return figure
+        return for_narrow_screen(figure) if self.narrow else for_wide_screen(figure)
 
     def _config(self) -> dict:
         state = self.state
@@ -309,8 +310,6 @@ class PlotView(pn.viewable.Viewer):
             return
         try:
             figure = self.figure()
-            if self.narrow:
-                figure = for_narrow_screen(figure)
             self.update_extras()
             label = self.description()
             data = data_html(self.data_table())

@@ -41,6 +41,12 @@ LEGEND_ROW_PX = 19
 LEGEND_LINE_PX = 280
 LEGEND_SYMBOL_PX = 46
 LEGEND_CHAR_PX = 6.6
+# On a wide card a legend under the chart keeps Plotly's 12 px type and is given the rows it
+# takes in the narrowest wide card (NARROW_PX, a plot about this wide): wider, it needs fewer.
+WIDE_LEGEND_FONT_PX = 12
+WIDE_LEGEND_LINE_PX = 480
+# Where the Plotly template puts a legend that the figure does not place (plotkit/theme.py).
+TEMPLATE_LEGEND_Y = -0.12
 
 
 # The key of layout.meta that marks a figure drawn for a narrow card.
@@ -228,34 +234,52 @@ def legend_names(figure: dict) -> list[str]:
     return [re.sub(r"<[^>]+>", "", str(trace["name"])) for trace in shown]
 
 
-def legend_rows(names: list[str]) -> int:
-    """How many rows a legend of these names wraps into in a 390 px card (Plotly wraps a
-    horizontal legend at the plot's width), estimated from their lengths."""
+def legend_rows(
+    names: list[str], line_px: float = LEGEND_LINE_PX, font_px: float = LEGEND_FONT_PX
+) -> int:
+    """How many rows a legend of these names wraps into where its line is line_px wide (Plotly
+    wraps a horizontal legend at the plot's width; a 390 px card by default), estimated from
+    their lengths in type of font_px."""
+    char_px = LEGEND_CHAR_PX * font_px / LEGEND_FONT_PX
     rows, used = 1, 0.0
     for name in names:
-        width = LEGEND_SYMBOL_PX + LEGEND_CHAR_PX * len(name)
-        if used and used + width > LEGEND_LINE_PX:
+        width = LEGEND_SYMBOL_PX + char_px * len(name)
+        if used and used + width > line_px:
             rows, used = rows + 1, 0.0
         used += width
     return rows
 
 
-def _legend_at_the_bottom(figure: dict) -> None:
-    """A legend under the charts stands at the figure's foot, in small type, with the room its
-    rows need added below the last chart's axis title. (A legend laid out under the plot grows
-    upwards from where it is put, and on a narrow card it wraps into more rows than the wide
-    figure left room for: over the axis title, then over the chart.)"""
+def _legend_at_the_foot(figure: dict, narrow: bool) -> None:
+    """A legend stands at the figure's foot, with the room its rows need added below the last
+    chart's axis title: on a narrow card any legend, in small type; on a wide one a legend under
+    the chart. (A legend laid out under the plot grows upwards from where it is put, and wraps
+    into more rows than the figure left room for: over the axis title, then over the chart; one
+    inside a narrow chart covers its tick labels.)"""
     layout = figure["layout"]
-    legend = layout.get("legend")
     names = legend_names(figure)
-    if not isinstance(legend, dict) or legend.get("y", 1) >= 0 or not names:
+    legend = layout.get("legend", {"y": TEMPLATE_LEGEND_Y})
+    if not names or not isinstance(legend, dict) or (not narrow and legend.get("y", 1) >= 0):
         return
+    legend = layout["legend"] = dict(legend)
     legend.update(orientation="h", x=0, xanchor="left", yref="container", y=0, yanchor="bottom")
-    legend["font"] = {**legend.get("font", {}), "size": LEGEND_FONT_PX}
-    room = legend_rows(names) * LEGEND_ROW_PX + LEGEND_ROW_PX // 2
+    if narrow:
+        legend["font"] = {**legend.get("font", {}), "size": LEGEND_FONT_PX}
+        rows = legend_rows(names)
+    else:
+        font_px = legend.get("font", {}).get("size", WIDE_LEGEND_FONT_PX)
+        rows = legend_rows(names, WIDE_LEGEND_LINE_PX, font_px)
+    room = rows * LEGEND_ROW_PX + LEGEND_ROW_PX // 2
     margin = layout.setdefault("margin", {})
     margin["b"] = margin.get("b", 80) + room
     layout["height"] = layout.get("height", 450) + room
+
+
+def for_wide_screen(figure: dict) -> dict:
+    """The figure as a wide card draws it: a legend under the chart at the figure's foot."""
+    figure = {**figure, "layout": copy.deepcopy(figure["layout"])}
+    _legend_at_the_foot(figure, narrow=False)
+    return figure
 
 
 def for_narrow_screen(figure: dict) -> dict:
@@ -273,7 +297,7 @@ def for_narrow_screen(figure: dict) -> dict:
         if isinstance(item.get("text"), str):
             item["text"] = wrap(item["text"], CAPTION_CHARS)[0]
     _title_under_the_mode_bar(layout)
-    _legend_at_the_bottom(figure)
+    _legend_at_the_foot(figure, narrow=True)
     # Says, in the browser (gd.layout.meta), which figure this is.
     layout["meta"] = {**layout.get("meta", {}), NARROW_MARK: True}
     return figure

@@ -5,6 +5,8 @@ from __future__ import annotations
 import base64
 from functools import lru_cache
 
+from .narrow import NARROW_PX
+
 # Okabe–Ito palette: distinguishable with every common colour-vision deficiency.
 # Its orange and sky blue are darkened (#E69F00, #56B4E9 in the original) so that every line
 # stands out at least 3:1 from both themes' backgrounds (WCAG 2.2, 1.4.11).
@@ -216,6 +218,32 @@ table.pe-readouts { border-collapse: collapse; font-variant-numeric: tabular-num
 .pe-readouts tr.pe-current { font-weight: 600; }
 .pe-readouts caption { text-align: left; padding-bottom: 0.3em; }
 p.pe-note { margin: 0.4em 0 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
+"""
+
+
+def rows_as_blocks_style(*tables: str) -> str:
+    """CSS for tables of these classes on a narrow screen (NARROW_PX): each row a block, its
+    header cell then one line per cell, each with its column's name (the cell's data-label), so
+    that nothing scrolls sideways. The header row stays for screen readers; the tables' explicit
+    roles (table, row, cell …) keep their meaning, which display: block takes away in some
+    browsers."""
+
+    def every(*parts: str) -> str:
+        return ", ".join(f".{table} {part}".strip() for table in tables for part in parts)
+
+    return f"""
+@media (max-width: {NARROW_PX}px) {{
+  :host {{ overflow-x: visible; }}
+  {every("", "tbody", "tr", "th", "td", "caption")} {{ display: block; width: auto; }}
+  {every("thead")} {{ position: absolute; width: 1px; height: 1px; overflow: hidden;
+    clip: rect(0 0 0 0); }}
+  {every("tr")} {{ padding: 0.3em 0; border-bottom: 1px solid var(--pe-grid, #e5e7eb); }}
+  {every("th", "td")} {{ border: 0; padding: 0.1em 0.2em; }}
+  {every("tbody th")} {{ text-align: left; }}
+  {every("td")} {{ display: flex; justify-content: space-between; gap: 1em; text-align: right; }}
+  {every("td::before")} {{ content: attr(data-label); text-align: left; font-weight: normal;
+    font-style: normal; }}
+}}
 """
 
 

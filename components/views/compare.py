@@ -8,7 +8,6 @@ from .. import derived
 from ..plotkit import theme
 from ..plotkit.charts import titled_layout
 from ..plotkit.frame import DATA_COLUMNS, ChartData, span_text
-from ..plotkit.narrow import NARROW_PX
 from ..plotkit.numbers import number, readout_number
 from ..plotkit.subplots import Subplot, compose
 from ..state import ExplorerState
@@ -19,25 +18,9 @@ MAX_BARS = 256
 
 # The readout's columns, also each cell's label when a phone lists a row's cells one per line.
 COLUMNS = ("dot product", "cosine similarity", "Euclidean distance")
-# On a narrow screen (NARROW_PX) each row is a block: its pair, then one line per number with
-# its column's name (the header is kept for screen readers; the roles keep the table's meaning,
-# which display: block would take away in some browsers).
-READOUT_STYLE = (
-    theme.READOUT_TABLE_STYLE
-    + f"""
-@media (max-width: {NARROW_PX}px) {{
-  table.pe-readouts, .pe-readouts tbody, .pe-readouts tr, .pe-readouts th, .pe-readouts td,
-  .pe-readouts caption {{ display: block; }}
-  .pe-readouts thead {{ position: absolute; width: 1px; height: 1px; overflow: hidden;
-                        clip: rect(0 0 0 0); }}
-  .pe-readouts tr {{ padding: 0.3em 0; border-bottom: 1px solid var(--pe-grid, #e5e7eb); }}
-  .pe-readouts th, .pe-readouts td {{ border: 0; padding: 0.1em 0.2em; }}
-  .pe-readouts tbody th {{ text-align: left; }}
-  .pe-readouts td {{ display: flex; justify-content: space-between; gap: 1em; }}
-  .pe-readouts td::before {{ content: attr(data-label); font-weight: normal; }}
-}}
-"""
-)
+# On a narrow screen each row is a block: its pair, then one line per number with its column's
+# name.
+READOUT_STYLE = theme.READOUT_TABLE_STYLE + theme.rows_as_blocks_style("pe-readouts")
 
 
 def _comparison_cells(comparison, classes: tuple[str, ...] = ("", "", "")) -> str:

@@ -68,7 +68,9 @@ table.pe-methods { border-collapse: collapse; font-variant-numeric: tabular-nums
 .pe-methods .pe-beyond { text-align: left; }
 .pe-methods tr.pe-current { font-weight: 600; background: var(--pe-code-bg, #f6f8fa); }
 .pe-methods caption { text-align: left; padding-bottom: 0.3em; }
-"""
+""" + theme.rows_as_blocks_style("pe-methods")
+# The readout's columns after the method's name, also each cell's label on a narrow screen.
+AT_K, BEYOND_L = "score at k", "beyond L"
 
 
 @dataclass(frozen=True)
@@ -153,13 +155,15 @@ def _readout_row(shown: MethodsReadout, index: int) -> str:
         span = sum(other.method == row.method for other in shown.rows)
         rowspan = f' rowspan="{span}"' if span > 1 else ""
         beyond = (
-            f'<td{rowspan} class="pe-beyond pe-method-{row.method}-beyond">'
-            f"{' '.join(BEYOND[row.method])}</td>"
+            f'<td{rowspan} role="cell" data-label="{BEYOND_L}" '
+            f'class="pe-beyond pe-method-{row.method}-beyond">{" ".join(BEYOND[row.method])}</td>'
         )
     return (
-        f"<tr{current}><td>{row.label}</td>"
-        f'<td class="pe-method-{row.css_name}-at-k">{readout_number(row.at_offset)}</td>'
-        f'<td class="pe-method-{row.css_name}-at-2l">{readout_number(row.at_far)}</td>'
+        f'<tr role="row"{current}><th scope="row" role="rowheader">{row.label}</th>'
+        f'<td role="cell" data-label="{AT_K}" class="pe-method-{row.css_name}-at-k">'
+        f"{readout_number(row.at_offset)}</td>"
+        f'<td role="cell" data-label="at 2L = {shown.far_offset}" '
+        f'class="pe-method-{row.css_name}-at-2l">{readout_number(row.at_far)}</td>'
         f"{beyond}</tr>"
     )
 
@@ -169,13 +173,21 @@ def readout(state: ExplorerState) -> str:
     shown = readout_values(state)
     return "".join(
         [
-            '<table class="pe-methods">',
+            '<table class="pe-methods" role="table">',
             f'<caption>k = |{state.offset}| = <span class="pe-methods-offset">{shown.offset}'
             '</span> · training length L = <span class="pe-methods-train-length">'
             f"{shown.train_length}</span></caption>",
-            "<thead><tr><th>method</th><th>score at k</th>"
-            f"<th>at 2L = {shown.far_offset}</th>"
-            '<th class="pe-beyond">beyond L</th></tr></thead><tbody>',
+            '<thead role="rowgroup"><tr role="row">'
+            + "".join(
+                f'<th scope="col" role="columnheader"{css}>{name}</th>'
+                for name, css in (
+                    ("method", ""),
+                    (AT_K, ""),
+                    (f"at 2L = {shown.far_offset}", ""),
+                    (BEYOND_L, ' class="pe-beyond"'),
+                )
+            )
+            + '</tr></thead><tbody role="rowgroup">',
             *(_readout_row(shown, index) for index in range(len(shown.rows))),
             "</tbody></table>",
         ]

@@ -62,6 +62,9 @@ table.pe-pipeline-copies { border-collapse: collapse; font-variant-numeric: tabu
 .pe-pipeline-copies th, .pe-pipeline-copies td { padding: 0.2em 0.5em; text-align: right;
                                                  border-bottom: 1px solid var(--pe-grid, #e5e7eb); }
 """
+# On a narrow screen each row of the two tables is a block: one line per cell, with its
+# column's name.
+READOUT_STYLE += theme.rows_as_blocks_style("pe-token-table", "pe-pipeline-copies")
 
 
 def plotly_text(text: str) -> str:
@@ -100,9 +103,24 @@ def stage_class(part: int, stage: int | None) -> str:
     return "pe-pipeline-current" if part == stage else "pe-pipeline-later"
 
 
-def _cell(tag: str, text: str, part: int | None, stage: int | None) -> str:
+def _cell(tag: str, text: str, part: int | None, stage: int | None, label: str = "") -> str:
+    """A cell of a table (th, td) or a span: its stage's class, and for a table's cells the
+    roles and the column's name (label) that a phone's block layout shows (READOUT_STYLE)."""
     css = "" if part is None else stage_class(part, stage)
-    return f'<{tag} class="{css}">{text}</{tag}>' if css else f"<{tag}>{text}</{tag}>"
+    attributes = f' class="{css}"' if css else ""
+    if tag == "th":
+        attributes += ' scope="col" role="columnheader"'
+    elif tag == "td":
+        attributes += f' role="cell" data-label="{label}"'
+    return f"<{tag}{attributes}>{text}</{tag}>"
+
+
+def _rows_open(css_class: str, caption: str = "") -> str:
+    """A table's start, with the roles that keep its meaning under a phone's display: block."""
+    caption = f"<caption>{caption}</caption>" if caption else ""
+    return (
+        f'<table class="{css_class}" role="table">{caption}<thead role="rowgroup"><tr role="row">'
+    )
 
 
 def table_html(state: ExplorerState, stage: int | None = None) -> str:
@@ -116,9 +134,9 @@ def table_html(state: ExplorerState, stage: int | None = None) -> str:
     headers = ("pos", "word", "TokenEmbedding(word)", "PE(pos)", "TokenEmbedding(word) + PE(pos)")
     parts = (None, 0, 1, 2, 3)
     lines = [
-        '<table class="pe-token-table"><thead><tr>',
+        _rows_open("pe-token-table"),
         *(_cell("th", text, part, stage) for text, part in zip(headers, parts, strict=True)),
-        "</tr></thead><tbody>",
+        '</tr></thead><tbody role="rowgroup">',
     ]
     for row in rows:
         css = (
@@ -129,9 +147,10 @@ def table_html(state: ExplorerState, stage: int | None = None) -> str:
             else "pe-token-other"
         )
         cells = (str(row.position), html.escape(row.token), *step_numbers(row))
-        lines.append(f'<tr class="pe-token-row {css}">')
+        lines.append(f'<tr class="pe-token-row {css}" role="row">')
         lines.extend(
-            _cell("td", text, part, stage) for text, part in zip(cells, parts, strict=True)
+            _cell("td", text, part, stage, label)
+            for text, part, label in zip(cells, parts, headers, strict=True)
         )
         lines.append("</tr>")
     lines.append("</tbody></table>")
@@ -244,16 +263,18 @@ def pipeline_html(state: ExplorerState, stage: int) -> str:
     word = f"“{html.escape(same[0].token)}”"
     positions = [row.position for row in same]
     headers = ("pos", f"TokenEmbedding({word})", "PE(pos)", "sum")
-    lines.append(
-        f'<table class="pe-pipeline-copies"><caption>{word} stands at positions '
-        f"{_places(positions)}</caption><thead><tr>"
-    )
+    labels = ("pos", "TokenEmbedding", "PE(pos)", "sum")
+    caption = f"{word} stands at positions {_places(positions)}"
+    lines.append(_rows_open("pe-pipeline-copies", caption))
     lines.extend(_cell("th", text, part, stage) for part, text in enumerate(headers))
-    lines.append("</tr></thead><tbody>")
+    lines.append('</tr></thead><tbody role="rowgroup">')
     for row in same:
         cells = (str(row.position), *step_numbers(row))
-        lines.append(f'<tr class="pe-pipeline-copy" data-pos="{row.position}">')
-        lines.extend(_cell("td", text, part, stage) for part, text in enumerate(cells))
+        lines.append(f'<tr class="pe-pipeline-copy" data-pos="{row.position}" role="row">')
+        lines.extend(
+            _cell("td", text, part, stage, label)
+            for part, (text, label) in enumerate(zip(cells, labels, strict=True))
+        )
         lines.append("</tr>")
     lines.append("</tbody></table>")
     compared = derived.compare_copies(same)

@@ -33,6 +33,20 @@ def visit(request) -> dict:
     return visit_offline(request, lambda site_dir: on_the_site(site_dir, steps, **options))
 
 
+# The modules that read the shared visits below: with two pytest workers (--dist loadgroup) they
+# run in one, so each visit is made once.
+SHARED_VISITS = {"test_pyodide_access", "test_pyodide_phone", "test_pyodide_screenshots"}
+
+
+def pytest_collection_modifyitems(items):
+    """With pytest-xdist's --dist loadgroup, a module's tests stay in one worker (one visit per
+    module), and the modules sharing the session's visits in one worker."""
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1]
+        group = "shared-visits" if module in SHARED_VISITS else module
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 def pages_visit(request, pages, then=(), **options) -> dict:
     missing = axe_missing()
     if missing:

@@ -110,6 +110,18 @@ def test_console_has_no_errors(desktop, dark_visitor, phone):
     assert errors == []
 
 
+def test_a_keyboard_only_visitor_can_choose_a_d_model_preset(desktop):
+    assert "keyboard" not in desktop["errors"], desktop["errors"].get("keyboard")
+    assert desktop["keyboard"]["preset"]
+
+
+def test_a_view_alone_keeps_the_header_and_only_the_controls_it_needs(desktop):
+    page = desktop["pages"]["?view=scaling"]
+    assert page["headers"] == 1
+    assert "pe-control-d-model" in page["controls"] and "pe-control-factor" in page["controls"]
+    assert "pe-control-pos" not in page["controls"], page["controls"]
+
+
 def test_every_slider_reached_by_tab_moves_the_state_with_one_key(desktop):
     assert "keyboard" not in desktop["errors"], desktop["errors"].get("keyboard")
     moved = desktop["keyboard"]["moved"]

@@ -3,9 +3,9 @@ embedded in a 480 px frame, from the real Pyodide build offline, for a person to
 tests/pyodide/screenshots/VIEW-KIND-WIDTH.png (git-ignored). They are taken on the desktop and
 phone visits the accessibility tests share (tests/support/visits_support.py): each card in turn
 scrolled into view, waited for until its charts are drawn and named, and photographed alone.
-The tests check that each was written, of a drawn card, in the theme its name says. (The cards'
-overlaps are read on every page photographed; test_pyodide_phone.py asserts them for the phone
-and the 480 px embed.)"""
+The tests check that each was written, of a drawn card, in the theme its name says, and that no
+text of its charts covers another chart or an axis's words or runs past the card's edge (read
+on the card before its picture)."""
 
 from __future__ import annotations
 
@@ -47,3 +47,11 @@ def test_every_card_is_photographed(cards):
 def test_each_page_shows_the_theme_its_pictures_are_named_after(cards):
     width, page, shot = cards
     assert shot["theme"] == ("dark" if page.photos == "dark" else "light")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_text_covers_another_chart_or_the_axes_words_or_runs_past_the_card(cards, name):
+    """layout_support.OVERLAPS_JS, read on each card before its picture."""
+    width, page, shot = cards
+    assert name in shot["overlaps"], shot["errors"]
+    assert shot["overlaps"][name] == []

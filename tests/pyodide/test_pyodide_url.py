@@ -7,21 +7,52 @@ these check that the state still lands on what the URL asks for, in one update.
 from __future__ import annotations
 
 import pytest
+from browser_support import wait_until
 from pyodide_support import test_console_has_no_errors, wait_for  # noqa: F401 (collected here)
 from test_pyodide_site import DEEP_TEXT_JS
 
 pytestmark = pytest.mark.pyodide
 
-SHARED_QUERY = "d_model=64&pos=20&offset=-5&n_positions=100&%3Cb%3Ex%3C%2Fb%3E=1"
+# A shared link with a hostile key and a hostile value (the seed), besides the state it restores.
+HOSTILE_VALUE = "<img src=x onerror=alert(1)>"
+SHARED_QUERY = (
+    "d_model=64&pos=20&offset=-5&n_positions=100&%3Cb%3Ex%3C%2Fb%3E=1"
+    "&seed=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E"
+)
 EMBED_QUERY = "view=compare&embed=1&pos=22&offset=3"
 ODD_QUERY = "text=why?&pos=3?d_model=64"
 # Each factor is finite, yet 1e308 would overflow every wavelength: the link must not stop the page.
 LONGROPE_QUERY = "view=scaling&scaling=longrope&longrope_factors=" + ",".join(["1e308"] * 64)
 
 
+def share_panel(site) -> dict:
+    """Open the Share / Embed panel: its link and snippet, then one key on pos, and its link."""
+    page = site.page
+    page.get_by_role("button", name="Share / Embed").click()
+    link = page.locator(".pe-share input").first
+    wait_until(page, lambda: "pos=23" in link.input_value(), 30, "the link")
+    shared = {
+        "link": link.input_value(),
+        "snippet": page.locator(".pe-share textarea").first.input_value(),
+        "origin": page.evaluate("location.origin"),
+    }
+    site.press(".pe-control-pos .noUi-handle", "ArrowRight", 1)
+    wait_until(page, lambda: "pos=24" in link.input_value(), 30, "the link to follow pos")
+    return {**shared, "link_after_key": link.input_value()}
+
+
+def dismiss_notices(site) -> bool:
+    """Press the notices' Dismiss button: whether they were then hidden."""
+    site.page.get_by_role("button", name="Dismiss").first.click()
+    return wait_for(site, "() => !__offline.deep('.pe-notices').some((e) => e.offsetParent)", 30)
+
+
 def steps(site) -> dict:
-    """Open a shared link, press keys, then open an embed link and one with a '?' in a value."""
-    record = {"load": site.goto(f"?{SHARED_QUERY}")}
+    """Open a shared link, press keys, share it, then open an embed link and one with a '?' in a
+    value."""
+    dialogs = []
+    site.page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    record = {"load": site.goto(f"?{SHARED_QUERY}"), "dialogs": dialogs}
     text = lambda selector: site.page.evaluate(DEEP_TEXT_JS, selector)  # noqa: E731
     # The state and the notice about the hostile key arrive in one update, but may be
     # drawn a moment apart.
@@ -32,7 +63,9 @@ def steps(site) -> dict:
     )
     record["readout"] = text(".pe-pos-readout")
     record["notice"] = text(".pe-notices")
-    record["injected"] = site.page.evaluate("() => __offline.deep('.pe-notices b').length")
+    record["injected"] = site.page.evaluate(
+        "() => __offline.deep('.pe-notices b').length + __offline.deep('img[src=\"x\"]').length"
+    )
     history = site.page.evaluate("history.length")
     site.press(".pe-control-pos .noUi-handle", "ArrowRight", 3)
     record["interaction"] = site.settle(settle_ms=3000)
@@ -42,6 +75,8 @@ def steps(site) -> dict:
     record["readout_after_keys"] = text(".pe-pos-readout")
     record["search_after_keys"] = site.page.evaluate("location.search")
     record["history_grew"] = site.page.evaluate("history.length") != history
+    record["share"] = share_panel(site)
+    record["dismissed"] = dismiss_notices(site)
 
     record["embed_load"] = site.goto(f"?{EMBED_QUERY}")
     # The layout and the state arrive in one update, but may be drawn a moment apart.
@@ -73,9 +108,23 @@ def test_a_shared_link_restores_its_state(visit):
     assert visit["readout"] == "pos = 20 · pos + k = 15 · k = -5"
 
 
-def test_unknown_keys_give_an_escaped_notice(visit):
+def test_hostile_keys_and_values_give_an_escaped_notice_and_inject_nothing(visit):
     assert "'<b>x</b>': unknown parameter" in (visit["notice"] or "")
+    assert HOSTILE_VALUE in visit["notice"]
     assert visit["injected"] == 0
+    assert visit["dialogs"] == []
+    assert visit["dismissed"]
+
+
+def test_the_share_panel_offers_the_link_and_an_iframe_snippet_that_follow_the_controls(visit):
+    share = visit["share"]
+    assert "pos=23" in share["link"]
+    snippet = share["snippet"]
+    assert snippet.startswith("<iframe data-pe-explorer src=") and 'loading="lazy"' in snippet
+    assert 'width="100%"' in snippet and "title=" in snippet and "embed=1" in snippet
+    # The resizer of the site the link is on, which fits the frame to its content.
+    assert snippet.endswith(f'<script src="{share["origin"]}/static/pe-embed.js" defer></script>')
+    assert "pos=24" in share["link_after_key"]
 
 
 def test_keys_update_the_url_in_place(visit):

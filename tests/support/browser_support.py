@@ -12,6 +12,7 @@ import time
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import parse_qs, urlparse
 
 import pytest
 from pyodide_support import unavailable
@@ -530,3 +531,61 @@ def probes_reported(page, timeout_s: float = 30) -> dict:
     wait_until(page, agreed, timeout_s=timeout_s, what="the views' probes to report")
     page_idle(page, timeout_s=timeout_s, what="the server after the probes' reports")
     return {name: probe["reported"] for name, probe in page.evaluate(PROBES_JS).items()}
+
+
+def query_of(page) -> dict:
+    """The page's query string as {key: first value}."""
+    return {k: v[0] for k, v in parse_qs(urlparse(page.url).query).items()}
+
+
+def choose_method(page, label: str) -> None:
+    """Click the position method's button called label (Sinusoidal, RoPE, ALiBi, none)."""
+    page.locator(".pe-control-method button", has_text=label).first.click()
+
+
+def is_shown(page, selector: str) -> bool:
+    """Whether the first element matching selector (through shadow roots) is on the page and
+    visible."""
+    locator = page.locator(selector).first
+    return locator.count() > 0 and locator.is_visible()
+
+
+# The PlayClock as the page holds it (components/ui/player.py): the steps Python sent, the last
+# one the page has drawn, and the Space presses it heard for Play.
+CLOCK_JS = """() => {
+  const doc = window.Bokeh && window.Bokeh.documents[0];
+  const clock = doc && [...doc.all_models.values()].find((m) => m.class_name === 'PlayClock');
+  return clock ? {sent: clock.data.sent, acked: clock.data.acked,
+                  space_presses: clock.data.space_presses} : null;
+}"""
+EVERY_VIEW = ("slider", "readout", "heatmap", "bars")
+
+
+def landed(page, agreeing=EVERY_VIEW) -> dict | None:
+    """What the views show for pos, once the page has drawn the last step Play sent and the
+    views named in agreeing all show one pos (else None)."""
+    clock = page.evaluate(CLOCK_JS)
+    views = page.evaluate(SHOWN_POS_JS)
+    shown = [views[key] for key in agreeing]
+    drawn = clock is not None and clock["acked"] == clock["sent"]
+    return views if drawn and shown[0] is not None and len(set(shown)) == 1 else None
+
+
+def held_pos(page, agreeing=EVERY_VIEW, timeout_s: float = 30) -> int:
+    """pos once Play has paused and everything it sent has landed, checked to hold still.
+
+    Waits for the page to be idle (page_idle: served, the server with nothing left to do for
+    the session; in the Pyodide build, the worker) and for the views named in agreeing to show
+    one pos; then pos must be the same after the page is idle once more."""
+    page_idle(page, timeout_s=timeout_s, what="the page after Play paused")
+    try:
+        views = wait_until(
+            page, lambda: landed(page, agreeing), timeout_s=timeout_s, what="the views to agree"
+        )
+    except AssertionError as error:
+        seen = page.evaluate(CLOCK_JS), page.evaluate(SHOWN_POS_JS)
+        raise AssertionError(f"{error}: clock {seen[0]}, views {seen[1]}") from None
+    page_idle(page, timeout_s=timeout_s, what="the page, once more")
+    again = landed(page, agreeing)
+    assert again == views, f"pos still moved after Play paused: {views} → {again}"
+    return views[agreeing[0]]

@@ -1,6 +1,7 @@
 """What a person sees of a card's charts: whether any text of a chart (tick labels, axis titles,
-annotations, the legend, a colour bar, the title) covers the plot area of another chart, and
-whether any runs past the card's edge. Read in the page (Plotly's own DOM and _fullLayout)."""
+annotations, the legend, a colour bar, the title) covers the plot area of another chart, whether
+a legend covers an axis's tick labels or title, and whether any runs past the card's edge. Read
+in the page (Plotly's own DOM and _fullLayout)."""
 
 from __future__ import annotations
 
@@ -99,6 +100,17 @@ OVERLAPS_JS = (
       }
       if (box.left < edge.left - SLACK || box.right > edge.right + SLACK) {
         problems.push(`${name} runs past the card's edge`);
+      }
+    }
+    // A legend covers no axis's words: its tick labels or its title.
+    const words = texts.filter(({what}) => what === 'tick label' || what === 'axis title');
+    for (const {element} of texts.filter(({what}) => what === 'legend')) {
+      const box = element.getBoundingClientRect();
+      for (const word of words) {
+        const text = word.element.getBoundingClientRect();
+        if (text.width > 0 && shared(box, text)) {
+          problems.push(`the legend covers the ${word.what} "${word.element.textContent.trim()}"`);
+        }
       }
     }
   }

@@ -76,32 +76,63 @@ def file_name(view: str, kind: str, width: int) -> str:
     return f"{view}-{kind}-{width}.png"
 
 
+# The window's height while the cards are photographed (CSS px), at least. A card beyond the
+# window makes Chromium resize it for the picture, and every chart drawn so far then draws itself
+# again (twice): the later pictures took seconds each. So the window is made this tall, or a
+# taller card's height and BAR_ROOM_PX above and below it, and the card is centred in it, clear
+# of the top bar and the phone's bar of sliders.
+PHOTO_WINDOW_PX = 2400
+BAR_ROOM_PX = 200
+CENTRE_JS = """(card) => {
+  card.scrollIntoView({block: 'center', inline: 'nearest'});
+  return card.getBoundingClientRect().height;
+}"""
+
+
 def every_card(site, kind: str) -> dict:
-    """Each card in turn scrolled to, waited for until drawn, photographed alone
-    (SCREENSHOTS/VIEW-KIND-WIDTH.png) and checked for overlapping text."""
+    """Each card in turn scrolled to, waited for until drawn, checked for overlapping text, and
+    photographed alone (SCREENSHOTS/VIEW-KIND-WIDTH.png) in a window PHOTO_WINDOW_PX tall; the
+    window's size is given back after."""
     page = site.page
-    width = page.viewport_size["width"]
+    size = dict(page.viewport_size)
+    width = size["width"]
     record = {"written": {}, "errors": {}, "overlaps": {}, "theme": page.evaluate(THEME_OF_PAGE_JS)}
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    for name in NAMES:
-        path = SCREENSHOTS / file_name(name, kind, width)
-        path.unlink(missing_ok=True)  # a stale picture must not pass for a new one
-        try:
-            card = page.locator(f".pe-view-{name}").first
-            card.scroll_into_view_if_needed(timeout=CARD_TIMEOUT_S * 1000)
-            page.wait_for_function(
-                CARD_DRAWN_JS, arg=name, timeout=CARD_TIMEOUT_S * 1000, polling=100
-            )
-            # Read before the picture: Chromium shrinks the window to 1 × 1 to take a picture
-            # beyond it, and Plotly then draws each chart again at its width.
-            record["overlaps"][name] = page.evaluate(OVERLAPS_JS, name)
-            card.screenshot(path=str(path), animations="disabled", timeout=CARD_TIMEOUT_S * 1000)
-            record["written"][path.name] = path.stat().st_size
-        except Exception as error:  # one card's failure must not hide the others'
-            record["errors"][path.name] = f"{type(error).__name__}: {error}"
+    page.set_viewport_size({"width": width, "height": PHOTO_WINDOW_PX})
+    try:
+        for name in NAMES:
+            path = SCREENSHOTS / file_name(name, kind, width)
+            path.unlink(missing_ok=True)  # a stale picture must not pass for a new one
+            try:
+                record["overlaps"][name] = photograph(page, name, path)
+                record["written"][path.name] = path.stat().st_size
+            except Exception as error:  # one card's failure must not hide the others'
+                record["errors"][path.name] = f"{type(error).__name__}: {error}"
+    finally:
+        page.set_viewport_size(size)
     return record
 
 
+def photograph(page, name: str, path: Path) -> list:
+    """The view's card scrolled to and waited for until drawn; the overlaps read; then the card,
+    centred in a window that holds it, photographed to path. Returns the overlaps."""
+    card = page.locator(f".pe-view-{name}").first
+    card.scroll_into_view_if_needed(timeout=CARD_TIMEOUT_S * 1000)
+    page.wait_for_function(CARD_DRAWN_JS, arg=name, timeout=CARD_TIMEOUT_S * 1000, polling=100)
+    overlaps = page.evaluate(OVERLAPS_JS, name)
+    height = card.evaluate(CENTRE_JS)
+    window = page.viewport_size
+    if height + 2 * BAR_ROOM_PX > window["height"]:
+        page.set_viewport_size({"width": window["width"], "height": int(height) + 2 * BAR_ROOM_PX})
+        card.evaluate(CENTRE_JS)
+    card.screenshot(path=str(path), animations="disabled", timeout=CARD_TIMEOUT_S * 1000)
+    return overlaps
+
+
+# The controls the page shows (their pe-control-* classes).
+CONTROLS_SHOWN_JS = """() => __offline.deep('[class*="pe-control-"]')
+  .filter((e) => e.getClientRects().length)
+  .flatMap((e) => [...e.classList].filter((c) => c.startsWith('pe-control-')))"""
 VIEWS_SHOWN_JS = """() => __offline.deep('[class*="pe-view-"]').map((e) =>
   [...e.classList].find((c) => c.startsWith('pe-view-')).slice('pe-view-'.length))"""
 # The layout viewport's width, how far the page reaches sideways, and every slider handle's size.
@@ -164,6 +195,8 @@ def check_page(site, page: Page) -> dict:
         record["cards"] = every_card(site, page.photos)
     record["pending"] = scroll_through(site.page)
     record["views"] = sorted(set(site.page.evaluate(VIEWS_SHOWN_JS)))
+    record["headers"] = site.page.evaluate("() => __offline.deep('.pe-header').length")
+    record["controls"] = sorted(set(site.page.evaluate(CONTROLS_SHOWN_JS)))
     if page.layout:
         record["layout"] = phone_layout(site.page)
     record["violations"] = run_axe(site.page)
@@ -283,7 +316,21 @@ def tab_order(site) -> dict:
         page.keyboard.press("ArrowRight")
         site.settle(settle_ms=1500)
         moved[key] = (was, page.evaluate(LINK_VALUE_JS, key))
-    return {"reached": reached, "before": before, "after": after, "moved": moved, **settled}
+    # A d_model preset, before the base slider: reached by Shift+Tab and pressed with Enter.
+    for _ in range(TAB_PRESSES):
+        page.keyboard.press("Shift+Tab")
+        if "pe-preset-16" in page.evaluate(FOCUS_JS).split():
+            break
+    page.keyboard.press("Enter")
+    preset = page_holds(page, f"() => ({LINK_VALUE_JS})('d_model') === '16'", None, 30)
+    return {
+        "reached": reached,
+        "before": before,
+        "after": after,
+        "moved": moved,
+        "preset": preset,
+        **settled,
+    }
 
 
 # A view's first chart, found through the card's shadow roots.
@@ -403,12 +450,14 @@ DESKTOP_PAGES = [
     *[Page(f"?view={name}&embed=1") for name in EMBEDDED],
 ]
 DARK_VISITOR_PAGES = [Page(""), Page("?view=heatmap")]
-# A phone: the page in both themes, photographed and measured; an embed; then every view
-# embedded in a 480 px frame (?embed=1 alone embeds them all), photographed.
+# A phone: the page in both themes, photographed and measured; an embed; a view alone on a 320 px
+# phone; then every view embedded in a 480 px frame (?embed=1 alone embeds them all),
+# photographed.
 PHONE_PAGES = [
     Page("", photos="light", layout=True),
     Page("?theme=dark", photos="dark"),
     Page("?view=heatmap&embed=1", layout=True),
+    Page("?view=tokens", layout=True, viewport=(320, 640)),  # the narrowest phone in use
     Page("?embed=1", photos="embed", viewport=(480, 900)),
 ]
 DESKTOP_THEN = (("names", names_on_the_page, True), ("keyboard", tab_order, False))

@@ -8,7 +8,14 @@ import itertools
 
 import pytest
 from pe_explorer.plotkit import narrow
-from pe_explorer.plotkit.narrow import Chart, charts_of, for_narrow_screen, side_by_side, wrap
+from pe_explorer.plotkit.narrow import (
+    Chart,
+    charts_of,
+    for_narrow_screen,
+    for_wide_screen,
+    side_by_side,
+    wrap,
+)
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import VIEWS, view_spec
 
@@ -166,3 +173,27 @@ def test_a_legend_under_the_charts_stands_at_the_foot_with_room_for_its_rows():
     # Long names wrap one to a row; short ones share rows.
     assert narrow.legend_rows(["a name that fills a row on its own", "and another"]) == 2
     assert narrow.legend_rows(["sin", "cos", "tan"]) == 1
+
+
+def test_a_legend_inside_a_narrow_chart_goes_to_the_foot_off_its_tick_labels():
+    wide = figure_of("rotation")
+    assert wide["layout"]["legend"]["y"] >= 0  # inside the chart, at its bottom right
+    legend = for_narrow_screen(wide)["layout"]["legend"]
+    assert (legend["orientation"], legend["yref"], legend["y"]) == ("h", "container", 0)
+
+
+def test_on_a_wide_card_a_legend_under_the_chart_gets_the_rows_of_the_narrowest():
+    wide = figure_of("methods")
+    drawn = for_wide_screen(wide)
+    legend = drawn["layout"]["legend"]
+    assert (legend["yref"], legend["y"], legend["yanchor"]) == ("container", 0, "bottom")
+    rows = narrow.legend_rows(narrow.legend_names(wide), narrow.WIDE_LEGEND_LINE_PX, 12)
+    assert rows > 1
+    room = rows * narrow.LEGEND_ROW_PX + narrow.LEGEND_ROW_PX // 2
+    assert drawn["layout"]["height"] == wide["layout"]["height"] + room
+    assert "yref" not in wide["layout"]["legend"]  # the view's own figure is left as it was
+    # A legend inside the chart stays there on a wide card.
+    assert (
+        for_wide_screen(figure_of("rotation"))["layout"]["legend"]
+        == (figure_of("rotation")["layout"]["legend"])
+    )

@@ -6,7 +6,7 @@ import plotly.graph_objs as go
 import plotly.io
 import pytest
 from pe_explorer.plotkit import theme
-from pe_explorer.plotkit.narrow import for_narrow_screen
+from pe_explorer.plotkit.narrow import for_narrow_screen, for_wide_screen
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import VIEW_NAMES, view_spec
 
@@ -41,8 +41,7 @@ def test_every_figure_follows_plotlys_schema(view, state, narrow):
     """The page builds figures unvalidated (components/fixes/plotly_patch.py), so check them
     here, as the view draws them, for a wide card and a narrow one (plotkit/narrow.py)."""
     figure = view_spec(view).make(ExplorerState(**state)).figure()
-    if narrow:
-        figure = for_narrow_screen(figure)
+    figure = for_narrow_screen(figure) if narrow else for_wide_screen(figure)
     validated = go.Figure(data=figure["data"], layout=figure["layout"])  # raises if unknown
     # Validation would also rewrite values (a colour scale's name into its stops): then the
     # unvalidated figure the page draws would look different. It must need no rewriting.
