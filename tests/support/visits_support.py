@@ -76,48 +76,35 @@ def file_name(view: str, kind: str, width: int) -> str:
     return f"{view}-{kind}-{width}.png"
 
 
-# The window's height while the cards are photographed (CSS px). A card beyond the window makes
-# Chromium resize it for the picture, and every chart drawn so far then draws itself again
-# (twice): the later pictures took seconds each. So the window is made this tall and the card
-# centred in it, clear of the top bar and the phone's bar of sliders; only a card taller than
-# that is photographed beyond it. (A window grown to the tallest card, 4,552 px at three device
-# pixels per px, stalled Chromium's frames: pictures then waited minutes for one.)
-PHOTO_WINDOW_PX = 2400
-CENTRE_JS = "(card) => card.scrollIntoView({block: 'center', inline: 'nearest'})"
-
-
 def every_card(site, kind: str) -> dict:
-    """Each card in turn scrolled to, waited for until drawn, checked for overlapping text, and
-    photographed alone (SCREENSHOTS/VIEW-KIND-WIDTH.png) in a window PHOTO_WINDOW_PX tall; the
-    window's size is given back after."""
+    """Each card in turn scrolled to, waited for until drawn, checked for overlapping text and
+    photographed alone (SCREENSHOTS/VIEW-KIND-WIDTH.png)."""
     page = site.page
-    size = dict(page.viewport_size)
-    width = size["width"]
+    width = page.viewport_size["width"]
     record = {"written": {}, "errors": {}, "overlaps": {}, "theme": page.evaluate(THEME_OF_PAGE_JS)}
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.set_viewport_size({"width": width, "height": PHOTO_WINDOW_PX})
-    try:
-        for name in NAMES:
-            path = SCREENSHOTS / file_name(name, kind, width)
-            path.unlink(missing_ok=True)  # a stale picture must not pass for a new one
-            try:
-                record["overlaps"][name] = photograph(page, name, path)
-                record["written"][path.name] = path.stat().st_size
-            except Exception as error:  # one card's failure must not hide the others'
-                record["errors"][path.name] = f"{type(error).__name__}: {error}"
-    finally:
-        page.set_viewport_size(size)
+    for name in NAMES:
+        path = SCREENSHOTS / file_name(name, kind, width)
+        path.unlink(missing_ok=True)  # a stale picture must not pass for a new one
+        try:
+            record["overlaps"][name] = photograph(page, name, path)
+            record["written"][path.name] = path.stat().st_size
+        except Exception as error:  # one card's failure must not hide the others'
+            record["errors"][path.name] = f"{type(error).__name__}: {error}"
     return record
 
 
 def photograph(page, name: str, path: Path) -> list:
-    """The view's card scrolled to and waited for until drawn; the overlaps read; then the card,
-    centred in the window, photographed to path. Returns the overlaps."""
+    """The view's card scrolled to and waited for until drawn; the overlaps read; then the card
+    photographed to path. Returns the overlaps."""
     card = page.locator(f".pe-view-{name}").first
     card.scroll_into_view_if_needed(timeout=CARD_TIMEOUT_S * 1000)
     page.wait_for_function(CARD_DRAWN_JS, arg=name, timeout=CARD_TIMEOUT_S * 1000, polling=100)
+    # Read before the picture: Chromium shrinks the window to 1 × 1 to take a picture beyond it,
+    # and Plotly then draws each chart again at its width. (A window made tall enough for the
+    # cards spared those draws, but stalled Chromium's frames on a phone page in a full run:
+    # benchmarks/RESULTS.md.)
     overlaps = page.evaluate(OVERLAPS_JS, name)
-    card.evaluate(CENTRE_JS)
     card.screenshot(path=str(path), animations="disabled", timeout=CARD_TIMEOUT_S * 1000)
     return overlaps
 
