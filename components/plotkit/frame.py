@@ -260,10 +260,15 @@ class PlotView(pn.viewable.Viewer):
         return self.spec.data(self.state, *self.own_arguments())
 
     def figure(self) -> dict:
-        """The view's figure for the state as its card draws it: at its height unless the figure
-        sets its own, laid out for a narrow card or a wide one (plotkit/narrow.py)."""
+        """The view's figure for the state, at its height unless the figure sets its own."""
         figure = self.spec.figure(self.state, *self.own_arguments())
         figure["layout"].setdefault("height", self.spec.plot_height)
+        return figure
+
+    def card_figure(self) -> dict:
+        """The figure as the card draws it: laid out for a narrow card or a wide one
+        (plotkit/narrow.py). Views with a figure of their own (an upload, the model) get it too."""
+        figure = self.figure()
         return for_narrow_screen(figure) if self.narrow else for_wide_screen(figure)
 
     def _config(self) -> dict:
@@ -309,7 +314,7 @@ class PlotView(pn.viewable.Viewer):
         if self._show_method_note():
             return
         try:
-            figure = self.figure()
+            figure = self.card_figure()
             self.update_extras()
             label = self.description()
             data = data_html(self.data_table())

@@ -101,9 +101,8 @@ def photograph(page, name: str, path: Path) -> list:
     card.scroll_into_view_if_needed(timeout=CARD_TIMEOUT_S * 1000)
     page.wait_for_function(CARD_DRAWN_JS, arg=name, timeout=CARD_TIMEOUT_S * 1000, polling=100)
     # Read before the picture: Chromium shrinks the window to 1 × 1 to take a picture beyond it,
-    # and Plotly then draws each chart again at its width. (A window made tall enough for the
-    # cards spared those draws, but stalled Chromium's frames on a phone page in a full run:
-    # benchmarks/RESULTS.md.)
+    # and Plotly then draws each chart again at its width (benchmarks/RESULTS.md: a window tall
+    # enough for the cards would spare those draws).
     overlaps = page.evaluate(OVERLAPS_JS, name)
     card.screenshot(path=str(path), animations="disabled", timeout=CARD_TIMEOUT_S * 1000)
     return overlaps

@@ -55,7 +55,7 @@ def test_a_view_coming_on_screen_is_built_for_the_state_as_it_is_then():
     assert any(title.startswith("‖PE(q) − PE(21)‖") for title in drawn_titles(root))
     assert len(placeholders(root)) == len(VIEWS) - EAGER_VIEWS - 1
     view = page.view("properties")
-    assert same_value(view._plot.object, view.figure())
+    assert same_value(view._plot.object, view.card_figure())
 
 
 def test_a_view_built_on_screen_then_follows_the_state():

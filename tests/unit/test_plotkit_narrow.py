@@ -197,3 +197,12 @@ def test_on_a_wide_card_a_legend_under_the_chart_gets_the_rows_of_the_narrowest(
         for_wide_screen(figure_of("rotation"))["layout"]["legend"]
         == (figure_of("rotation")["layout"]["legend"])
     )
+
+
+@pytest.mark.parametrize("name", ["ropecheck", "checker", "model", "tokens", "learned"])
+def test_a_view_with_a_figure_of_its_own_is_drawn_narrow_on_a_narrow_card(name):
+    """Views whose figure() is their own (an upload, the model, the pipeline) are laid out for
+    the card's width too: the page waits for the narrow mark on a phone."""
+    view = view_spec(name).make(ExplorerState())
+    view.narrow = True
+    assert view.card_figure()["layout"]["meta"][narrow.NARROW_MARK] is True

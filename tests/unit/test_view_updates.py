@@ -124,7 +124,7 @@ def test_after_a_patch_the_pane_holds_the_current_figure():
     page = page_showing("waves")
     view = page.view("waves")
     page.state.pos = 25
-    assert same_value(view._plot.object, view.figure())
+    assert same_value(view._plot.object, view.card_figure())
 
 
 def test_refreshing_an_unchanged_view_sends_nothing():
@@ -177,7 +177,7 @@ def test_a_view_off_screen_waits_and_catches_up_when_back():
     page.probe("properties").on_screen = True
     assert sent.whole + len(sent.patches) == 1
     view = page.view("properties")
-    assert same_value(view._plot.object, view.figure())
+    assert same_value(view._plot.object, view.card_figure())
 
 
 # The arrays a view draws for the query pos itself: ALiBi's bias row of the query, per head.
