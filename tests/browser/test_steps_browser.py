@@ -4,7 +4,7 @@ tests/pyodide/test_pyodide_site.py)."""
 
 import pytest
 from browser_support import ConsoleLog, wait_for_text
-from views_support import CELL_JS, formula_value
+from views_support import formula_value, narrow_cell
 
 pytestmark = pytest.mark.browser
 
@@ -18,7 +18,7 @@ def test_a_tap_on_a_touch_screen_shows_the_formula_too(browser, served_app):
     wait_for_text(page, ".pe-cell-formula-text", lambda t: t != "")
     # At this width the controls (touch-sized) push the chart below the fold: a finger scrolls.
     page.locator(".js-plotly-plot").first.scroll_into_view_if_needed()
-    cell = page.evaluate(CELL_JS, {"row": 4, "column": 3})
+    cell = narrow_cell(page, 4, 3)
     page.touchscreen.tap(cell["x"], cell["y"])
     formula = wait_for_text(page, ".pe-cell-formula-text", lambda t: t.startswith("PE(4, 3)"))
     assert formula_value(formula) == f"{cell['value']:.4f}"

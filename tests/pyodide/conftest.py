@@ -51,7 +51,7 @@ def pages_visit(request, pages, then=(), **options) -> dict:
     missing = axe_missing()
     if missing:
         unavailable(missing)
-    return visit_offline(request, visit_pages(pages, then, **options))
+    return visit_offline(request, visit_pages(pages, then, request.fixturename, **options))
 
 
 @pytest.fixture(scope="session")

@@ -5,6 +5,7 @@ served tests and those of the Pyodide build can both use them."""
 from __future__ import annotations
 
 from browser_support import look_at, plots, wait_until
+from pe_explorer.plotkit.narrow import NARROW_MARK
 
 # How many elements of the page, through open shadow roots, match a CSS selector (and hold
 # exactly the given text, when one is given).
@@ -46,6 +47,25 @@ CELL_JS = (
   };
 }"""
 )
+
+# Where cell (row, column) is once the heatmap is drawn for a narrow card (its figure says so)
+# and stays put from one frame to the next, or null.
+SETTLED_CELL_JS = (
+    """({row, column, before}) => {
+  const cell = ("""
+    + CELL_JS
+    + """)({row, column});
+  const plot = (() => {"""
+    + HEATMAP_JS
+    + """  return plot; })();
+  const narrow = Boolean(plot.layout.meta && plot.layout.meta."""
+    + NARROW_MARK
+    + """);
+  const still = before && before.x === cell.x && before.y === cell.y;
+  return narrow && still ? cell : {...cell, moving: true};
+}"""
+)
+
 
 # The cell Plotly last reported under the pointer on the heatmap ({row, label}), or null: a
 # click reports this point, so a test moves the pointer onto a cell and waits for it here.
@@ -116,6 +136,19 @@ def point_at_cell(page, cell: dict, row: int, timeout_s: float = 10.0) -> tuple[
     page.mouse.move(*where)
     wait_until(page, hovered, timeout_s, what=f"Plotly hovering row {row} of {cell['label']!r}")
     return where[0], where[1]
+
+
+def narrow_cell(page, row: int, column: int, timeout_s: float = 30.0) -> dict:
+    """CELL_JS's answer once the heatmap has been drawn again for a narrow card (a width change
+    is acted on after a pause) and the cell held still for a frame: where a finger will find it."""
+    last = [None]
+
+    def settled():
+        cell = page.evaluate(SETTLED_CELL_JS, {"row": row, "column": column, "before": last[0]})
+        last[0] = cell
+        return None if cell.get("moving") else cell
+
+    return wait_until(page, settled, timeout_s, what=f"the narrow heatmap's cell ({row}, {column})")
 
 
 def formula_value(formula: str) -> str:

@@ -7,6 +7,8 @@ keyboard, a finger and a screen reader meet on the default page.
 
 from __future__ import annotations
 
+import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -378,13 +380,21 @@ def drag_and_see(site) -> dict:
     return record
 
 
-def visit_pages(pages: list[Page], then=(), **options):
+def visit_pages(pages: list[Page], then=(), visitor: str = "visit", **options):
     """A visit of the site in one profile: each page checked (check_page); after the default
     page, and after all pages, the steps in then ((name, steps, after_default) each) record what
-    they return under their name."""
+    they return under their name. Each part's seconds go to SCREENSHOTS/VISITOR-seconds.json."""
 
     def visit(site_dir) -> dict:
         record = {"pages": {}, "errors": {}}
+        try:
+            return visit_in(site_dir, record)
+        finally:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            seconds = json.dumps(record.get("seconds", {}), indent=1)
+            (SCREENSHOTS / f"{visitor}-seconds.json").write_text(seconds)
+
+    def visit_in(site_dir, record: dict) -> dict:
         with offline_site.open_offline_site(site_dir, "index.html", **options) as site:
             record["first_load"] = site.load
             if not site.interactive:
@@ -406,12 +416,18 @@ def visit_pages(pages: list[Page], then=(), **options):
 
 def attempt(record: dict, name: str, part, under: str = "") -> None:
     """Run part, keeping what it returns (under record[under][name], or record[name]) or the
-    error that stopped it: one part's failure must not hide the others'."""
+    error that stopped it: one part's failure must not hide the others'. How long it took goes
+    to record["seconds"] (written beside the screenshots: where a visit's time goes)."""
+    started = time.monotonic()
     try:
         result = part()
     except Exception as error:
         record["errors"][name] = f"{type(error).__name__}: {error}"
         return
+    finally:
+        record.setdefault("seconds", {})[name or "(default page)"] = round(
+            time.monotonic() - started, 1
+        )
     if under:
         record[under][name] = result
     else:
