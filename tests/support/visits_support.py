@@ -23,6 +23,9 @@ NAMES = [spec.name for spec in VIEWS]
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "pyodide" / "screenshots"
 # How long a card may take to be built and drawn once it is on screen.
 CARD_TIMEOUT_S = 90
+# The window's height while cards are photographed: most cards fit (a phone's are 780 to 4,690
+# px tall).
+PHOTO_HEIGHT_PX = 2400
 TAB_PRESSES = 80
 PHONE = {
     "viewport": (390, 844),
@@ -80,31 +83,42 @@ def file_name(view: str, kind: str, width: int) -> str:
 
 def every_card(site, kind: str) -> dict:
     """Each card in turn scrolled to, waited for until drawn, checked for overlapping text and
-    photographed alone (SCREENSHOTS/VIEW-KIND-WIDTH.png)."""
+    photographed alone (SCREENSHOTS/VIEW-KIND-WIDTH.png), in a window PHOTO_HEIGHT_PX tall (as
+    wide as before): a card taller than the window makes Chromium resize the window for its
+    picture, and every chart then draws again (benchmarks/RESULTS.md)."""
     page = site.page
-    width = page.viewport_size["width"]
+    width, height = page.viewport_size["width"], page.viewport_size["height"]
     record = {"written": {}, "errors": {}, "overlaps": {}, "theme": page.evaluate(THEME_OF_PAGE_JS)}
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    for name in NAMES:
-        path = SCREENSHOTS / file_name(name, kind, width)
-        path.unlink(missing_ok=True)  # a stale picture must not pass for a new one
-        try:
-            record["overlaps"][name] = photograph(page, name, path)
-            record["written"][path.name] = path.stat().st_size
-        except Exception as error:  # one card's failure must not hide the others'
-            record["errors"][path.name] = f"{type(error).__name__}: {error}"
+    page.set_viewport_size({"width": width, "height": max(height, PHOTO_HEIGHT_PX)})
+    try:
+        for name in NAMES:
+            path = SCREENSHOTS / file_name(name, kind, width)
+            path.unlink(missing_ok=True)  # a stale picture must not pass for a new one
+            try:
+                record["overlaps"][name] = photograph(page, name, path)
+                record["written"][path.name] = path.stat().st_size
+            except Exception as error:  # one card's failure must not hide the others'
+                record["errors"][path.name] = f"{type(error).__name__}: {error}"
+    finally:
+        page.set_viewport_size({"width": width, "height": height})
     return record
 
 
+# Centre the card in the window (its picture then needs no resize when it fits).
+CENTRE_JS = "(card) => card.scrollIntoView({block: 'center'})"
+
+
 def photograph(page, name: str, path: Path) -> list:
-    """The view's card scrolled to and waited for until drawn; the overlaps read; then the card
-    photographed to path. Returns the overlaps."""
+    """The view's card scrolled to the middle of the window and waited for until drawn; the
+    overlaps read; then the card photographed to path. Returns the overlaps."""
     card = page.locator(f".pe-view-{name}").first
-    card.scroll_into_view_if_needed(timeout=CARD_TIMEOUT_S * 1000)
+    card.wait_for(state="attached", timeout=CARD_TIMEOUT_S * 1000)
+    card.evaluate(CENTRE_JS)
     page.wait_for_function(CARD_DRAWN_JS, arg=name, timeout=CARD_TIMEOUT_S * 1000, polling=100)
-    # Read before the picture: Chromium shrinks the window to 1 × 1 to take a picture beyond it,
-    # and Plotly then draws each chart again at its width (benchmarks/RESULTS.md: a window tall
-    # enough for the cards would spare those draws).
+    card.evaluate(CENTRE_JS)  # drawn, the card may have grown
+    # Read before the picture: for a card taller than the window Chromium shrinks the window to
+    # 1 × 1 to take it, and Plotly then draws each chart again at its width.
     overlaps = page.evaluate(OVERLAPS_JS, name)
     card.screenshot(path=str(path), animations="disabled", timeout=CARD_TIMEOUT_S * 1000)
     return overlaps
@@ -162,25 +176,34 @@ def phone_layout(page) -> dict:
 
 def check_page(site, page: Page) -> dict:
     """Open the link, draw every card (photographed when asked), and run axe: what a test needs
-    to say what went wrong."""
+    to say what went wrong. record["seconds"]: how long each part took."""
     if page.viewport:
         site.page.set_viewport_size({"width": page.viewport[0], "height": page.viewport[1]})
     first_load = not page.query and not site.earlier_loads  # the page is open already
-    load = site.load if first_load else site.goto(page.query)
-    record = {"interactive": load["interactive"], "error": load["error"]}
+    seconds = {}
+
+    def timed(part: str, work):
+        started = time.monotonic()
+        try:
+            return work()
+        finally:
+            seconds[part] = round(time.monotonic() - started, 1)
+
+    load = site.load if first_load else timed("load", lambda: site.goto(page.query))
+    record = {"interactive": load["interactive"], "error": load["error"], "seconds": seconds}
     if not load["interactive"]:
         return record
     if page.at_load:  # what a visitor sees while the page fills in, before any scroll
-        record["at_load"] = run_axe(site.page)
+        record["at_load"] = timed("axe at load", lambda: run_axe(site.page))
     if page.photos:
-        record["cards"] = every_card(site, page.photos)
-    record["pending"] = scroll_through(site.page)
+        record["cards"] = timed("photos", lambda: every_card(site, page.photos))
+    record["pending"] = timed("scroll", lambda: scroll_through(site.page))
     record["views"] = sorted(set(site.page.evaluate(VIEWS_SHOWN_JS)))
     record["headers"] = site.page.evaluate("() => __offline.deep('.pe-header').length")
     record["controls"] = sorted(set(site.page.evaluate(CONTROLS_SHOWN_JS)))
     if page.layout:
-        record["layout"] = phone_layout(site.page)
-    record["violations"] = run_axe(site.page)
+        record["layout"] = timed("layout", lambda: phone_layout(site.page))
+    record["violations"] = timed("axe", lambda: run_axe(site.page))
     return record
 
 
@@ -391,7 +414,8 @@ def visit_pages(pages: list[Page], then=(), visitor: str = "visit", **options):
             return visit_in(site_dir, record)
         finally:
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            seconds = json.dumps(record.get("seconds", {}), indent=1)
+            parts = {query: page.get("seconds") for query, page in record["pages"].items()}
+            seconds = json.dumps({**record.get("seconds", {}), "parts": parts}, indent=1)
             (SCREENSHOTS / f"{visitor}-seconds.json").write_text(seconds)
 
     def visit_in(site_dir, record: dict) -> dict:
