@@ -6,11 +6,6 @@ report text: docs/upstream.md, "Plotly resize".
 Panel 1.9.4's Plotly model calls `Plotly.relayout(plot, {width, height})` after every layout
 pass of the page and `Plotly.Plots.resize` after every `Plotly.react`; both redraw every trace
 even when the size is the one already drawn. The guard lets them through only for a new size.
-
-It also holds a restyle or relayout that reaches a plot not drawn yet (Panel's model applies a
-patch as soon as it arrives; Plotly then throws "reading '_guiEditing'" and the patch is lost)
-until the plot's first draw. Upstream: none found (nearest, a guard for an undefined container:
-https://github.com/holoviz/panel/pull/8021).
 """
 
 from __future__ import annotations
