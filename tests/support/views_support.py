@@ -48,8 +48,8 @@ CELL_JS = (
 }"""
 )
 
-# Where cell (row, column) is once the heatmap is drawn for a narrow card (its figure says so)
-# and stays put from one frame to the next, or null.
+# Where cell (row, column) is, marked `moving` until the heatmap is drawn for a narrow card (its
+# figure says so) and the cell is where it was at the last look (`before`).
 SETTLED_CELL_JS = (
     """({row, column, before}) => {
   const cell = ("""
