@@ -8,7 +8,7 @@ screen once and none off screen; and without an IntersectionObserver every view 
 from __future__ import annotations
 
 import pytest
-from browser_support import look_at, page_idle, plots, wait_for_text, wait_until
+from browser_support import look_at, next_frame, page_idle, plots, wait_for_text, wait_until
 from pe_explorer.views import VIEW_NAMES, VIEWS
 from pyodide_support import test_console_has_no_errors, wait_for  # noqa: F401 (collected here)
 from viewport_support import COUNT_DRAWS_JS, on_screen, placeholder_text, titles
@@ -72,6 +72,12 @@ def lazy_views(site) -> dict:
     wait_until(page, lambda: titles(page, "‖PE(q) − PE(10)‖"), 30, "properties at pos = 10")
     record["placeholder_after"] = placeholder_text(page, "properties")
     look_at(page, "heatmap")
+    # The card's observer says it left the screen at a frame after the scroll, and Python hears
+    # it through the worker: wait for both before stepping.
+    wait_until(page, lambda: not on_screen(page, "properties"), 30, "properties off screen")
+    next_frame(page)
+    next_frame(page)
+    page_idle(page, what="the page after the scroll")
     step_pos(site, 3, 13)
     page_idle(page, what="the worker after the steps")
     record["off_screen"] = not on_screen(page, "properties")
