@@ -32,7 +32,8 @@ HEATMAP_JS = """
   const plot = plots.find((p) => (p.layout.title.text || '').startsWith('PE matrix'));
 """
 
-# Where cell (row, column) of the heatmap is on screen, and its value as the plot holds it.
+# Where cell (row, column) of the heatmap is on screen, its value as the plot holds it, and
+# whether the figure is the one laid out for a narrow card (plotkit/narrow.py).
 CELL_JS = (
     "({row, column}) => {"
     + HEATMAP_JS
@@ -44,28 +45,12 @@ CELL_JS = (
     y: box.top + yaxis._offset + yaxis.d2p(row),
     value: plot.calcdata[0][0].z[row][column],
     label,
+    narrow: Boolean(plot.layout.meta && plot.layout.meta."""
+    + NARROW_MARK
+    + """),
   };
 }"""
 )
-
-# Where cell (row, column) is, marked `moving` until the heatmap is drawn for a narrow card (its
-# figure says so) and the cell is where it was at the last look (`before`).
-SETTLED_CELL_JS = (
-    """({row, column, before}) => {
-  const cell = ("""
-    + CELL_JS
-    + """)({row, column});
-  const plot = (() => {"""
-    + HEATMAP_JS
-    + """  return plot; })();
-  const narrow = Boolean(plot.layout.meta && plot.layout.meta."""
-    + NARROW_MARK
-    + """);
-  const still = before && before.x === cell.x && before.y === cell.y;
-  return narrow && still ? cell : {...cell, moving: true};
-}"""
-)
-
 
 # The cell Plotly last reported under the pointer on the heatmap ({row, label}), or null: a
 # click reports this point, so a test moves the pointer onto a cell and waits for it here.
@@ -144,9 +129,10 @@ def narrow_cell(page, row: int, column: int, timeout_s: float = 30.0) -> dict:
     last = [None]
 
     def settled():
-        cell = page.evaluate(SETTLED_CELL_JS, {"row": row, "column": column, "before": last[0]})
+        cell = page.evaluate(CELL_JS, {"row": row, "column": column})
+        still = last[0] is not None and (last[0]["x"], last[0]["y"]) == (cell["x"], cell["y"])
         last[0] = cell
-        return None if cell.get("moving") else cell
+        return cell if cell["narrow"] and still else None
 
     return wait_until(page, settled, timeout_s, what=f"the narrow heatmap's cell ({row}, {column})")
 

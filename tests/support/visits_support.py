@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from a11y_support import CONTROLS, run_axe, scroll_through, touch_drag
@@ -174,6 +175,15 @@ def phone_layout(page) -> dict:
     }
 
 
+def timed_into(seconds: dict, part: str, work):
+    """work(), its duration (s, rounded to 0.1) kept in seconds[part], even if it fails."""
+    started = time.monotonic()
+    try:
+        return work()
+    finally:
+        seconds[part] = round(time.monotonic() - started, 1)
+
+
 def check_page(site, page: Page) -> dict:
     """Open the link, draw every card (photographed when asked), and run axe: what a test needs
     to say what went wrong. record["seconds"]: how long each part took."""
@@ -181,13 +191,7 @@ def check_page(site, page: Page) -> dict:
         site.page.set_viewport_size({"width": page.viewport[0], "height": page.viewport[1]})
     first_load = not page.query and not site.earlier_loads  # the page is open already
     seconds = {}
-
-    def timed(part: str, work):
-        started = time.monotonic()
-        try:
-            return work()
-        finally:
-            seconds[part] = round(time.monotonic() - started, 1)
+    timed = partial(timed_into, seconds)
 
     load = site.load if first_load else timed("load", lambda: site.goto(page.query))
     record = {"interactive": load["interactive"], "error": load["error"], "seconds": seconds}
@@ -442,16 +446,11 @@ def attempt(record: dict, name: str, part, under: str = "") -> None:
     """Run part, keeping what it returns (under record[under][name], or record[name]) or the
     error that stopped it: one part's failure must not hide the others'. How long it took goes
     to record["seconds"] (written beside the screenshots: where a visit's time goes)."""
-    started = time.monotonic()
     try:
-        result = part()
+        result = timed_into(record.setdefault("seconds", {}), name or "(default page)", part)
     except Exception as error:
         record["errors"][name] = f"{type(error).__name__}: {error}"
         return
-    finally:
-        record.setdefault("seconds", {})[name or "(default page)"] = round(
-            time.monotonic() - started, 1
-        )
     if under:
         record[under][name] = result
     else:
