@@ -15,6 +15,9 @@ from viewport_support import COUNT_DRAWS_JS, on_screen, placeholder_text, titles
 
 pytestmark = pytest.mark.pyodide
 
+# The module runs in the run's shared desktop browser, from this link (tests/pyodide/conftest.py).
+START = ""
+
 SCROLLED_PX = 1000
 CARDS_JS = """() => [...new Set(window.__offline.deep('[class*="pe-view-"]').flatMap(
   (e) => [...e.classList].filter((c) => c.startsWith('pe-view-')).map((c) => c.slice(8))))]"""

@@ -17,6 +17,9 @@ from test_pyodide_site import DEEP_TEXT_JS
 
 pytestmark = pytest.mark.pyodide
 
+# The module runs in the run's shared desktop browser, from this link (tests/pyodide/conftest.py).
+START = "?view=scaling&embed=1&scaling=pi&factor=4"
+
 MINUS = "\u2212"
 D, BASE = 128, 10000.0
 SLOWEST = 2 * math.pi * BASE ** ((D - 2) / D)  # λ of the last pair of Llama 2 7B
@@ -119,7 +122,7 @@ def upload(site, selector: str, name: str, data: bytes) -> None:
 
 
 def scaling_steps(site, record: dict) -> None:
-    record["scaling_load"] = site.goto("?view=scaling&embed=1&scaling=pi&factor=4")
+    record["scaling_load"] = site.load  # START
     record["pi_bands"] = settled(site, ".pe-scaling-interpolated", str(D // 2))
     record["pi_slowest"] = settled(site, ".pe-scaling-slowest", four(4 * SLOWEST))
     # The factor slider's next stop after 4 is 6: every wavelength 6 times longer.

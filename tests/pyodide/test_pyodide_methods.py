@@ -17,6 +17,9 @@ from pyodide_support import test_console_has_no_errors, wait_for  # noqa: F401 (
 
 pytestmark = pytest.mark.pyodide
 
+# The module runs in the run's shared desktop browser, from this link (tests/pyodide/conftest.py).
+START = ""
+
 EMBED_QUERY = "view=rope&embed=1&method=rope&pos=7&offset=3&seed=4"
 # The methods chart alone; heads beyond its bounds only adds a notice the chart does not need.
 METHODS_EMBED_QUERY = "view=methods&embed=1&method=none&train_length=20&heads=1000000000"

@@ -16,6 +16,9 @@ from pyodide_support import page_holds
 
 pytestmark = pytest.mark.pyodide
 
+# The module runs in the run's shared desktop browser, from this link (tests/pyodide/conftest.py).
+START = "?view=model&model=qwen2.5-3b-instruct"
+
 LABEL_JS = """() => (__offline.deep('.js-plotly-plot[aria-label]')[0] || {})
   .getAttribute?.('aria-label') || ''"""
 STATUS_JS = "() => __offline.deep('.pe-model-status').map((p) => p.textContent).join(' ')"
@@ -120,7 +123,7 @@ def choose(site, path) -> None:
 
 
 def steps(site, tmp) -> dict:
-    seen = {"load": site.goto("?view=model&model=qwen2.5-3b-instruct")}
+    seen = {}
     page_holds(site.page, f"() => ({LABEL_JS})().includes('Qwen')")
     seen["preset"] = site.page.evaluate(LABEL_JS)
     box = site.page.locator(".pe-model-paste textarea")
@@ -165,12 +168,12 @@ def steps(site, tmp) -> dict:
 
 
 @pytest.fixture(scope="module")
-def visit(request, tmp_path_factory):
-    from pyodide_support import on_the_site, visit_offline
+def visit(request, shared_site, tmp_path_factory):
+    from pyodide_support import on_the_shared_site
 
     tmp = tmp_path_factory.mktemp("model")
-    return visit_offline(
-        request, lambda site_dir: on_the_site(site_dir, lambda site: steps(site, tmp))
+    return shared_site.run(
+        lambda site: on_the_shared_site(site, lambda site: steps(site, tmp), START)
     )
 
 

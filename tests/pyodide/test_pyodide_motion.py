@@ -4,7 +4,7 @@ animated transition anywhere on the page, and nothing moves unless they move it.
 from __future__ import annotations
 
 import pytest
-from pyodide_support import offline_site, visit_offline
+from pyodide_support import console_errors, in_turn
 
 pytestmark = pytest.mark.pyodide
 
@@ -18,14 +18,15 @@ MOVING_JS = """() => __offline.deep('*').filter((element) => {
 POSITION_JS = "() => new URLSearchParams(location.search).get('pos')"
 
 
-def drive(site_dir) -> dict:
+def drive(site) -> dict:
+    """The default page for a visitor with no preference, then for one who asks for reduced
+    motion, in turn in the run's shared browser."""
     record = {}
     for motion in ("no-preference", "reduce"):
-        options = {"reduced_motion": motion}
-        with offline_site.open_offline_site(
-            site_dir, "index.html", context_options=options
-        ) as site:
-            assert site.interactive, site.load["error"]
+        since = len(site.console)
+        with in_turn(site, reduced_motion=motion):
+            load = site.goto("")
+            assert load["interactive"], load["error"]
             site.settle(settle_ms=1500)
             before = site.page.evaluate(POSITION_JS)
             # Nothing plays by itself: unasked, the page stays still, the worker idle and nothing
@@ -35,14 +36,14 @@ def drive(site_dir) -> dict:
                 "moving": site.page.evaluate(MOVING_JS),
                 "still": still["settled"],
                 "positions": (before, site.page.evaluate(POSITION_JS)),
-                "errors": site.console_errors(),
+                "errors": console_errors(site, since),
             }
     return record
 
 
 @pytest.fixture(scope="module")
-def record(request):
-    return visit_offline(request, drive)
+def record(shared_site):
+    return shared_site.run(drive)
 
 
 def test_without_a_preference_the_page_has_transitions(record):

@@ -11,11 +11,10 @@ import pytest
 from pe_explorer.ui.navigation import PHONE_MAX_PX
 from pe_explorer.ui.questions import QUESTIONS
 from pe_explorer.views import VIEWS
-from pyodide_support import offline_site, visit_offline, wait_for
+from pyodide_support import on_the_shared_site, wait_for
 
 pytestmark = pytest.mark.pyodide
 
-PHONE = {"is_mobile": True, "has_touch": True, "device_scale_factor": 3}
 TOC = "nav[aria-label=Views]"
 # The element that has the focus, through the shadow roots it sits in: its id and tag.
 FOCUS_JS = """() => {
@@ -103,118 +102,109 @@ def settle_on(site, name: str, timeout_s: float = 60) -> dict:
     }
 
 
-def on_a_wide_screen(site_dir) -> dict:
+def on_a_wide_screen(site) -> dict:
+    """From the top of the default page: the skip link, the contents, a hash, a question's link;
+    then links to a card's hash."""
     record = {}
-    with offline_site.open_offline_site(site_dir, "index.html", viewport=(1280, 900)) as site:
-        record["load"] = site.load
-        if not site.interactive:
-            return record
-        page = site.page
-        # From the top, the first Tab reaches the skip link, drawn with the focus ring.
-        page.evaluate("document.activeElement && document.activeElement.blur()")
-        page.keyboard.press("Tab")
-        record["first_tab"] = page.evaluate(FOCUSED_LOOK_JS)
-        page.keyboard.press("Enter")
-        record["skip"] = settle_on(site, "heatmap")
-        toc = page.locator(f"{TOC} a")
-        record["toc"] = [(a.get_attribute("href"), a.inner_text()) for a in toc.all()]
-        record["toc_visible"] = page.locator(TOC).first.is_visible()
-        page.evaluate("window.__samePage = true")
-        for name in ("code", "frequency"):
-            page.locator(f'{TOC} a[href="#{name}"]').click()
-            record[f"toc_{name}"] = settle_on(site, name)
-        page.evaluate("location.hash = '#alibi'")
-        record["hashchange"] = settle_on(site, "alibi")
+    page = site.page
+    # From the top, the first Tab reaches the skip link, drawn with the focus ring.
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("Tab")
+    record["first_tab"] = page.evaluate(FOCUSED_LOOK_JS)
+    page.keyboard.press("Enter")
+    record["skip"] = settle_on(site, "heatmap")
+    toc = page.locator(f"{TOC} a")
+    record["toc"] = [(a.get_attribute("href"), a.inner_text()) for a in toc.all()]
+    record["toc_visible"] = page.locator(TOC).first.is_visible()
+    page.evaluate("window.__samePage = true")
+    for name in ("code", "frequency"):
+        page.locator(f'{TOC} a[href="#{name}"]').click()
+        record[f"toc_{name}"] = settle_on(site, name)
+    page.evaluate("location.hash = '#alibi'")
+    record["hashchange"] = settle_on(site, "alibi")
 
-        page.locator(".pe-questions-toggle button").first.click()
-        link = page.locator(f'[data-question="{QUESTION.name}"] .pe-question-link').first
-        link.click()
-        record["question"] = settle_on(site, QUESTION.focus)
-        record["question_query"] = query_of(page.url)
-        record["same_page"] = page.evaluate("window.__samePage === true")
-        record["errors"] = site.console_errors()
+    page.locator(".pe-questions-toggle button").first.click()
+    link = page.locator(f'[data-question="{QUESTION.name}"] .pe-question-link').first
+    link.click()
+    record["question"] = settle_on(site, QUESTION.focus)
+    record["question_query"] = query_of(page.url)
+    record["same_page"] = page.evaluate("window.__samePage === true")
 
-        for name in ("compare", "checker"):  # a first row's card, and a deferred one
-            page.goto("about:blank")
-            load = site.goto(f"#{name}")
-            record[f"load_{name}"] = {"load": load, **settle_on(site, name)}
-            record["errors"] += site.console_errors()[site.console_mark :]
+    for name in ("compare", "checker"):  # a first row's card, and a deferred one
+        page.goto("about:blank")
+        load = site.goto(f"#{name}")
+        record[f"load_{name}"] = {"load": load, **settle_on(site, name)}
     return record
 
 
-def on_a_phone(site_dir) -> dict:
+def on_a_phone(site) -> dict:
+    """The contents as a menu, the controls folded and open; then an embed at 320 and 480 px."""
     record = {}
-    with offline_site.open_offline_site(
-        site_dir, "index.html", viewport=(390, 844), context_options=PHONE
-    ) as site:
-        record["load"] = site.load
-        if not site.interactive:
-            return record
-        page = site.page
-        views, controls = page.locator(".pe-views-toggle"), page.locator(".pe-controls-toggle")
-        # pos stays in the bar at the bottom of the screen; d_model is folded with the controls.
-        pos = page.locator(".pe-control-pos").first
-        folded = page.locator(".pe-control-d-model").first
-        record["menu_closed"] = (
-            views.get_attribute("aria-expanded"),
-            page.locator(TOC).first.is_visible(),
-        )
-        views.click()
-        entry = page.locator(f'{TOC} a[href="#rotation"]')
-        record["menu_open"] = (
-            views.get_attribute("aria-expanded"),
-            page.locator(TOC).first.is_visible(),
-            entry.bounding_box()["height"],
-        )
-        entry.click()
-        record["menu_entry"] = settle_on(site, "rotation")
-        record["menu_after"] = page.locator(TOC).first.is_visible()
+    page = site.page
+    views, controls = page.locator(".pe-views-toggle"), page.locator(".pe-controls-toggle")
+    # pos stays in the bar at the bottom of the screen; d_model is folded with the controls.
+    pos = page.locator(".pe-control-pos").first
+    folded = page.locator(".pe-control-d-model").first
+    record["menu_closed"] = (
+        views.get_attribute("aria-expanded"),
+        page.locator(TOC).first.is_visible(),
+    )
+    views.click()
+    entry = page.locator(f'{TOC} a[href="#rotation"]')
+    record["menu_open"] = (
+        views.get_attribute("aria-expanded"),
+        page.locator(TOC).first.is_visible(),
+        entry.bounding_box()["height"],
+    )
+    entry.click()
+    record["menu_entry"] = settle_on(site, "rotation")
+    record["menu_after"] = page.locator(TOC).first.is_visible()
 
-        record["pos_in_the_bar"] = pos.is_visible()
-        record["controls_closed"] = (controls.get_attribute("aria-expanded"), folded.is_visible())
-        controls.click()
-        record["controls_open"] = (controls.get_attribute("aria-expanded"), folded.is_visible())
-        record["handle"] = page.evaluate(HANDLE_JS, "pos")
-        record["text_open"] = page.evaluate(SMALL_TEXT_JS)
-        record["scroll_width_open"] = page.evaluate(SCROLL_WIDTH_JS)
-        controls.click()
-        record["controls_closed_again"] = (
-            controls.get_attribute("aria-expanded"),
-            folded.is_visible(),
-        )
-        page.evaluate("window.scrollTo(0, 0)")
-        record["text"] = page.evaluate(SMALL_TEXT_JS)
-        record["scroll_width"] = page.evaluate(SCROLL_WIDTH_JS)
-        record["errors"] = site.console_errors()
+    record["pos_in_the_bar"] = pos.is_visible()
+    record["controls_closed"] = (controls.get_attribute("aria-expanded"), folded.is_visible())
+    controls.click()
+    record["controls_open"] = (controls.get_attribute("aria-expanded"), folded.is_visible())
+    record["handle"] = page.evaluate(HANDLE_JS, "pos")
+    record["text_open"] = page.evaluate(SMALL_TEXT_JS)
+    record["scroll_width_open"] = page.evaluate(SCROLL_WIDTH_JS)
+    controls.click()
+    record["controls_closed_again"] = (
+        controls.get_attribute("aria-expanded"),
+        folded.is_visible(),
+    )
+    page.evaluate("window.scrollTo(0, 0)")
+    record["text"] = page.evaluate(SMALL_TEXT_JS)
+    record["scroll_width"] = page.evaluate(SCROLL_WIDTH_JS)
 
-        site.goto("?view=compare&embed=1")
-        wait_for(site, "() => window.__offline.deep('.noUi-handle').length > 0")
-        for width in (320, 480):
-            page.set_viewport_size({"width": width, "height": 800})
-            # Laid out again at the new width (the page as wide as the screen, or failing so).
-            wait_for(
-                site,
-                f"() => window.innerWidth === {width} "
-                f"&& document.documentElement.scrollWidth <= {width}",
-                timeout_s=30,
-            )
-            record[f"embed_{width}"] = {
-                "scroll_width": page.evaluate(SCROLL_WIDTH_JS),
-                "handle": page.evaluate(HANDLE_JS, "pos"),
-                "text": page.evaluate(SMALL_TEXT_JS),
-            }
-        record["errors"] += site.console_errors()[site.console_mark :]
+    site.goto("?view=compare&embed=1")
+    wait_for(site, "() => window.__offline.deep('.noUi-handle').length > 0")
+    for width in (320, 480):
+        page.set_viewport_size({"width": width, "height": 800})
+        # Laid out again at the new width (the page as wide as the screen, or failing so).
+        wait_for(
+            site,
+            f"() => window.innerWidth === {width} "
+            f"&& document.documentElement.scrollWidth <= {width}",
+            timeout_s=30,
+        )
+        record[f"embed_{width}"] = {
+            "scroll_width": page.evaluate(SCROLL_WIDTH_JS),
+            "handle": page.evaluate(HANDLE_JS, "pos"),
+            "text": page.evaluate(SMALL_TEXT_JS),
+        }
     return record
 
 
 @pytest.fixture(scope="module")
-def wide(request) -> dict:
-    return visit_offline(request, on_a_wide_screen)
+def wide(shared_site) -> dict:
+    """The default page, 1280 × 900, in the run's shared browser."""
+    return shared_site.run(lambda site: on_the_shared_site(site, on_a_wide_screen))
 
 
 @pytest.fixture(scope="module")
-def phone(request) -> dict:
-    return visit_offline(request, on_a_phone)
+def phone(shared_phone) -> dict:
+    """The default page on a phone (390 × 844, touch), in the run's shared phone."""
+    return shared_phone.run(lambda site: on_the_shared_site(site, on_a_phone))
 
 
 def lands_on(card: dict, name: str, heading_top: tuple[int, int]) -> bool:
@@ -268,7 +258,7 @@ def test_a_link_to_a_cards_hash_lands_on_it_drawn_and_focused(wide, name):
 
 
 def test_wide_screen_console_has_no_errors(wide):
-    errors = [e for e in wide["errors"] if "favicon.ico" not in e["url"] + e["text"]]
+    errors = wide["console_errors"]
     assert errors == []
 
 
@@ -308,5 +298,5 @@ def test_an_embed_is_usable_on_a_narrow_phone(phone, width):
 
 
 def test_phone_console_has_no_errors(phone):
-    errors = [e for e in phone["errors"] if "favicon.ico" not in e["url"] + e["text"]]
+    errors = phone["console_errors"]
     assert errors == []

@@ -27,6 +27,8 @@ pytestmark = pytest.mark.pyodide
 
 # The visitor's own theme, which the tour's cards leave as it is.
 QUERY = "n_positions=20&pos=0&offset=0&theme=dark"
+# The module runs in the run's shared desktop browser, from this link (tests/pyodide/conftest.py).
+START = f"?{QUERY}"
 # Every pos the readout has shown while Play runs, kept in the page: five different ones.
 SEEN_FIVE_JS = f"""() => {{
   const seen = (window.__peSeenPos ||= new Set());
@@ -184,7 +186,7 @@ def tour_by_keyboard(site) -> dict:
 def steps(site) -> dict:
     """On one page: Play and Pause by the keyboard, Play sweeping k, Space and a manual step,
     then the questions' tour by the keyboard."""
-    record = {"load": site.goto(f"?{QUERY}"), "errors": {}}
+    record = {"errors": {}}
 
     def attempt(name, part):
         """Run part; keep what it returns, or the error that stopped it."""
@@ -193,7 +195,7 @@ def steps(site) -> dict:
         except Exception as error:  # a timeout of Playwright's as much as an assertion
             record["errors"][name] = f"{type(error).__name__}: {error}"
 
-    if record["load"]["interactive"]:
+    if site.interactive:
         attempt("play", lambda: play_and_pause_by_keyboard(site))
         attempt("sweep", lambda: sweep_k(site))
         attempt("space", lambda: space_plays_and_a_step_pauses(site))

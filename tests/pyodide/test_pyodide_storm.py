@@ -9,6 +9,9 @@ from pyodide_support import offline_site, page_holds, test_console_has_no_errors
 
 pytestmark = pytest.mark.pyodide
 
+# The module runs in the run's shared desktop browser, from this link (tests/pyodide/conftest.py).
+START = ""
+
 DRAG_TARGETS = (0.8, 0.15, 0.6, 0.95, 0.3, 0.7, 0.05, 0.5, 0.9)
 POS_HANDLE = ".pe-control-pos .noUi-handle"
 
@@ -27,7 +30,7 @@ def steps(site) -> dict:
         return waves
 
     def check(label):
-        interaction = site.settle(settle_ms=3000)
+        interaction = site.settle()  # the harness's 1.5 s of quiet
         shown = site.page.evaluate(SHOWN_POS_JS)
         shown["waves"] = waves_after_scrolling_to_them(shown["slider"])
         record["checks"].append({"label": label, "settled": interaction["settled"], **shown})

@@ -9,6 +9,7 @@ import re
 import pytest
 from pe_explorer.plotkit.theme import THEMES
 from pyodide_support import (  # noqa: F401 (test_console_has_no_errors: collected here)
+    on_the_shared_site,
     on_the_site,
     test_console_has_no_errors,
     visit_offline,
@@ -18,6 +19,7 @@ from pyodide_support import (  # noqa: F401 (test_console_has_no_errors: collect
 pytestmark = pytest.mark.pyodide
 
 DARK = {"color_scheme": "dark"}
+
 # The colour of a piece of text and of what is behind it: the first element up the tree (through
 # shadow roots) with a background that is not transparent, else the page's.
 COLOURS_JS = """(selector) => {
@@ -99,8 +101,7 @@ def on_a_dark_system(site) -> dict:
 
 def with_a_dark_link(site) -> dict:
     """A light system, and a link that asks for dark: toggle, step pos, read the names."""
-    record = {"link load": site.goto("?theme=dark")}
-    record["link dark"] = look(site)
+    record = {"link dark": look(site)}
     click_theme(site, "light")
     record["link toggled light"] = look(site)
     site.press(".pe-control-pos .noUi-handle", "ArrowRight", 2)
@@ -115,21 +116,20 @@ def with_a_dark_link(site) -> dict:
     return record
 
 
-def two_visitors(site_dir) -> dict:
-    dark = on_the_site(site_dir, on_a_dark_system, context_options=DARK)
-    light = on_the_site(site_dir, with_a_dark_link)
+@pytest.fixture(scope="module")
+def visit(request, shared_site) -> dict:
+    """Two visitors: one on a dark system (a browser of its own, as its return visit opens a new
+    page of that profile), one on a light system with a dark link (the run's shared browser)."""
+    dark = visit_offline(
+        request, lambda site_dir: on_the_site(site_dir, on_a_dark_system, context_options=DARK)
+    )
+    light = shared_site.run(lambda site: on_the_shared_site(site, with_a_dark_link, "?theme=dark"))
     return {
         **dark,
         **light,
-        "loads": [dark["load"], light.get("link load", light["load"])],
+        "loads": [dark["load"], light["load"]],
         "console_errors": dark["console_errors"] + light["console_errors"],
     }
-
-
-@pytest.fixture(scope="module")
-def visit(request) -> dict:
-    """Two visitors: one on a dark system, one on a light system with a dark link."""
-    return visit_offline(request, two_visitors)
 
 
 def assert_readable(look: dict, theme: str) -> None:

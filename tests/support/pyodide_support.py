@@ -12,6 +12,7 @@ import os
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager, suppress
 from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 
@@ -62,9 +63,12 @@ def visit_offline(request: pytest.FixtureRequest, visit: Callable[[Path], dict])
         return pool.submit(visit, site_dir).result()
 
 
-def console_errors(site) -> list[dict]:
-    """The visit's console errors, but for Chromium's request of a favicon.ico the site lacks."""
-    return [e for e in site.console_errors() if "favicon.ico" not in e["url"] + e["text"]]
+def console_errors(site, since: int = 0) -> list[dict]:
+    """The visit's console errors (from entry `since` of site.console on), but for Chromium's
+    request of a favicon.ico the site lacks."""
+    entries = site.console[since:]
+    errors = [entry for entry in entries if entry["type"] in ("error", "pageerror")]
+    return [entry for entry in errors if "favicon.ico" not in entry["url"] + entry["text"]]
 
 
 def on_the_site(site_dir: Path, steps: Callable, page: str = "index.html", **options) -> dict:
@@ -75,6 +79,72 @@ def on_the_site(site_dir: Path, steps: Callable, page: str = "index.html", **opt
         if site.interactive:
             record.update(steps(site))
         record["console_errors"] = console_errors(site)
+    return record
+
+
+class SharedSite:
+    """One browser (options for open_offline_site: a desktop's by default, 1280 × 900) for the
+    whole run, for the modules that test what a page does, not how it starts cold: each takes
+    its turn there (`in_turn`), its links return visits, a load of about 7 s against 12 s in a
+    new browser. Playwright's sync API stays in the thread that started it, so the browser lives
+    in a thread of its own and every use of it runs there (`run`)."""
+
+    def __init__(self, site_dir: Path, **options):
+        self._pool = ThreadPoolExecutor(max_workers=1)
+        self._opened = offline_site.open_offline_site(site_dir, "index.html", mirror(), **options)
+        self.site = self._pool.submit(self._opened.__enter__).result()
+
+    def run(self, work: Callable):
+        """work(site), in the browser's thread: what it returns."""
+        return self._pool.submit(work, self.site).result()
+
+    def close(self) -> None:
+        try:
+            self._pool.submit(self._opened.__exit__, None, None, None).result()
+        finally:
+            self._pool.shutdown()
+
+
+@contextmanager
+def in_turn(site, **media):
+    """A module's turn on a shared browser: the page dismisses and lists (yields) the dialogs
+    it opens, and sees the media features given (Playwright's emulate_media: color_scheme,
+    reduced_motion), a visitor's preferences. After it, the window has its size back,
+    the page forgets the theme a visitor chose (the one thing it keeps) and goes blank, so
+    nothing of it runs while other modules use their own browsers."""
+    dialogs = []
+
+    def dismiss(dialog):
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    page = site.page  # a turn never calls revisit(), which opens another page
+    size = page.viewport_size
+    page.on("dialog", dismiss)
+    page.emulate_media(**media)
+    try:
+        yield dialogs
+    finally:
+        page.remove_listener("dialog", dismiss)
+        page.emulate_media(**dict.fromkeys(media, "null"))
+        page.set_viewport_size(size)
+        with suppress(Exception):  # a page that died has nothing left to forget
+            site.page.evaluate("() => window.localStorage.clear()")
+        site.page.goto("about:blank")
+
+
+def on_the_shared_site(site, steps: Callable, start: str = "") -> dict:
+    """On the shared browser, in turn: open the link start, run steps(site) once it is
+    interactive, and record the load, what the steps returned, the dialogs and the console's
+    errors, of this module alone."""
+    since = len(site.console)
+    with in_turn(site) as dialogs:
+        record = {"load": site.goto(start), "dialogs": dialogs}
+        try:
+            if site.interactive:
+                record.update(steps(site))
+        finally:
+            record["console_errors"] = console_errors(site, since)
     return record
 
 

@@ -18,7 +18,7 @@ from browser_support import FOCUS_JS, SHOWN_POS_JS, look_at, page_idle, tab_to
 from layout_support import OVERLAPS_JS
 from pe_explorer.plotkit.narrow import NARROW_MARK, NARROW_PX
 from pe_explorer.views import VIEWS
-from pyodide_support import INSIDE_JS, offline_site, page_holds
+from pyodide_support import INSIDE_JS, console_errors, page_holds
 
 NAMES = [spec.name for spec in VIEWS]
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "pyodide" / "screenshots"
@@ -32,8 +32,6 @@ PHONE = {
     "viewport": (390, 844),
     "context_options": {"is_mobile": True, "has_touch": True, "device_scale_factor": 3},
 }
-DESKTOP = {"viewport": (1280, 900)}
-DARK_VISITOR = {"context_options": {"color_scheme": "dark"}}
 POS_HANDLE = ".pe-control-pos .noUi-handle"
 
 
@@ -44,6 +42,7 @@ class Page:
     query: str
     photos: str = ""  # the pictures' middle name (light, dark, embed): every card photographed
     at_load: bool = False  # axe also before any scroll, as the page fills in
+    scroll: bool = True  # every card scrolled to and drawn, then axe (else axe at load alone)
     layout: bool = False  # the phone's layout measured, the controls folded and open
     viewport: tuple[int, int] | None = None  # the window resized first
 
@@ -121,7 +120,10 @@ def photograph(page, name: str, path: Path) -> list:
     # Read before the picture: for a card taller than the window Chromium shrinks the window to
     # 1 × 1 to take it, and Plotly then draws each chart again at its width.
     overlaps = page.evaluate(OVERLAPS_JS, name)
-    card.screenshot(path=str(path), animations="disabled", timeout=CARD_TIMEOUT_S * 1000)
+    # One image pixel per CSS pixel: a phone's (device scale 3) nine times fewer to encode.
+    card.screenshot(
+        path=str(path), animations="disabled", scale="css", timeout=CARD_TIMEOUT_S * 1000
+    )
     return overlaps
 
 
@@ -199,6 +201,10 @@ def check_page(site, page: Page) -> dict:
         return record
     if page.at_load:  # what a visitor sees while the page fills in, before any scroll
         record["at_load"] = timed("axe at load", lambda: run_axe(site.page))
+    record["theme"] = site.page.evaluate(THEME_OF_PAGE_JS)
+    if not page.scroll:
+        record["violations"] = timed("axe at load", lambda: run_axe(site.page))
+        return record
     if page.photos:
         record["cards"] = timed("photos", lambda: every_card(site, page.photos))
     record["pending"] = timed("scroll", lambda: scroll_through(site.page))
@@ -407,39 +413,35 @@ def drag_and_see(site) -> dict:
     return record
 
 
-def visit_pages(pages: list[Page], then=(), visitor: str = "visit", **options):
-    """A visit of the site in one profile: each page checked (check_page); after the default
+def pages_in(site, pages: list[Page], then=(), visitor: str = "visit") -> dict:
+    """In one browser profile, already open: each page checked (check_page); after the default
     page, and after all pages, the steps in then ((name, steps, after_default) each) record what
-    they return under their name. Each part's seconds go to SCREENSHOTS/VISITOR-seconds.json."""
-
-    def visit(site_dir) -> dict:
-        record = {"pages": {}, "errors": {}}
-        try:
-            return visit_in(site_dir, record)
-        finally:
-            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-            parts = {query: page.get("seconds") for query, page in record["pages"].items()}
-            seconds = json.dumps({**record.get("seconds", {}), "parts": parts}, indent=1)
-            (SCREENSHOTS / f"{visitor}-seconds.json").write_text(seconds)
-
-    def visit_in(site_dir, record: dict) -> dict:
-        with offline_site.open_offline_site(site_dir, "index.html", **options) as site:
-            record["first_load"] = site.load
-            if not site.interactive:
-                return record
-            for page in pages:
-                attempt(record, page.query, lambda page=page: check_page(site, page), "pages")
-                if not page.query:
-                    for name, steps, after_default in then:
-                        if after_default:
-                            attempt(record, name, lambda steps=steps: steps(site))
-            for name, steps, after_default in then:
-                if not after_default:
-                    attempt(record, name, lambda steps=steps: steps(site))
-            record["console_errors"] = site.console_errors()
+    they return under their name. Each part's seconds go to SCREENSHOTS/VISITOR-seconds.json; the
+    console's errors are those from here on."""
+    record = {"pages": {}, "errors": {}, "first_load": site.load}
+    since = len(site.console)
+    try:
+        if site.interactive:
+            pages_and_steps(site, pages, then, record)
+        record["console_errors"] = console_errors(site, since)
         return record
+    finally:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        parts = {query: page.get("seconds") for query, page in record["pages"].items()}
+        seconds = json.dumps({**record.get("seconds", {}), "parts": parts}, indent=1)
+        (SCREENSHOTS / f"{visitor}-seconds.json").write_text(seconds)
 
-    return visit
+
+def pages_and_steps(site, pages: list[Page], then, record: dict) -> None:
+    for page in pages:
+        attempt(record, page.query, lambda page=page: check_page(site, page), "pages")
+        if not page.query:
+            for name, steps, after_default in then:
+                if after_default:
+                    attempt(record, name, lambda steps=steps: steps(site))
+    for name, steps, after_default in then:
+        if not after_default:
+            attempt(record, name, lambda steps=steps: steps(site))
 
 
 def attempt(record: dict, name: str, part, under: str = "") -> None:
@@ -467,7 +469,9 @@ DESKTOP_PAGES = [
     Page("?theme=dark", photos="dark", at_load=True),
     *[Page(f"?view={name}&embed=1") for name in EMBEDDED],
 ]
-DARK_VISITOR_PAGES = [Page(""), Page("?view=heatmap")]
+# A visitor whose system prefers dark: the page at load (the dark page scrolled through is
+# ?theme=dark's, above), and a view alone.
+DARK_VISITOR_PAGES = [Page("", scroll=False), Page("?view=heatmap")]
 # A phone: the page in both themes, photographed and measured; an embed; a view alone on a 320 px
 # phone; then every view embedded in a 480 px frame (?embed=1 alone embeds them all),
 # photographed.
