@@ -3,7 +3,7 @@ clicks, the pipeline and the code walkthrough are tested in the Pyodide build:
 tests/pyodide/test_pyodide_site.py)."""
 
 import pytest
-from browser_support import ConsoleLog, wait_for_text
+from browser_support import ConsoleLog, install_probe, wait_for_text
 from views_support import formula_value, narrow_cell
 
 pytestmark = pytest.mark.browser
@@ -11,6 +11,7 @@ pytestmark = pytest.mark.browser
 
 def test_a_tap_on_a_touch_screen_shows_the_formula_too(browser, served_app):
     context = browser.new_context(viewport={"width": 420, "height": 800}, has_touch=True)
+    install_probe(context)  # for narrow_cell's page_idle
     page = context.new_page()
     log = ConsoleLog(page)
     page.goto(served_app + "?view=heatmap&embed=1&d_model=8&n_positions=6&pos=2")

@@ -4,7 +4,7 @@ served tests and those of the Pyodide build can both use them."""
 
 from __future__ import annotations
 
-from browser_support import look_at, plots, wait_until
+from browser_support import look_at, page_idle, plots, wait_until
 from pe_explorer.plotkit.narrow import NARROW_MARK
 
 # How many elements of the page, through open shadow roots, match a CSS selector (and hold
@@ -123,15 +123,21 @@ def point_at_cell(page, cell: dict, row: int, timeout_s: float = 10.0) -> tuple[
     return where[0], where[1]
 
 
+STILL_FRAMES = 3
+
+
 def narrow_cell(page, row: int, column: int, timeout_s: float = 30.0) -> dict:
-    """CELL_JS's answer once the heatmap has been drawn again for a narrow card (a width change
-    is acted on after a pause) and the cell held still for a frame: where a finger will find it."""
-    last = [None]
+    """CELL_JS's answer once the page has nothing more coming (page_idle), the heatmap has been
+    drawn again for a narrow card (a width change is acted on after a pause) and the cell held
+    still for STILL_FRAMES frames: where a finger will find it."""
+    page_idle(page, timeout_s, what="the page before a tap")
+    seen = []
 
     def settled():
         cell = page.evaluate(CELL_JS, {"row": row, "column": column})
-        still = last[0] is not None and (last[0]["x"], last[0]["y"]) == (cell["x"], cell["y"])
-        last[0] = cell
+        seen.append((cell["narrow"], cell["x"], cell["y"]))
+        recent = seen[-STILL_FRAMES:]
+        still = len(recent) == STILL_FRAMES and len(set(recent)) == 1
         return cell if cell["narrow"] and still else None
 
     return wait_until(page, settled, timeout_s, what=f"the narrow heatmap's cell ({row}, {column})")
