@@ -220,15 +220,14 @@ def catch_up_and_step_times(page, state: dict, step: bool = True) -> dict:
     times = {}
     for spec in VIEWS:
         look_at(page, spec.name)
-        times[spec.name] = (time_until_drawn(page, spec.name, expected[spec.name]), None)
+        catch_up = time_until_drawn(page, spec.name, expected[spec.name])
+        step_time = None
         if step:
             step_without_scrolling(page, "pos", "ArrowRight")
-            times[spec.name] = (
-                times[spec.name][0],
-                time_until_drawn(page, spec.name, stepped[spec.name]),
-            )
+            step_time = time_until_drawn(page, spec.name, stepped[spec.name])
             step_without_scrolling(page, "pos", "ArrowLeft")
             time_until_drawn(page, spec.name, expected[spec.name])
+        times[spec.name] = (catch_up, step_time)
     return times
 
 
