@@ -4,6 +4,7 @@
 | --- | --- |
 | plotly_patch | Panel's Plotly pane drawing a whole figure (twice) for every change |
 | redraw_guard | Panel's Plotly model redrawing plots whose size did not change |
+| plotly_height | Panel's Plotly pane keeping its chart at the height it first had |
 | location | Panel's Location failing on a URL with a second `?` (`?text=why?`), served |
 | departed_pages | Panel's unawaited writes to a page closed mid-step, a traceback when served |
 | keep_alive | Bokeh's keep-alive detaching a session its closing socket still uses, when served |

@@ -16,6 +16,8 @@ import numpy as np
 import panel as pn
 import param
 
+from .plotly_height import FOLLOW_THE_PANE_CSS
+
 MISSING = object()
 # Arrays in a restyle travel as JSON lists: the page echoes the restyle back (restyle_data), and
 # the Pyodide worker cannot decode binary arrays coming from the page (Bokeh: KeyError 'id',
@@ -199,6 +201,8 @@ class PatchablePlotly(pn.pane.Plotly):
     """A Plotly pane that shows a new figure by sending only what changed, when it can."""
 
     def __init__(self, object=None, **params):
+        # Its chart follows the pane's height (fixes/plotly_height.py).
+        params["stylesheets"] = [*params.get("stylesheets", []), FOLLOW_THE_PANE_CSS]
         super().__init__(object, **params)
         self._patcher = FigurePatcher()
         self._patcher.reset(object if isinstance(object, dict) else None)

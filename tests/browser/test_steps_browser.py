@@ -4,7 +4,7 @@ tests/pyodide/test_pyodide_site.py)."""
 
 import pytest
 from browser_support import ConsoleLog, install_probe, wait_for_text
-from views_support import formula_value, narrow_cell
+from views_support import CELL_JS, formula_value, narrow_cell
 
 pytestmark = pytest.mark.browser
 
@@ -23,5 +23,9 @@ def test_a_tap_on_a_touch_screen_shows_the_formula_too(browser, served_app):
     page.touchscreen.tap(cell["x"], cell["y"])
     formula = wait_for_text(page, ".pe-cell-formula-text", lambda t: t.startswith("PE(4, 3)"))
     assert formula_value(formula) == f"{cell['value']:.4f}"
+    # The narrow figure is taller (its title wraps): the chart grew with its pane, not squeezed
+    # into the first height after it was measured (fixes/plotly_height.py).
+    assert page.evaluate(CELL_JS, {"row": 4, "column": 3}) == cell
+    assert cell["fills"]
     assert log.relevant_errors() == []
     context.close()

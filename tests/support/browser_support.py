@@ -394,6 +394,16 @@ WORKER_IDLE_QUIET_JS = """(quietMs) => {
 }"""
 
 
+# Why the page is not idle, for a failure to say: the worker still busy, or the page still
+# changing (how long ago it last did, and its counts of inputs, messages and DOM changes).
+WHY_NOT_IDLE_JS = """() => {
+  const probe = window.__offline;
+  if (!probe) return null;
+  return {worker_busy: probe.workerBusy(), counts: probe.counts(),
+          last_change_ms_ago: Math.round(performance.now() - probe.lastActivity())};
+}"""
+
+
 def install_probe(context) -> None:
     """Give every page of a browser context the server probe page_idle needs (open_app does)."""
     context.add_init_script(SERVER_PROBE_JS)
@@ -416,7 +426,10 @@ def page_idle(page, timeout_s: float = 30, what: str = "the page", quiet_ms: int
     except Exception as error:
         if type(error).__name__ != "TimeoutError":
             raise
-        raise AssertionError(f"{what}: the worker did not go idle in {timeout_s:.0f} s") from None
+        busy = page.evaluate(WHY_NOT_IDLE_JS)
+        raise AssertionError(
+            f"{what}: the worker did not go idle in {timeout_s:.0f} s ({busy})"
+        ) from None
 
 
 # What each view shows for pos, read from the page: the slider's own text, the compare
@@ -577,8 +590,8 @@ def held_pos(page, agreeing=EVERY_VIEW, timeout_s: float = 30) -> int:
     Waits for the page to be idle (page_idle: served, the server with nothing left to do for
     the session; in the Pyodide build, the worker) and for the views named in agreeing to show
     one pos; then pos must be the same after the page is idle once more."""
-    page_idle(page, timeout_s=timeout_s, what="the page after Play paused")
     try:
+        page_idle(page, timeout_s=timeout_s, what="the page after Play paused")
         views = wait_until(
             page, lambda: landed(page, agreeing), timeout_s=timeout_s, what="the views to agree"
         )

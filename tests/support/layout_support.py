@@ -1,6 +1,7 @@
 """What a person sees of a card's charts: whether any text of a chart (tick labels, axis titles,
 annotations, the legend, a colour bar, the title) covers the plot area of another chart, whether
-a legend covers an axis's tick labels or title, and whether any runs past the card's edge. Read
+a legend covers an axis's tick labels or title, whether any runs past the card's edge, and
+whether a chart is drawn as tall as its pane. Read
 in the page (Plotly's own DOM and _fullLayout)."""
 
 from __future__ import annotations
@@ -28,6 +29,12 @@ OVERLAPS_JS = (
   for (const chart of inside(card, '.js-plotly-plot')) {
     if (!chart.getClientRects().length || !chart._fullLayout) continue;
     const full = chart._fullLayout;
+    // Drawn as tall as its pane, which Python sized to the figure (fixes/plotly_height.py).
+    const pane = chart.getRootNode().host;
+    if (pane && Math.abs(pane.clientHeight - full.height) > SLACK) {
+      const drawn = Math.round(full.height);
+      problems.push(`a chart drawn ${drawn} px tall in a pane of ${pane.clientHeight} px`);
+    }
     const areas = [...chart.querySelectorAll('.draglayer > g')].map((group) => ({
       id: [...group.classList].find((name) => /^x\\d*y\\d*$/.test(name)),
       box: group.querySelector('.nsewdrag')?.getBoundingClientRect(),

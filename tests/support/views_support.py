@@ -45,6 +45,8 @@ CELL_JS = (
     y: box.top + yaxis._offset + yaxis.d2p(row),
     value: plot.calcdata[0][0].z[row][column],
     label,
+    // Drawn as tall as its pane (fixes/plotly_height.py).
+    fills: Math.abs(plot.getRootNode().host.clientHeight - plot._fullLayout.height) <= 2,
     narrow: Boolean(plot.layout.meta && plot.layout.meta."""
     + NARROW_MARK
     + """),
