@@ -35,7 +35,7 @@ _PUBLIC = {
     "t5_relative_bucket": "relative",
     "diagnose": "diagnosis",
     "diagnose_rope": "rope_diagnosis",
-    "read_model": "model",
+    "read_model": "model.reader",
 }
 
 __all__ = sorted(_PUBLIC)

@@ -1349,8 +1349,8 @@ def rope_offset_scores(state) -> RopeOffsetScores:
 
 @read_only_cache(maxsize=8)
 def preset_model(name: str):
-    """The ModelPositions of a published preset (model_presets.py), read once."""
-    from .model import read_model
+    """The ModelPositions of a published preset (model/presets.py), read once."""
+    from .model.reader import read_model
 
     return read_model(name)
 

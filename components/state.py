@@ -5,7 +5,7 @@ from __future__ import annotations
 import param
 
 from . import encoding, methods, relative
-from .model_presets import DEFAULT_MODEL, PRESETS
+from .model.presets import DEFAULT_MODEL, PRESETS
 from .scaling import PARAMETERS as SCALING_DEFAULTS
 from .scaling import SCALINGS
 

@@ -2,7 +2,7 @@
 browser), never whole: a GGUF of several GiB is read by its header and a few small tensors.
 
 The reading is a loop: parse what has arrived; where the parser needs bytes it does not hold
-(model_files.NeedBytes), ask the browser for that slice; when it arrives, parse again.
+(model.files.NeedBytes), ask the browser for that slice; when it arrives, parse again.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import param
 from panel.custom import JSComponent
 
-from ..model_files import ByteSource, ModelFileError, NeedBytes
+from ..model.files import ByteSource, ModelFileError, NeedBytes
 
 # Slices are asked for in pieces of at least this many bytes, so that a header takes few trips.
 MIN_SLICE = 1 << 20

@@ -15,7 +15,7 @@ import param
 
 from ..fixes.slider import Slider
 from ..methods import MAX_SEED, METHOD_LABELS
-from ..model_presets import PRESETS
+from ..model.presets import PRESETS
 from ..plotkit.frame import WhileShown
 from ..plotkit.presets import preset_buttons
 from ..scaling import PARAMETERS, SCALING_LABELS

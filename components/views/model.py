@@ -14,11 +14,13 @@ import numpy as np
 import panel as pn
 
 from .. import derived
-from ..model import Layer, ModelPositions, parse_json, read_model
-from ..model_code import model_program
-from ..model_findings import never_turning
-from ..model_report import layer_line, ranges
-from ..model_sources import Loaded, from_source, load
+from ..model.code import model_program
+from ..model.findings import never_turning
+from ..model.reader import read_model
+from ..model.report import layer_line, ranges
+from ..model.sources import Loaded, from_source, load
+from ..model.types import Layer, ModelPositions
+from ..model.values import parse_json
 from ..plotkit import theme
 from ..plotkit.charts import message_figure, titled_layout
 from ..plotkit.frame import ALL_PAIRS, DATA_ROWS, ChartData, PlotView

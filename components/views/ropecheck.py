@@ -19,8 +19,8 @@ import param
 
 from .. import derived, scaling
 from ..code_templates import rope_check_program
-from ..model import scaling_settings
-from ..model_presets import PRESETS
+from ..model.presets import PRESETS
+from ..model.reader import scaling_settings
 from ..plotkit import theme
 from ..plotkit.charts import message_figure, panel_caption
 from ..plotkit.frame import DATA_COLUMNS, ChartData

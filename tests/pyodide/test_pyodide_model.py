@@ -11,7 +11,7 @@ import struct
 import numpy as np
 import pytest
 from pe_explorer import read_model
-from pe_explorer.model_sources import preset_config
+from pe_explorer.model.sources import preset_config
 from pyodide_support import page_holds
 
 pytestmark = pytest.mark.pyodide

@@ -9,14 +9,15 @@ import math
 
 import numpy as np
 import pytest
-from pe_explorer import model_code, read_model
-from pe_explorer.model import ModelError
-from pe_explorer.model_sources import preset_config
+from pe_explorer.model import code as model_code
+from pe_explorer.model.reader import read_model
+from pe_explorer.model.types import ModelError
+from pe_explorer.model.sources import preset_config
 
 LLAMA31 = preset_config("llama-3.1-8b")
 
 
-# The exported script's formulas (model_code.py), a second transcription of transformers'
+# The exported script's formulas (model/code.py), a second transcription of transformers'
 # modeling_rope_utils.py, independent of scaling.py's, which the page computes with.
 FORMULAS: dict = {}
 exec("import math\nimport numpy as np\n" + model_code.FORMULAS, FORMULAS)
@@ -385,12 +386,12 @@ def raw_scaling(config: dict) -> dict:
     )
 
 
-PRESET_NAMES = sorted(__import__("pe_explorer.model_presets", fromlist=["PRESETS"]).PRESETS)
+PRESET_NAMES = sorted(__import__("pe_explorer.model.presets", fromlist=["PRESETS"]).PRESETS)
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
 def test_every_preset_is_the_published_formula_layer_by_layer(name):
-    from pe_explorer.model_sources import preset_config
+    from pe_explorer.model.sources import preset_config
 
     model = read_model(name)
     scaling = raw_scaling(preset_config(name))

@@ -11,7 +11,7 @@ import tracemalloc
 import gguf
 import numpy as np
 import pytest
-from pe_explorer import model_files as mf
+from pe_explorer.model import files as mf
 
 TOKENS = [f"tok{i}" for i in range(50_000)]
 ROPE_FREQS = np.linspace(1.0, 8.0, 64, dtype=np.float32)

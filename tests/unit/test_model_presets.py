@@ -1,4 +1,4 @@
-"""The model presets (components/model_presets.py): plain data, each with its source, and between
+"""The model presets (components/model/presets.py): plain data, each with its source, and between
 them every family of position handling the model view shows."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-MODULE = REPO_ROOT / "components" / "model_presets.py"
+MODULE = REPO_ROOT / "components" / "model" / "presets.py"
 DOC = REPO_ROOT / "docs" / "model-presets.md"
 
 ENTRY_KEYS = {"label", "source", "format", "config", "defaults", "defaults_source", "base"}

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 import pytest
 from pe_explorer import read_model
-from pe_explorer.model_sources import preset_config
+from pe_explorer.model.sources import preset_config
 from pe_explorer.plotkit.slice_file import MAX_READ
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import VIEWS

@@ -1,6 +1,6 @@
 """Where a model's description comes from: a dict, JSON text, the bytes of a GGUF or safetensors
 header, a path, or a preset; each read into one config.json-shaped dict with the source of every
-value. GGUF and safetensors files are read by their headers only (model_files.py).
+value. GGUF and safetensors files are read by their headers only (files.py).
 """
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import model_files as files
-from .model import ModelError, parse_json
+from . import files
+from .presets import PRESETS
+from .types import ModelError
+from .values import parse_json
 
 
 @dataclass
@@ -39,8 +41,6 @@ def load(source: object) -> Loaded:
     ):
         return Loaded(parse_json(source))
     if isinstance(source, (str, Path)):
-        from .model_presets import PRESETS
-
         if isinstance(source, str) and source in PRESETS:
             return preset(source)
         path = Path(source)
@@ -67,8 +67,6 @@ def merged(low: dict, high: dict) -> dict:
 def preset_config(name: str) -> dict:
     """A preset's config: its base preset's (for a documented edit of one), the defaults the
     published file leaves to the loading code, then the file's own values."""
-    from .model_presets import PRESETS
-
     entry = PRESETS[name]
     config = json.loads(json.dumps(entry["config"]))
     config = merged(entry.get("defaults", {}), config)
@@ -78,8 +76,6 @@ def preset_config(name: str) -> dict:
 
 
 def preset(name: str) -> Loaded:
-    from .model_presets import PRESETS
-
     entry = PRESETS[name]
     sources = {"config": f"preset {name}: {entry['source']}"}
     if entry.get("defaults_source"):

@@ -7,12 +7,11 @@ not rotate at all (learned tables, ALiBi, T5's buckets).
 from __future__ import annotations
 
 from numbers import Real
-from typing import TYPE_CHECKING
 
-from .scaling import MAX_CONTEXT
-
-if TYPE_CHECKING:
-    from .model import Layer, Reading
+from ..scaling import MAX_CONTEXT
+from .frequencies import _even, head_dims, layer_frequencies, model_context
+from .types import Layer, ModelError, Reading
+from .values import integer, number
 
 # transformers' configuration defaults of rope_theta where they are not 10 000
 # (src/transformers/models/<model>/configuration_<model>.py).
@@ -55,34 +54,6 @@ ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3", "pro
 ALIASES = {"su": "longrope", "type": None}
 
 
-def rotary_dim(reading: Reading, head_dim: int) -> int:
-    """How many of a head's dimensions rotate, with its source noted."""
-    from .model import ModelError, integer, number
-
-    config = reading.config
-    nested = (
-        config.get("rope_parameters") if isinstance(config.get("rope_parameters"), dict) else {}
-    )
-    for key in ("partial_rotary_factor", "rotary_pct"):
-        fraction = number(nested, key, high=1.0) or number(config, key, high=1.0)
-        if fraction is not None:
-            reading.note("rotary_dim", f"config.json: {key} × head_dim")
-            return _even(int(head_dim * fraction))
-    for key in ("rotary_dim", "qk_rope_head_dim"):
-        value = integer(config, key, high=head_dim)
-        if value is not None:
-            reading.note("rotary_dim", f"config.json: {key}")
-            if value % 2:
-                raise ModelError(f"{key} must be even (the dimensions turn in pairs), got {value}")
-            return value
-    reading.note("rotary_dim", "head_dim (every dimension rotates)")
-    return head_dim
-
-
-def _even(value: int) -> int:
-    return max(2, value - value % 2)
-
-
 def rope_parameters(reading: Reading) -> dict[str, dict]:
     """Each layer type's RoPE parameters in the newer schema's shape: rope_type, rope_theta and the
     scaling's own keys. Old configs ({type|rope_type} in rope_scaling) are read as transformers'
@@ -99,8 +70,6 @@ def rope_parameters(reading: Reading) -> dict[str, dict]:
         return {"*": _standard(reading, dict(given), "rope_parameters")}
     scaling = config.get("rope_scaling")
     if scaling is not None and not isinstance(scaling, dict):
-        from .model import ModelError
-
         raise ModelError(f"rope_scaling must be an object or null, got {str(scaling)[:40]!r}")
     params = dict(scaling or {})
     if "type" in params and "rope_type" not in params:
@@ -153,7 +122,6 @@ def _standard(reading: Reading, params: dict, where: str) -> dict:
 
 def layer_kinds(reading: Reading, count: int) -> list[str]:
     """Each layer's type: config.layer_types if given, else as the model's modeling file decides."""
-    from .model import integer
 
     config, model = reading.config, reading.model_type
     given = config.get("layer_types")
@@ -182,7 +150,6 @@ def layer_kinds(reading: Reading, count: int) -> list[str]:
 def _llama4_kinds(reading: Reading, count: int) -> list[str]:
     """modeling_llama4.py: layers with no_rope_layers[i] == 1 rotate and attend in chunks; the
     others (every nope_layer_interval-th, 4 by default) use no RoPE and see everything."""
-    from .model import integer
 
     flags = reading.config.get("no_rope_layers")
     if isinstance(flags, list) and len(flags) == count:
@@ -213,7 +180,6 @@ def method_of(reading: Reading) -> str:
 
 def layers(reading: Reading) -> tuple[list[Layer], int | None, int | None]:
     """Every layer, the original and the maximum context."""
-    from .model import Layer, ModelError, integer
 
     count = (
         integer(reading.config, "num_hidden_layers", high=MAX_LAYERS_)
@@ -236,7 +202,6 @@ MAX_LAYERS_ = 1024
 
 
 def _plain_context(reading: Reading) -> int | None:
-    from .model import integer
 
     for key in ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length"):
         value = integer(reading.config, key, high=MAX_CONTEXT)
@@ -248,7 +213,6 @@ def _plain_context(reading: Reading) -> int | None:
 
 
 def _window(reading: Reading) -> int | None:
-    from .model import integer
 
     return integer(reading.config, "sliding_window", high=MAX_CONTEXT)
 
@@ -300,7 +264,6 @@ def _gguf_rope_freqs(reading: Reading, inv, scaling: dict):
 
 
 def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None, int | None]:
-    from .model import Layer, ModelError, head_dims, layer_frequencies, model_context, number
 
     head_dim, rot = head_dims(reading)
     per_kind = rope_parameters(reading)

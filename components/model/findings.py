@@ -5,12 +5,10 @@ and the numbers that show it. docs/model-findings.md cites the real reports each
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from .model import Layer, ModelPositions, Reading
+from .types import Finding, Layer, ModelPositions, Reading
 
 # How close two inv_freq arrays must be to be the same (float16 tensors hold about 3 digits).
 RTOL = 2e-3
@@ -173,11 +171,9 @@ def _never_turn(model: ModelPositions, reading: Reading) -> None:
             )
 
 
-def compare_sources(model: ModelPositions, other) -> None:
+def compare_sources(model: ModelPositions, other, second: ModelPositions | None) -> None:
     """Findings where a second description of the same model (a GGUF, a safetensors header, a
-    config) disagrees with the first."""
-    from .model import build
-
+    config; `second` when it was read as a model) disagrees with the first."""
     kind = other.kind
     rope_a = [layer for layer in model.layers if layer.method == "rope"]
     stored = other.config.get("_inv_freq")
@@ -185,7 +181,6 @@ def compare_sources(model: ModelPositions, other) -> None:
         if rope_a:
             _compare_inv_freq(model, rope_a, np.asarray(stored, dtype=np.float64), kind)
         return
-    second = build(other.config, other.sources, name=other.name)
     rope_b = [layer for layer in second.layers if layer.method == "rope"]
     if rope_a and rope_b:
         _compare_layers(model, rope_a[0], rope_b[0], kind)
@@ -235,6 +230,4 @@ def _worst(a: np.ndarray, b: np.ndarray) -> str | None:
 
 
 def _add(model: ModelPositions, code: str, sentence: str, evidence: str) -> None:
-    from .model import Finding
-
     model.findings.append(Finding(code, sentence, evidence))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from .model import ModelPositions
+from .types import ModelPositions
 
 FORMULAS = """
 def default(dim, base):

@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
-
-if TYPE_CHECKING:
-    from .model import Layer, ModelPositions
 
 
 def ranges(indices: list[int]) -> str:
@@ -23,7 +19,7 @@ def ranges(indices: list[int]) -> str:
     return ", ".join(parts)
 
 
-def layer_line(layer: Layer, indices: list[int]) -> str:
+def layer_line(layer, indices: list[int]) -> str:
     """One line about a layer type."""
     head = f"layers {ranges(indices)} ({len(indices)}): {layer.kind}, "
     if layer.method != "rope":
@@ -57,7 +53,7 @@ def scaling_text(scaling: dict) -> str:
     return kind + (f" ({', '.join(shown)})" if shown else "")
 
 
-def report(model: ModelPositions) -> str:
+def report(model) -> str:
     """Plain text: the model, each layer type, the findings, the sources."""
     lines = [f"Positions of {model.name} ({model.architecture or 'unknown architecture'})"]
     if model.original_context:
@@ -76,10 +72,10 @@ def report(model: ModelPositions) -> str:
     return "\n".join(lines)
 
 
-def as_json(model: ModelPositions) -> dict:
+def as_json(model) -> dict:
     """Everything the view shows, JSON-ready (arrays as lists of floats)."""
 
-    def layer_json(layer: Layer, indices: list[int]) -> dict:
+    def layer_json(layer, indices: list[int]) -> dict:
         fields = {
             "layers": indices,
             "kind": layer.kind,

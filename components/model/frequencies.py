@@ -1,0 +1,217 @@
+"""Each layer type's inv_freq and attention factor, computed in float64 as transformers'
+modeling_rope_utils.py computes them (`_compute_default_rope_parameters`,
+`_compute_linear_scaling_rope_parameters`, `_compute_dynamic_ntk_parameters`,
+`_compute_yarn_parameters`, `_compute_longrope_parameters`, `_compute_llama3_parameters`,
+`_compute_proportional_rope_parameters`), through `scaling.py`; the head's size and its rotary part;
+the original and maximum context.
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+
+from ..scaling import (
+    MAX_CONTEXT,
+    MAX_FACTOR,
+    check_factors,
+    default_frequencies,
+    rope_scaled_frequencies,
+)
+from .types import MAX_HEAD_DIM, ModelError, Reading
+from .values import integer, number
+
+
+def text_config(config: dict) -> dict:
+    """The language model's part of a multimodal config (Llama 4, Gemma 3, Qwen2.5-VL …)."""
+    inner = config.get("text_config")
+    if isinstance(inner, dict):
+        merged = {k: v for k, v in config.items() if k != "text_config"}
+        return {**merged, **inner, "_outer_model_type": config.get("model_type")}
+    return config
+
+
+def rotary_dim(reading: Reading, head_dim: int) -> int:
+    """How many of a head's dimensions rotate, with its source noted."""
+    config = reading.config
+    nested = (
+        config.get("rope_parameters") if isinstance(config.get("rope_parameters"), dict) else {}
+    )
+    for key in ("partial_rotary_factor", "rotary_pct"):
+        fraction = number(nested, key, high=1.0) or number(config, key, high=1.0)
+        if fraction is not None:
+            reading.note("rotary_dim", f"config.json: {key} × head_dim")
+            return _even(int(head_dim * fraction))
+    for key in ("rotary_dim", "qk_rope_head_dim"):
+        value = integer(config, key, high=head_dim)
+        if value is not None:
+            reading.note("rotary_dim", f"config.json: {key}")
+            if value % 2:
+                raise ModelError(f"{key} must be even (the dimensions turn in pairs), got {value}")
+            return value
+    reading.note("rotary_dim", "head_dim (every dimension rotates)")
+    return head_dim
+
+
+def _even(value: int) -> int:
+    return max(2, value - value % 2)
+
+
+def head_dims(reading: Reading) -> tuple[int, int]:
+    """(head_dim, rotary_dim), each with its source noted."""
+    config = reading.config
+    heads = integer(config, "num_attention_heads", high=4096) or integer(
+        config, "n_head", high=4096
+    )
+    hidden = integer(config, "hidden_size", high=1 << 20) or integer(
+        config, "d_model", high=1 << 20
+    )
+    head_dim = integer(config, "head_dim", high=MAX_HEAD_DIM)
+    nope = integer(config, "qk_nope_head_dim", high=MAX_HEAD_DIM)
+    if nope and integer(config, "qk_rope_head_dim", high=MAX_HEAD_DIM):  # DeepSeek's MLA
+        head_dim = nope + config["qk_rope_head_dim"]
+        reading.note("head_dim", "config.json: qk_nope_head_dim + qk_rope_head_dim (MLA)")
+    elif head_dim:
+        reading.note("head_dim", "config.json: head_dim")
+    elif heads and hidden:
+        head_dim = hidden // heads
+        reading.note("head_dim", "hidden_size / num_attention_heads")
+    else:
+        raise ModelError(
+            "the config names neither head_dim nor hidden_size and num_attention_heads"
+        )
+    if head_dim > MAX_HEAD_DIM or head_dim < 2:
+        raise ModelError(f"head_dim must be between 2 and {MAX_HEAD_DIM}, got {head_dim}")
+    return head_dim, rotary_dim(reading, head_dim)
+
+
+def model_context(reading: Reading, params: dict) -> tuple[int | None, int | None]:
+    """(original, maximum) context, with their sources."""
+    config = reading.config
+    top = integer(config, "max_position_embeddings", high=MAX_CONTEXT) or integer(
+        config, "n_positions", high=MAX_CONTEXT
+    )
+    if top:
+        reading.note("max_context", "config.json: max_position_embeddings")
+    original = integer(params, "original_max_position_embeddings", high=MAX_CONTEXT)
+    if original is None:
+        original = integer(config, "original_max_position_embeddings", high=MAX_CONTEXT)
+    if original:
+        reading.note("original_context", "original_max_position_embeddings")
+        return original, top or original
+    kind = params.get("rope_type")
+    factor = params.get("factor")
+    if kind == "dynamic" and top and isinstance(factor, Real) and factor > 1:
+        reading.note("original_context", "max_position_embeddings (dynamic NTK grows past it)")
+        reading.note("max_context", "factor × max_position_embeddings")
+        return top, min(int(top * factor), MAX_CONTEXT)
+    if top:
+        reading.note("original_context", "max_position_embeddings (no original given)")
+    return top, top
+
+
+def layer_frequencies(
+    params: dict, head_dim: int, rotary_dim: int, original: int | None, top: int | None
+) -> tuple[np.ndarray, float, np.ndarray | None]:
+    """(inv_freq, attention_factor, LongRoPE's short inv_freq) of one rope parameter set."""
+    kind = params["rope_type"]
+    base = params["rope_theta"]
+    factor = float(params.get("factor") or 1.0)
+    if kind == "default" or kind == "mrope":
+        return default_frequencies(rotary_dim, base), 1.0, None
+    if kind == "proportional":  # exponent over head_dim, zeros past the rotated part
+        angles = rotary_dim // 2
+        inv = np.zeros(head_dim // 2)
+        inv[:angles] = 1.0 / base ** (np.arange(0, 2 * angles, 2, dtype=np.float64) / head_dim)
+        return inv / factor, 1.0, None
+    original = original or top or 1
+    if kind == "linear":
+        return default_frequencies(rotary_dim, base) / factor, 1.0, None
+    if kind == "dynamic":
+        inv, att = rope_scaled_frequencies(
+            "dynamic", rotary_dim, base, _factor(factor), original, seq_len=top or original
+        )
+        return inv, att, None
+    if kind == "llama3":
+        return _llama3(params, rotary_dim, base, factor, original)
+    if kind == "yarn":
+        return _yarn(params, rotary_dim, base, factor, original, top)
+    if kind == "longrope":
+        return _longrope(params, rotary_dim, base, original, top)
+    raise ModelError(f"unknown rope type {str(kind)[:40]!r}")
+
+
+def _factor(factor: float) -> float:
+    if not 1.0 <= factor <= MAX_FACTOR:
+        raise ModelError(f"the scaling factor must be between 1 and {MAX_FACTOR:g}, got {factor:g}")
+    return factor
+
+
+def _llama3(params, rotary_dim, base, factor, original):
+    """`_compute_llama3_parameters`, written out: scaling.py refuses low == high frequency
+    factors, which Llama 4 uses (1 and 1: every pair either kept or divided, none smoothed)."""
+    low = float(params.get("low_freq_factor", 1.0))
+    high = float(params.get("high_freq_factor", 4.0))
+    if not (0 < low <= high and math.isfinite(high)):
+        raise ModelError(
+            f"llama3 needs 0 < low_freq_factor <= high_freq_factor, got {low:g}, {high:g}"
+        )
+    inv = default_frequencies(rotary_dim, base)
+    wavelength = 2 * math.pi / inv
+    scaled = np.where(wavelength > original / low, inv / _factor(factor), inv)
+    medium = ~(wavelength < original / high) & ~(wavelength > original / low)
+    if medium.any():  # only when low < high
+        smooth = (original / wavelength - low) / (high - low)
+        scaled = np.where(medium, (1 - smooth) * scaled / factor + smooth * scaled, scaled)
+    return scaled, 1.0, None
+
+
+def yarn_mscale(scale: float, mscale: float = 1.0) -> float:
+    """`get_mscale` of `_compute_yarn_parameters`: 0.1 · mscale · ln s + 1, 1 when s <= 1."""
+    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
+
+
+def _yarn(params, rotary_dim, base, factor, original, top):
+    if params.get("factor") is None and top:
+        factor = top / original  # as transformers, when the config gives no factor
+    inv, att = rope_scaled_frequencies(
+        "yarn",
+        rotary_dim,
+        base,
+        _factor(factor),
+        original,
+        beta_fast=float(params.get("beta_fast") or 32.0),
+        beta_slow=float(params.get("beta_slow") or 1.0),
+        truncate=bool(params.get("truncate", True)),
+    )
+    given = params.get("attention_factor")
+    mscale, all_dim = params.get("mscale"), params.get("mscale_all_dim")
+    if isinstance(given, Real) and not isinstance(given, bool):
+        att = float(given)
+    elif mscale and all_dim:
+        att = yarn_mscale(factor, float(mscale)) / yarn_mscale(factor, float(all_dim))
+    return inv, att, None
+
+
+def _factor_list(params: dict, key: str, pairs: int) -> np.ndarray:
+    """LongRoPE's long_factor or short_factor, checked as scaling.check_factors checks them."""
+    try:
+        return check_factors(params.get(key), pairs)
+    except ValueError as error:
+        raise ModelError(f"LongRoPE's {key}: {error}") from None
+
+
+def _longrope(params, rotary_dim, base, original, top):
+    pairs = rotary_dim // 2
+    long = _factor_list(params, "long_factor", pairs)
+    short = _factor_list(params, "short_factor", pairs)
+    factor = params.get("factor")
+    if factor is None:
+        factor = (top or original) / original  # Phi-3: max_position_embeddings / original
+    att = params.get("attention_factor")
+    if att is None:
+        att = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(original))
+    plain = default_frequencies(rotary_dim, base)
+    return plain / long, float(att), plain / short

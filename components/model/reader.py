@@ -1,0 +1,119 @@
+"""A model's positions, normalised: what each layer does with positions, read from a Hugging Face
+config.json (the `rope_scaling` schema with `type` or `rope_type`, or the newer `rope_parameters`,
+also nested per layer type), a GGUF header or a safetensors header.
+
+    read_model(source, *more) -> ModelPositions
+
+Each layer's `inv_freq` is computed in float64 as `transformers`' modeling_rope_utils.py computes it
+(`_compute_default_rope_parameters`, `_compute_linear_scaling_rope_parameters`,
+`_compute_dynamic_ntk_parameters`, `_compute_yarn_parameters`, `_compute_longrope_parameters`,
+`_compute_llama3_parameters`, `_compute_proportional_rope_parameters`), through `scaling.py`.
+Which layers rotate, and with which base, follows each model's `modeling_*.py` (named where used).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import arch
+from .findings import compare_sources, find_all
+from .frequencies import text_config
+from .sources import load
+from .types import Layer, ModelError, ModelPositions, Reading
+
+
+def read_model(source: object, *more: object, name: str = "") -> ModelPositions:
+    """A model's positions from a config dict, JSON text, a GGUF or safetensors header's bytes,
+    or a path to any of these; more sources of the same model are compared with the first."""
+    loaded = sorted((load(s) for s in (source, *more)), key=lambda x: x.kind == "safetensors")
+    first = loaded[0]
+    if first.kind == "safetensors":
+        raise ModelError(
+            "a safetensors file holds the weights, not the config: give its config.json too, "
+            "and its stored inv_freq is checked against it"
+        )
+    model = build(first.config, first.sources, name=name or first.name)
+    for other in loaded[1:]:
+        second = (
+            None
+            if other.config.get("_inv_freq") is not None
+            else build(other.config, other.sources, name=other.name)
+        )
+        compare_sources(model, other, second)
+    return model
+
+
+def build(config: dict, sources: dict[str, str] | None = None, *, name: str = "") -> ModelPositions:
+    """ModelPositions of a config.json-shaped dict (see read_model)."""
+    if not isinstance(config, dict):
+        raise ModelError("a model's config is a JSON object")
+    reading = Reading(text_config(config), dict(sources or {}), [])
+    reading.model_type = str(reading.config.get("model_type") or "")
+    layers, original, top = arch.layers(reading)
+    model = ModelPositions(
+        name=name or str(config.get("_name_or_path") or reading.model_type or "model"),
+        architecture=reading.model_type,
+        layers=layers,
+        original_context=original,
+        max_context=top,
+        findings=reading.findings,
+        sources=reading.sources,
+        config=config,
+    )
+    find_all(model, reading)
+    return model
+
+
+def from_path(path: str | Path) -> Path:
+    """A path that exists, as a Path, else ModelError."""
+    resolved = Path(path)
+    if not resolved.is_file():
+        raise ModelError(f"no file at {str(path)[:80]}")
+    return resolved
+
+
+# The scaling controls' names for transformers' rope types (the RoPE checker's reference).
+CONTROL_METHODS = {"default": "none", "mrope": "none", "linear": "pi", "dynamic": "dynamic",
+                   "yarn": "yarn", "llama3": "llama3", "longrope": "longrope"}  # fmt: skip
+
+
+def scaling_settings(layer: Layer, model: ModelPositions) -> tuple[dict, str]:
+    """The explorer's scaling controls set to a layer type (d_model read as its rotary size),
+    and "" ; or {} and why the controls cannot express it."""
+    kind = layer.scaling.get("type", "default")
+    method = CONTROL_METHODS.get(kind)
+    if layer.method != "rope" or method is None:
+        return {}, f"the controls have no {kind if layer.method == 'rope' else layer.method}"
+    params = layer.scaling
+    factor = float(params.get("factor") or 1.0)
+    settings = {
+        "scaling": method,
+        "d_model": layer.rotary_dim,
+        "base": layer.theta,
+        "original_context": model.original_context or 4096,
+        "factor": max(factor, 1.0),
+    }
+    if method == "none":
+        settings["factor"] = 1.0
+    elif method == "dynamic":
+        settings["seq_len"] = model.max_context or settings["original_context"]
+    elif method == "yarn":
+        settings.update(beta_fast=float(params.get("beta_fast") or 32.0),
+                        beta_slow=float(params.get("beta_slow") or 1.0),
+                        truncate=bool(params.get("truncate", True)))  # fmt: skip
+    elif method == "llama3":
+        low, high = (
+            float(params.get("low_freq_factor", 1)),
+            float(params.get("high_freq_factor", 4)),
+        )
+        if high <= low:
+            return (
+                {},
+                "the controls need high_freq_factor above low_freq_factor (Llama 4 has both 1)",
+            )
+        settings.update(low_freq_factor=low, high_freq_factor=high)
+    elif method == "longrope":
+        top, original = model.max_context or 1, settings["original_context"]
+        settings["factor"] = float(params.get("factor") or max(top / original, 1.0))
+        settings["longrope_factors"] = ", ".join(f"{v:.9g}" for v in params.get("long_factor", []))
+    return settings, ""

@@ -1,0 +1,111 @@
+"""The types of a model's positions: the error, one layer, a finding, the whole model and the
+reading in progress. Every other module of the family imports these; this one imports none of them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+
+METHODS = ("rope", "none", "alibi", "learned", "sinusoidal", "t5")
+# A config.json is a few kilobytes (Phi-3's 128k one, with its factor lists, about 12 KB).
+MAX_JSON_CHARS = 4 << 20
+MAX_THETA = 1e12
+MAX_LAYERS = 1024
+MAX_HEAD_DIM = 2048
+
+
+class ModelError(ValueError):
+    """A model description that cannot be read: one plain sentence for the visitor."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    """What one layer does with positions."""
+
+    index: int
+    kind: str  # the layer type: "full_attention", "sliding_attention", "chunked_attention" …
+    method: str  # one of METHODS
+    theta: float | None = None
+    head_dim: int | None = None
+    rotary_dim: int | None = None
+    pairing: str | None = None  # "interleaved" or "half-split" where the architecture fixes it
+    scaling: dict = field(default_factory=dict)  # {"type": …, and its parameters}
+    inv_freq: np.ndarray | None = None  # float64, after scaling, at the maximum context
+    attention_factor: float = 1.0
+    window: int | None = None
+    inv_freq_short: np.ndarray | None = None  # LongRoPE: the factors used up to the original
+
+    @property
+    def signature(self) -> tuple:
+        """Layers with equal signatures do the same with positions."""
+        return (
+            self.method,
+            self.kind,
+            self.theta,
+            self.rotary_dim,
+            self.window,
+            json.dumps(self.scaling, sort_keys=True, default=str),
+        )
+
+
+@dataclass(frozen=True)
+class Finding:
+    """Something that looks wrong, or worth knowing, with the numbers that show it."""
+
+    code: str
+    sentence: str
+    evidence: str
+    severity: str = "warning"  # "warning" or "note"
+
+
+@dataclass
+class ModelPositions:
+    """A model's positions, one entry per layer, with findings and the source of every value."""
+
+    name: str
+    architecture: str
+    layers: list[Layer]
+    original_context: int | None
+    max_context: int | None
+    findings: list[Finding] = field(default_factory=list)
+    sources: dict[str, str] = field(default_factory=dict)
+    config: dict = field(default_factory=dict)
+
+    def layer_types(self) -> list[tuple[Layer, list[int]]]:
+        """Each distinct layer, with the indices of the layers that do the same."""
+        groups: dict[tuple, tuple[Layer, list[int]]] = {}
+        for layer in self.layers:
+            groups.setdefault(layer.signature, (layer, []))[1].append(layer.index)
+        return list(groups.values())
+
+    def report(self) -> str:
+        """Plain text: the model, each layer type, the findings, the sources."""
+        from . import report
+
+        return report.report(self)
+
+    def to_json(self) -> dict:
+        """Everything the view shows, JSON-ready (arrays as lists of floats)."""
+        from . import report
+
+        return report.as_json(self)
+
+
+@dataclass
+class Reading:
+    """What a config says about positions, before the layers are built."""
+
+    config: dict
+    sources: dict[str, str]
+    findings: list[Finding]
+    model_type: str = ""
+
+    def note(self, name: str, source: str) -> None:
+        self.sources.setdefault(name, source)
+
+    def find(self, code: str, sentence: str, evidence: str, severity: str = "warning") -> None:
+        if all(f.code != code or f.evidence != evidence for f in self.findings):
+            self.findings.append(Finding(code, sentence, evidence, severity))
