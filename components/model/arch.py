@@ -9,8 +9,9 @@ from __future__ import annotations
 from numbers import Real
 
 from ..scaling import MAX_CONTEXT
+from . import engines
 from .frequencies import _even, head_dims, layer_frequencies, model_context
-from .types import Layer, ModelError, Reading
+from .types import CHUNKED, FULL, SLIDING, Layer, ModelError, Reading
 from .values import integer, number
 
 # transformers' configuration defaults of rope_theta where they are not 10 000
@@ -48,8 +49,6 @@ GGUF_NORM = {
     "chameleon",
 }
 LEARNED = {"gpt2", "opt", "bert", "roberta", "gpt_bigcode", "biogpt", "xglm"}
-# Layer types as transformers names them.
-FULL, SLIDING, CHUNKED = "full_attention", "sliding_attention", "chunked_attention"
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3", "proportional", "mrope")
 ALIASES = {"su": "longrope", "type": None}
 
@@ -158,7 +157,7 @@ def _llama4_kinds(reading: Reading, count: int) -> list[str]:
         interval = integer(reading.config, "nope_layer_interval", high=1024) or 4
         flags = [int((i + 1) % interval != 0) for i in range(count)]
         reading.note("layer types", f"modeling_llama4.py: every {interval}th layer has no RoPE")
-    return [CHUNKED if flag else "nope" for flag in flags]
+    return [CHUNKED if flag else FULL + NOPE for flag in flags]
 
 
 def method_of(reading: Reading) -> str:
@@ -213,7 +212,9 @@ def _plain_context(reading: Reading) -> int | None:
 
 
 def _window(reading: Reading) -> int | None:
-
+    """The sliding window; 0 (Qwen2-MoE's saved default) means none, as transformers reads it."""
+    if reading.config.get("sliding_window") == 0:
+        return None
     return integer(reading.config, "sliding_window", high=MAX_CONTEXT)
 
 
@@ -263,6 +264,45 @@ def _gguf_rope_freqs(reading: Reading, inv, scaling: dict):
     return inv / freqs, {**scaling, "type": "rope_freqs", "divisors": freqs.tolist()}
 
 
+NOPE = " (no RoPE)"
+
+
+def _size(kind: str, window: int | None) -> int | None:
+    return window if kind.startswith(SLIDING) else None
+
+
+def _without_rope(reading: Reading, row: dict | None, kinds: list[str], window) -> list[str]:
+    """Layers whose attention skips RoPE, by the modeling file's rule (transformers_data's
+    "rotates": no_rope_layers, sliding layers only, or sliding layers when there is a window)."""
+    rule = (row or {}).get("rotates")
+    if not rule:
+        return kinds
+    flags = reading.config.get("no_rope_layers")
+    if rule["rule"] == "no_rope_layers" and isinstance(flags, list) and len(flags) == len(kinds):
+        rotating = [bool(flag) for flag in flags]
+    elif rule["rule"] == "sliding-only":
+        rotating = [kind == SLIDING for kind in kinds]
+    elif rule["rule"] == "sliding-or-no-window":
+        rotating = [window is None or kind == SLIDING for kind in kinds]
+    else:
+        return kinds
+    reading.note("layers without RoPE", f"transformers: {rule['source']}")
+    return [
+        kind if turn or kind.endswith(NOPE) else kind + NOPE
+        for kind, turn in zip(kinds, rotating, strict=True)
+    ]
+
+
+def _head_dim_of(reading: Reading, kind: str, head_dim: int) -> int:
+    """A layer type's own head size where the class gives it one (Gemma 4's global layers:
+    global_head_dim, through per_layer_config)."""
+    override = reading.config.get("_head_dim_by_type", {}).get(kind)
+    if isinstance(override, int) and 2 <= override <= 4096:
+        reading.note(f"head_dim ({kind})", reading.config.get("_head_dim_source", ""))
+        return override
+    return head_dim
+
+
 def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None, int | None]:
 
     head_dim, rot = head_dims(reading)
@@ -275,14 +315,24 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
     if isinstance(gguf_arch, str):  # llama.cpp rotates by its own rule, whatever HF did
         pairing = "interleaved" if gguf_arch in GGUF_NORM else "half-split"
         reading.note("pairing", "llama.cpp llama_model_rope_type (src/llama-model.cpp)")
-    if reading.model_type.startswith("deepseek") and reading.config.get("rope_interleave", True):
+    elif reading.model_type.startswith("deepseek") and reading.config.get("rope_interleave", True):
         pairing = "interleaved"
+    row = engines.row_of(reading.model_type) if reading.engine else None
+    if row and row.get("pairing") and not isinstance(gguf_arch, str):
+        pairing = row["pairing"]
+        reading.note("pairing", f"transformers: {row['source']}")
+        if reading.config.get("rope_interleave") is True:  # DeepSeek's MLA: the _interleave one
+            pairing = "interleaved"
+            reading.note(
+                "pairing", "config.json: rope_interleave (apply_rotary_pos_emb_interleave)"
+            )
+    kinds = _without_rope(reading, row, kinds, window)
     original, top = model_context(reading, next(iter(per_kind.values())))
     cache: dict[str, tuple] = {}
     built = []
     for index, kind in enumerate(kinds):
-        if kind == "nope":
-            built.append(Layer(index, "full_attention (no RoPE)", "none", head_dim=head_dim))
+        if kind.endswith(NOPE):
+            built.append(Layer(index, kind, "none", head_dim=head_dim, window=_size(kind, window)))
             continue
         params = (
             per_kind.get(kind)
@@ -294,15 +344,16 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
             params = _unknown(reading, params)
         theta = number(params, "rope_theta", low=1.0, high=1e12)
         params = {**params, "rope_theta": theta}
+        layer_head = _head_dim_of(reading, kind, head_dim)
         layer_rot = (
-            _even(int(head_dim * params["partial_rotary_factor"]))
+            _even(int(layer_head * params["partial_rotary_factor"]))
             if isinstance(params.get("partial_rotary_factor"), Real)
-            else rot
+            else (rot if layer_head == head_dim else layer_head)
         )
-        key = kind + repr(sorted(params.items(), key=lambda kv: kv[0]))
+        key = kind + str(layer_head) + repr(sorted(params.items(), key=lambda kv: kv[0]))
         if key not in cache:
             try:
-                cache[key] = layer_frequencies(params, head_dim, layer_rot, original, top)
+                cache[key] = layer_frequencies(params, layer_head, layer_rot, original, top)
             except ValueError as error:  # scaling.py's checks, in the visitor's words
                 raise ModelError(f"{kind} layers: {error}") from None
         inv, att, short = cache[key]
@@ -320,7 +371,7 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
                 kind,
                 "rope",
                 theta,
-                head_dim,
+                layer_head,
                 layer_rot,
                 pairing,
                 scaling,

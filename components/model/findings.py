@@ -67,7 +67,7 @@ def _context(model: ModelPositions, reading: Reading) -> None:
 
 def _given(reading: Reading) -> dict:
     """The scaling keys the config wrote (either schema), for 'was it given' questions."""
-    config = reading.config
+    config = reading.given or reading.config  # as the file states it, before defaults
     found: dict = {}
     for key in ("rope_scaling", "rope_parameters"):
         value = config.get(key)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import arch
+from . import arch, engines
 from .findings import compare_sources, find_all
 from .frequencies import text_config
 from .sources import load
@@ -47,8 +47,14 @@ def build(config: dict, sources: dict[str, str] | None = None, *, name: str = ""
     """ModelPositions of a config.json-shaped dict (see read_model)."""
     if not isinstance(config, dict):
         raise ModelError("a model's config is a JSON object")
-    reading = Reading(text_config(config), dict(sources or {}), [])
-    reading.model_type = str(reading.config.get("model_type") or "")
+    reading = Reading({}, dict(sources or {}), [])
+    if isinstance(config.get("_gguf_architecture"), str):  # llama.cpp's keys, not a class's
+        reading.config = text_config(config)
+        reading.model_type = str(reading.config.get("model_type") or "")
+    else:
+        reading.given = engines.text_part(config, reading)
+        reading.model_type = str(reading.given.get("model_type") or "")
+        reading.config = engines.standardise(reading.given, reading)
     layers, original, top = arch.layers(reading)
     model = ModelPositions(
         name=name or str(config.get("_name_or_path") or reading.model_type or "model"),
@@ -59,6 +65,7 @@ def build(config: dict, sources: dict[str, str] | None = None, *, name: str = ""
         findings=reading.findings,
         sources=reading.sources,
         config=config,
+        engine=reading.engine,
     )
     find_all(model, reading)
     return model

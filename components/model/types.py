@@ -17,6 +17,10 @@ MAX_LAYERS = 1024
 MAX_HEAD_DIM = 2048
 
 
+# Layer types as transformers names them.
+FULL, SLIDING, CHUNKED = "full_attention", "sliding_attention", "chunked_attention"
+
+
 class ModelError(ValueError):
     """A model description that cannot be read: one plain sentence for the visitor."""
 
@@ -73,6 +77,7 @@ class ModelPositions:
     findings: list[Finding] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
     config: dict = field(default_factory=dict)
+    engine: str = ""  # the engine and version the layers follow
 
     def layer_types(self) -> list[tuple[Layer, list[int]]]:
         """Each distinct layer, with the indices of the layers that do the same."""
@@ -102,6 +107,9 @@ class Reading:
     sources: dict[str, str]
     findings: list[Finding]
     model_type: str = ""
+    given: dict = field(default_factory=dict)  # the text config as the file states it
+    engine: str = ""  # "transformers 5.23.0 runs …", when the model type is known
+    theta_from_default: bool = False  # no key of the file gives a θ the engine reads
 
     def note(self, name: str, source: str) -> None:
         self.sources.setdefault(name, source)

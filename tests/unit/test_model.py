@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from pe_explorer.model import code as model_code
 from pe_explorer.model.reader import read_model
-from pe_explorer.model.types import ModelError
 from pe_explorer.model.sources import preset_config
+from pe_explorer.model.types import ModelError
 
 LLAMA31 = preset_config("llama-3.1-8b")
 

@@ -1,0 +1,224 @@
+"""A config.json read as transformers builds its configuration class: the text decoder's part of a
+multimodal config, the class's `attribute_map` aliases, its defaults for every key the file leaves
+out, the old keys (rope_theta, rotary_emb_base, rope_local_base_freq, rope_scaling …) moved into
+`rope_parameters` where the class moves them, and the layer-type patterns its `__post_init__`
+fills in. Every fact comes from transformers_data.py, generated from the pinned transformers.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from .types import FULL, Reading
+
+ENGINE = "transformers"
+
+
+def tables():
+    """The generated tables, imported when a model is first read (not at the page's start-up)."""
+    from . import transformers_data
+
+    return transformers_data
+
+
+def row_of(model_type: str) -> dict | None:
+    return tables().MODEL_TYPES.get(model_type)
+
+
+def engine_name(row: dict) -> str:
+    """ "transformers 5.23.0 runs Gemma3ForCausalLM, modeling_gemma3.py"."""
+    return f"transformers {tables().VERSION} runs {row['architecture']}, {row['modeling']}"
+
+
+def text_part(config: dict, reading: Reading) -> dict:
+    """The text decoder's config of an outer (multimodal) one, else the config itself."""
+    outer = tables().COMPOSITES.get(str(config.get("model_type") or ""))
+    inner = config.get("text_config")
+    if outer:
+        path = outer["text_config"].split(".")
+        inner = config
+        for key in path:
+            inner = inner.get(key) if isinstance(inner, dict) else None
+        if not isinstance(inner, dict):  # Fuyu: the outer keys are its text decoder's
+            inner = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
+        inner = dict(inner)
+        inner["model_type"] = inner.get("model_type") or outer["model_type"]
+        reading.note("text config", f"config.json: {outer['text_config']} ({config['model_type']})")
+        return inner
+    if isinstance(inner, dict):  # an outer type newer than the pin: its text_config, as given
+        merged = {k: v for k, v in config.items() if k != "text_config"}
+        return {**merged, **inner}
+    return dict(config)
+
+
+def standardise(config: dict, reading: Reading) -> dict:
+    """The config as the pinned transformers builds it, for a model type it knows; else as given,
+    with a finding that says so."""
+    row = row_of(reading.model_type)
+    if row is None:
+        return _without_row(config, reading)
+    reading.engine = engine_name(row)
+    given = _aliased(config, row)
+    out = dict(given)
+    where = f"default of transformers {tables().VERSION} {row['config_class']}"
+    for key, value in row["defaults"].items():
+        if value is not None and key not in out:
+            out[key] = value
+            reading.note(key, where)
+    widths = ("head_dim", "hidden_size", "num_attention_heads")
+    if "resolved_head_dim" in row and not any(key in given for key in widths):
+        out["head_dim"] = row["resolved_head_dim"]  # what __post_init__ made of the defaults
+        reading.note("head_dim", f"{row['config_class']}.__post_init__ ({where})")
+    out["rope_parameters"] = _rope_parameters(given, row, reading, where)
+    by_type = row.get("head_dim_by_type")
+    if by_type:  # Gemma 4: the global layers' own head size
+        value = given.get(by_type.get("key", ""))
+        sizes = dict(by_type["default"])
+        stated = _stated_head_dims(given)
+        if stated:
+            sizes = stated
+            out["_head_dim_source"] = "config.json: per_layer_config"
+        elif isinstance(value, int) and not isinstance(value, bool):
+            sizes = dict.fromkeys(sizes, value)
+            out["_head_dim_source"] = f"config.json: {by_type['key']}"
+        else:
+            out["_head_dim_source"] = f"{row['config_class']}.__post_init__ ({where})"
+        out["_head_dim_by_type"] = sizes
+    count = out.get("num_hidden_layers")
+    for attribute in ("layer_types", "no_rope_layers"):
+        if not given.get(attribute) and isinstance(count, int) and 0 < count <= 1024:
+            filled = _pattern(row.get(attribute), given, count)
+            if filled is not None:
+                out[attribute] = filled
+                reading.note(attribute, f"{row['config_class']}.__post_init__ ({where})")
+    return out
+
+
+def _without_row(config: dict, reading: Reading) -> dict:
+    """A model type with no rotary text decoder in the tables: its aliases if transformers knows
+    it (GPT-J, GPT-2 …), else a finding that says it is read from the generic keys."""
+    data = tables()
+    if reading.model_type in data.KNOWN:
+        return _aliased(config, {"aliases": data.ALIASES.get(reading.model_type, {})})
+    if reading.model_type:
+        reading.find(
+            "unknown-model-type",
+            f"transformers {data.VERSION} knows no model type {reading.model_type[:40]!r} "
+            "(newer than this page's pin, or misspelt): its positions are read from the generic "
+            "keys (rope_theta, rope_scaling, head_dim …), not from that model's own code.",
+            f"model_type = {reading.model_type[:40]!r}",
+            "note",
+        )
+    return config
+
+
+def _stated_head_dims(given: dict) -> dict:
+    """{layer type: head_dim} from a saved per_layer_config ({"05": {"head_dim": 512}, …})."""
+    overrides, kinds = given.get("per_layer_config"), given.get("layer_types")
+    if not isinstance(overrides, dict) or not isinstance(kinds, list):
+        return {}
+    out = {}
+    for index, values in overrides.items():
+        inside = str(index).isdigit() and int(index) < len(kinds)
+        if inside and isinstance(values, dict) and isinstance(values.get("head_dim"), int):
+            out[str(kinds[int(index)])] = values["head_dim"]
+    return out
+
+
+def _aliased(config: dict, row: dict) -> dict:
+    """attribute_map: GPT-J's n_embd is hidden_size, and so on."""
+    out = dict(config)
+    for name, stored in row["aliases"].items():
+        if stored in out and name not in out:
+            out[name] = out[stored]
+    return out
+
+
+def _rope_parameters(given: dict, row: dict, reading: Reading, where: str) -> dict:
+    """rope_parameters as the class standardises them, each entry with rope_type and rope_theta."""
+    default = copy.deepcopy(row["rope_parameters"] or {})
+    nested = any(isinstance(v, dict) for v in default.values())
+    stated = given.get("rope_parameters")
+    if isinstance(stated, dict) and stated:
+        params = copy.deepcopy(stated)
+        nested = any(isinstance(v, dict) for v in params.values())
+    else:
+        params = default
+        scaling = given.get("rope_scaling")
+        if isinstance(scaling, dict) and "type" in scaling and "rope_type" not in scaling:
+            reading.find(
+                "old-type-key",
+                "rope_scaling names its method with the old key `type`; transformers reads it, "
+                "some engines read only `rope_type` and then apply no scaling at all.",
+                f"rope_scaling.type = {str(scaling['type'])[:30]!r}",
+            )
+        if isinstance(scaling, dict) and scaling:
+            for entry in _entries(params, row.get("scaling_targets", ["*"]), nested):
+                entry.update({k: v for k, v in scaling.items() if k != "rope_theta"})
+                if "type" in scaling and "rope_type" not in scaling:
+                    entry["rope_type"] = scaling["type"]
+        for key, targets in row["theta_keys"].items():
+            if key in given:
+                for entry in _entries(params, targets, nested):
+                    entry["rope_theta"] = given[key]
+                reading.note(f"rope_theta{'' if targets in (['*'], [FULL]) else ' (local)'}",
+                             f"config.json: {key}")  # fmt: skip
+        if not any(key in given for key in row["theta_keys"]):
+            _default_theta(reading, row, params, nested)
+        for key, targets in row.get("partial_keys", {}).items():
+            if given.get(key) is not None:  # GPT-NeoX's rotary_pct lands here too
+                for entry in _entries(params, targets, nested):
+                    entry["partial_rotary_factor"] = given[key]
+                reading.note("rotary_dim", f"config.json: {key} × head_dim")
+    fallback = default if nested else {"*": default}
+    for kind, entry in params.items() if nested else [("*", params)]:
+        if not isinstance(entry, dict):
+            continue
+        entry.setdefault("rope_type", entry.pop("type", "default"))
+        if "rope_theta" not in entry:
+            theta = (fallback.get(kind) or next(iter(fallback.values()), {})).get("rope_theta")
+            if theta is not None:
+                entry["rope_theta"] = theta
+                reading.note("rope_theta", where)
+                _default_theta(reading, row, {kind: entry}, True)
+    return params
+
+
+def _default_theta(reading: Reading, row: dict, params: dict, nested: bool) -> None:
+    """The finding for a θ no key of the file gives: the class's default is used."""
+    reading.theta_from_default = True
+    reading.note("rope_theta", f"default of transformers {tables().VERSION} {row['config_class']}")
+    thetas = {e.get("rope_theta") for e in _entries(params, ["*"], nested) if e.get("rope_theta")}
+    shown = ", ".join(f"{t:g}" for t in sorted(thetas))
+    reading.find(
+        "default-theta",
+        f"The config gives no key transformers reads θ from, so {shown} (the default of "
+        f"{row['config_class']}) is used; an engine with another default rotates every pair at "
+        "another speed.",
+        f"rope_theta absent → {shown}",
+    )
+
+
+def _entries(params: dict, targets: list[str], nested: bool) -> list[dict]:
+    if not nested:
+        return [params]
+    if targets == ["*"]:
+        return [v for v in params.values() if isinstance(v, dict)]
+    return [params[t] for t in targets if isinstance(params.get(t), dict)]
+
+
+def _pattern(rule: dict | None, given: dict, count: int) -> list | None:
+    """A layer-type list the class fills in: its period, or a period a key of the file sets."""
+    if not rule:
+        return None
+    period = rule["period"]
+    size = given.get(rule.get("key", ""))
+    if isinstance(size, int) and not isinstance(size, bool) and 0 < size <= 1024:
+        common = max(set(period), key=period.count)
+        odd = next((v for v in period if v != common), common)
+        if rule.get("keyed") == "first":
+            return [odd if i % size == 0 else common for i in range(count)]
+        return [odd if (i + 1) % size == 0 else common for i in range(count)]
+    if len(period) < 2:
+        return None
+    return [period[i % len(period)] for i in range(count)]

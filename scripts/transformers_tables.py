@@ -1,0 +1,488 @@
+"""Generate components/model/transformers_data.py from transformers' own classes, at the pinned
+version: for every model type whose text attention rotates (a `…RotaryEmbedding` of its modeling
+file built from its config), the defaults of the keys the model reader reads, the class's
+`attribute_map` aliases, where the text sub-config lives, where each old key (rope_theta,
+rotary_emb_base, rope_local_base_freq, rope_scaling …) lands in `rope_parameters`, the layer-type
+pattern the class fills in, and the pairing its own `apply_rotary_pos_emb` rotates.
+
+    python -m scripts.transformers_tables          # write the module
+    python -m scripts.transformers_tables --check  # exit 1 when the module is stale
+
+Upgrading transformers: bump the pin in pyproject.toml, run this, and read what
+tests/unit/test_model_oracle.py says.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import importlib
+import inspect
+import json
+import pprint
+import re
+import sys
+import warnings
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parents[1] / "components" / "model" / "transformers_data.py"
+
+# The keys of a config the reader reads (components/model/arch.py, frequencies.py).
+READ_KEYS = (
+    "hidden_size",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "num_hidden_layers",
+    "max_position_embeddings",
+    "original_max_position_embeddings",
+    "partial_rotary_factor",
+    "rotary_dim",
+    "qk_rope_head_dim",
+    "qk_nope_head_dim",
+    "sliding_window",
+    "use_sliding_window",
+    "max_window_layers",
+    "attention_chunk_size",
+    "global_head_dim",
+    "rope_interleave",
+)
+# Old keys a config class moves into rope_parameters (its convert_rope_params_to_dict).
+THETA_KEYS = (
+    "rope_theta",
+    "rotary_emb_base",
+    "rope_local_base_freq",
+    "local_rope_theta",
+    "global_rope_theta",
+    "swa_rope_theta",
+)
+# Keys that set the period of a layer-type pattern the class fills in (its __post_init__).
+PATTERN_KEYS = ("sliding_window_pattern", "full_attention_interval", "no_rope_layer_interval")
+# Rotary classes of vision, audio and codec towers: not a text decoder's positions.
+NOT_TEXT = re.compile(
+    r"Vision|Audio|DiT|Visual|Patch|Encoder|Sam|Mask|Image|Codec|Token2|Speech|Depth|SaProt", re.I
+)
+PROBE_THETA = 12345.0
+
+
+def quiet() -> None:
+    warnings.filterwarnings("ignore")
+    import transformers
+
+    transformers.logging.set_verbosity_error()
+
+
+def rotary_dirs() -> list[str]:
+    """The model folders whose modeling file defines a rotary embedding class."""
+    import transformers
+
+    root = Path(transformers.__file__).parent / "models"
+    return sorted(
+        p.parent.name
+        for p in root.glob("*/modeling_*.py")
+        if re.search(r"class \w*RotaryEmbedding", p.read_text(encoding="utf-8"))
+        and p.name == f"modeling_{p.parent.name}.py"
+    )
+
+
+def text_rotaries(folder: str) -> list[tuple[type, type]]:
+    """(rotary class, config class) of a folder's text decoders."""
+    from transformers import PreTrainedConfig
+
+    module = importlib.import_module(f"transformers.models.{folder}.modeling_{folder}")
+    config_module = importlib.import_module(f"transformers.models.{folder}.configuration_{folder}")
+    found = []
+    for name, cls in vars(module).items():
+        if not (
+            inspect.isclass(cls)
+            and name.endswith("RotaryEmbedding")
+            and cls.__module__ == module.__name__
+            and not NOT_TEXT.search(name)
+        ):
+            continue
+        parameters = inspect.signature(cls.__init__).parameters
+        if "config" not in parameters:
+            continue
+        wanted = parameters["config"].annotation
+        wanted = wanted if isinstance(wanted, str) else getattr(wanted, "__name__", "")
+        config_cls = getattr(config_module, wanted, None) or getattr(module, wanted, None)
+        if inspect.isclass(config_cls) and issubclass(config_cls, PreTrainedConfig):
+            found.append((cls, config_cls))
+    return found
+
+
+def text_config_of(config_cls: type):
+    """The config a text rotary is built from: the class itself, or its text sub-config when the
+    class is a composite (Qwen2-VL's rotary is annotated with the outer config)."""
+    config = config_cls()
+    if getattr(config, "max_position_embeddings", None) is None:
+        inner = getattr(config, "text_config", None) or getattr(
+            getattr(config, "thinker_config", None), "text_config", None
+        )
+        if inner is not None:
+            return inner
+    return config
+
+
+def jsonable(value):
+    try:
+        return json.loads(json.dumps(value))
+    except TypeError:
+        return None
+
+
+def field_defaults(config_cls: type) -> dict:
+    """The class's own defaults of the keys the reader reads (before __post_init__ fills any)."""
+    fields = {f.name: f for f in dataclasses.fields(config_cls)}
+    out = {}
+    for key in READ_KEYS:
+        if key in fields and fields[key].default is not dataclasses.MISSING:
+            out[key] = jsonable(fields[key].default)
+    return out
+
+
+def rope_targets(config_cls: type, **kwargs) -> list[str] | None:
+    """Which rope_parameters entries a key given to the class lands in ("*" for a flat dict)."""
+    try:
+        config = config_cls(**kwargs)
+    except Exception:
+        return None
+    params = getattr(config, "rope_parameters", None) or {}
+    key, value = next(iter(kwargs.items()))
+    entries = (
+        {k: v for k, v in params.items() if isinstance(v, dict)}
+        if any(isinstance(v, dict) for v in params.values())
+        else {"*": params}
+    )
+    if key == "rope_scaling":
+        return sorted(k for k, v in entries.items() if v and v.get("factor") == 3.0) or None
+    if key in ("partial_rotary_factor", "rotary_pct"):
+        found = [k for k, v in entries.items() if v and v.get("partial_rotary_factor") == value]
+        return sorted(found) or None
+    return sorted(k for k, v in entries.items() if v and v.get("rope_theta") == value) or None
+
+
+def period(values: list) -> list | None:
+    """The shortest list P with values[i] == P[i % len(P)], if shorter than values."""
+    for size in range(1, len(values) // 2 + 1):
+        if all(values[i] == values[i % size] for i in range(len(values))):
+            return values[:size]
+    return None
+
+
+def layer_pattern(config_cls: type, attribute: str) -> dict | None:
+    """The pattern the class fills `attribute` (layer_types, no_rope_layers) with, and the key
+    that sets its period."""
+    try:
+        values = getattr(config_cls(num_hidden_layers=24), attribute, None)
+        check = getattr(config_cls(num_hidden_layers=13), attribute, None)
+    except Exception:
+        return None
+    if not isinstance(values, list) or len(values) != 24:
+        return None
+    found = period(values)
+    if found is None or check != [found[i % len(found)] for i in range(13)]:
+        return None
+    out = {"period": found}
+    for key in PATTERN_KEYS:
+        try:
+            changed = getattr(config_cls(num_hidden_layers=24, **{key: 3}), attribute, None)
+        except Exception:
+            continue
+        if changed != values and isinstance(changed, list) and period(changed):
+            out["key"] = key
+            out["keyed"] = _keyed_rule(changed, values, 3)
+    return out
+
+
+def _keyed_rule(changed: list, values: list, n: int) -> str:
+    """How a pattern key's value p places the odd layer out: "last" (layer i is the odd one
+    when (i + 1) % p == 0) or "first" (when i % p == 0)."""
+    odd = [i for i, v in enumerate(changed) if changed.count(v) * 2 < len(changed)]
+    return "last" if odd and odd[0] == n - 1 else "first"
+
+
+def rotary_output(rotary: type, config, positions: list[int], layer_type: str | None = None):
+    """cos and sin of the model's own rotary module at the given positions, float32."""
+    import torch
+
+    module = rotary(config=config)
+    x = torch.zeros(1, len(positions), 8)
+    position_ids = torch.tensor([positions])
+    if "layer_type" in inspect.signature(module.forward).parameters and layer_type is not None:
+        return module(x, position_ids, layer_type=layer_type)
+    return module(x, position_ids)
+
+
+def pairing(module, folder: str, rotary: type, config, layer_type: str | None) -> dict | None:
+    """Which dimension a unit vector on dimension 0 turns into, under the model's own
+    apply_rotary_pos_emb fed its own rotary module's cos and sin at position 1: dimension 1 is
+    interleaved pairs, the middle of the rotated part is half-split."""
+    import torch
+
+    apply = getattr(module, "apply_rotary_pos_emb", None)
+    if apply is None:
+        return None
+    try:
+        cos, sin = rotary_output(rotary, config, [1], layer_type)
+    except Exception:
+        return None
+    width = cos.shape[-1]
+    try:
+        head = getattr(config, "head_dim", None) or width
+    except Exception:  # Gemma 4: head_dim differs per layer
+        head = width
+    for dim in dict.fromkeys((head, width)):
+        probe = torch.zeros(1, 1, 1, dim)
+        probe[..., 0] = 1.0
+        try:
+            params = inspect.signature(apply).parameters
+            out = apply(probe, probe, cos, sin) if "k" in params else apply(probe, cos, sin)
+        except Exception:
+            continue
+        out = (out[0] if isinstance(out, tuple) else out).reshape(-1)
+        moved = [i for i in range(1, dim) if abs(float(out[i])) > 1e-6]
+        line = inspect.getsourcelines(apply)[1]
+        where = f"modeling_{folder}.py:{line} apply_rotary_pos_emb"
+        if moved == [1]:
+            return {"pairing": "interleaved", "source": where}
+        if len(moved) == 1 and moved[0] > 1:
+            return {"pairing": "half-split", "source": where}
+    return None
+
+
+# Rules that live in a modeling file's attention or rotary code, not in its config: the pattern
+# that shows each, and what it means (components/model/arch.py applies them).
+MODELING_RULES = {
+    # Cohere2Attention.forward: `if self.sliding_window is not None:` before apply_rotary_pos_emb.
+    "rotates": [
+        (r"if self\.sliding_window is None or self\.is_sliding:", "sliding-or-no-window"),
+        (
+            r"if self\.sliding_window is not None:\n\s+query_states, key_states = apply_rotary",
+            "sliding-only",
+        ),
+        (r"self\.use_rope = config\.no_rope_layers\[layer_idx\]", "no_rope_layers"),
+    ],
+    # DeepSeek's attention: softmax scale × mscale(factor, mscale_all_dim)² under YaRN.
+    "softmax_scale": [(r"self\.scaling = yarn_apply_mscale\(", "yarn-mscale-squared")],
+    # PhiMoE's rotary forward: cos and sin × long_mscale or short_mscale.
+    "rotary_scale": [(r'rope_parameters\["long_mscale"\]', "long/short_mscale")],
+}
+
+
+def modeling_rules(folder: str) -> dict:
+    """Each rule of MODELING_RULES a modeling file follows, with the line and function that show
+    it."""
+    import transformers
+
+    path = Path(transformers.__file__).parent / "models" / folder / f"modeling_{folder}.py"
+    text = path.read_text(encoding="utf-8")
+    found = {}
+    for name, patterns in MODELING_RULES.items():
+        for pattern, rule in patterns:
+            match = re.search(pattern, text)
+            if match:
+                line = text.count("\n", 0, match.start()) + 1
+                found[name] = {
+                    "rule": rule,
+                    "source": f"{path.name}:{line} {_function_at(text, line)}",
+                }
+                break
+    return found
+
+
+def _function_at(text: str, line: int) -> str:
+    """Class.method around a line of a source text."""
+    lines = text.splitlines()[:line]
+    method = next(
+        (m.group(1) for m in map(re.compile(r"^    def (\w+)").match, reversed(lines)) if m), ""
+    )
+    owner = next(
+        (m.group(1) for m in map(re.compile(r"^class (\w+)").match, reversed(lines)) if m), ""
+    )
+    return f"{owner}.{method}" if owner and method else owner or method
+
+
+def per_type_head_dim(config_cls: type, config) -> dict | None:
+    """A layer type's own head size (Gemma 4: global_head_dim through per_layer_config), and the
+    key that sets it: probed by giving the key a new value."""
+    overrides = config.to_dict().get("per_layer_config")
+    kinds = getattr(config, "layer_types", None)
+    if not isinstance(overrides, dict) or not kinds:
+        return None
+    by_type = {}
+    for index, values in overrides.items():
+        if isinstance(values, dict) and "head_dim" in values:
+            by_type[kinds[int(index)]] = values["head_dim"]
+    if not by_type:
+        return None
+    for key in ("global_head_dim",):
+        try:
+            probe = config_cls(**{key: 64}).to_dict().get("per_layer_config") or {}
+        except Exception:
+            continue
+        if any(isinstance(v, dict) and v.get("head_dim") == 64 for v in probe.values()):
+            return {"default": by_type, "key": key}
+    return {"default": by_type}
+
+
+def causal_lm(model_type: str, config_cls: type) -> str:
+    from transformers.models.auto.modeling_auto import (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
+        MODEL_MAPPING_NAMES,
+    )
+
+    return (
+        MODEL_FOR_CAUSAL_LM_MAPPING_NAMES.get(model_type)
+        or MODEL_MAPPING_NAMES.get(model_type)
+        or config_cls.__name__.removesuffix("Config") + "Model"
+    )
+
+
+def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
+    """One text config class's row."""
+    config = text_config_of(config_cls)
+    config_cls = type(config)
+    model_type = config_cls.model_type
+    module = importlib.import_module(rotary.__module__)
+    params = copy.deepcopy(getattr(config, "rope_parameters", None) or {})
+    row = {
+        "config_class": config_cls.__name__,
+        "modeling": f"modeling_{folder}.py",
+        "rotary_class": rotary.__name__,
+        "architecture": causal_lm(model_type, config_cls),
+        "defaults": field_defaults(config_cls),
+        "rope_parameters": jsonable(params),
+        "aliases": dict(getattr(config_cls, "attribute_map", {}) or {}),
+        "theta_keys": {},
+    }
+    for key in THETA_KEYS:
+        targets = rope_targets(config_cls, **{key: PROBE_THETA})
+        if targets:
+            row["theta_keys"][key] = targets
+    row["partial_keys"] = {}
+    for key in ("partial_rotary_factor", "rotary_pct"):
+        targets = rope_targets(config_cls, **{key: 0.375})
+        if targets:
+            row["partial_keys"][key] = targets
+    scaling = rope_targets(config_cls, rope_scaling={"rope_type": "linear", "factor": 3.0})
+    if scaling:
+        row["scaling_targets"] = scaling
+    for attribute in ("layer_types", "no_rope_layers"):
+        pattern = layer_pattern(config_cls, attribute)
+        if pattern:
+            row[attribute] = pattern
+    kinds = sorted(k for k, v in (row["rope_parameters"] or {}).items() if isinstance(v, dict))
+    try:
+        resolved = getattr(config, "head_dim", None)
+    except Exception:  # Gemma 4: head_dim differs per layer
+        resolved = None
+    if isinstance(resolved, int):
+        row["resolved_head_dim"] = resolved
+    head_dims = per_type_head_dim(config_cls, config)
+    if head_dims:
+        row["head_dim_by_type"] = head_dims
+    found = pairing(module, folder, rotary, config, kinds[0] if kinds else None)
+    if found:
+        row.update(found)
+    row.update(modeling_rules(folder))
+    return model_type, row
+
+
+def composites() -> dict[str, dict]:
+    """Outer model types whose text decoder is a sub-config: where it lives and its type."""
+    from transformers import PreTrainedConfig
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    out = {}
+    for model_type in sorted(CONFIG_MAPPING.keys()):
+        try:
+            config = CONFIG_MAPPING[model_type]()
+        except Exception:
+            continue
+        for key in ("text_config", "llm_config", "language_config", "thinker_config"):
+            inner = getattr(config, key, None)
+            if key == "thinker_config" and inner is not None:
+                inner = getattr(inner, "text_config", None)
+                key = "thinker_config.text_config"
+            if isinstance(inner, PreTrainedConfig) and inner.model_type != model_type:
+                out[model_type] = {"text_config": key, "model_type": inner.model_type}
+                break
+    return out
+
+
+def known_types() -> list[str]:
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING_NAMES
+
+    return sorted(CONFIG_MAPPING_NAMES)
+
+
+def all_aliases() -> dict[str, dict]:
+    """attribute_map of every configuration class that has one."""
+    from transformers.models.auto.configuration_auto import CONFIG_MAPPING
+
+    out = {}
+    for model_type in sorted(CONFIG_MAPPING.keys()):
+        try:
+            mapping = dict(getattr(CONFIG_MAPPING[model_type], "attribute_map", {}) or {})
+        except Exception:
+            continue
+        if mapping:
+            out[model_type] = mapping
+    return out
+
+
+def generate() -> str:
+    quiet()
+    import transformers
+    from transformers.models.auto.configuration_auto import model_type_to_module_name
+
+    rows: dict[str, dict] = {}
+    for folder in rotary_dirs():
+        for rotary, config_cls in text_rotaries(folder):
+            try:
+                model_type, row = entry(folder, rotary, config_cls)
+            except Exception as error:  # a class that cannot be built with its defaults
+                print(f"skipped {folder} {rotary.__name__}: {error}"[:200], file=sys.stderr)
+                continue
+            own = model_type_to_module_name(model_type) == folder  # llama's row from llama/
+            if own or model_type not in rows:
+                rows[model_type] = row
+    outer = {k: v for k, v in composites().items() if v["model_type"] in rows and k not in rows}
+    aliases = all_aliases()
+    return HEADER.format(version=transformers.__version__) + (
+        f"VERSION = {transformers.__version__!r}\n\n"
+        f"# Each text model type: its config class, modeling file, rotary class and defaults.\n"
+        f"MODEL_TYPES = {pprint.pformat(rows, width=99, sort_dicts=True)}\n\n"
+        f"# Outer (multimodal) model types: where their text decoder's config lives.\n"
+        f"COMPOSITES = {pprint.pformat(outer, width=99, sort_dicts=True)}\n\n"
+        f"# Every model type's attribute_map (GPT-J's n_embd is hidden_size …).\n"
+        f"ALIASES = {pprint.pformat(aliases, width=99, sort_dicts=True)}\n\n"
+        f"# Every model type the pinned transformers knows.\n"
+        f"KNOWN = frozenset({pprint.pformat(known_types(), width=99, compact=True)})\n"
+    )
+
+
+HEADER = '''"""Generated by scripts/transformers_tables.py from transformers {version}'s own
+configuration and modeling classes: do not edit (tests/unit/test_transformers_data.py says when
+it is stale).
+Read by components/model/engines.py when a model is first read, never at start-up.
+"""
+
+# fmt: off
+'''
+
+
+def main() -> int:
+    text = generate()
+    if "--check" in sys.argv:
+        stale = not OUT.is_file() or OUT.read_text(encoding="utf-8") != text
+        print(f"{OUT} is {'stale' if stale else 'up to date'}")
+        return int(stale)
+    OUT.write_text(text, encoding="utf-8")
+    print(f"wrote {OUT} ({len(text):,} characters)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

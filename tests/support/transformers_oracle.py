@@ -1,0 +1,147 @@
+"""What transformers itself does with a config's positions, layer by layer: its own rotary module
+run at positions 0, 1 and L − 1 (each layer type's inv_freq and the scale on cos and sin), and its
+own apply_rotary_pos_emb on a probe vector (the pairing). The oracle of test_model_oracle.py."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class EngineLayerType:
+    inv_freq: np.ndarray  # float64 of the module's float32 buffer, after its dynamic update at L
+    attention_scaling: float  # cos at position 0
+
+
+def quiet() -> None:
+    warnings.filterwarnings("ignore")
+    import transformers
+
+    transformers.logging.set_verbosity_error()
+
+
+def engine_config(config: dict):
+    """The text config transformers builds from a config.json's dict."""
+    from transformers import AutoConfig
+
+    quiet()
+    outer = AutoConfig.for_model(**config)
+    inner = getattr(outer, "text_config", None)
+    if inner is None and getattr(outer, "thinker_config", None) is not None:
+        inner = outer.thinker_config.text_config
+    return inner if inner is not None and inner.model_type != outer.model_type else outer
+
+
+def rotary_class(model_type: str, row: dict):
+    """The model's own rotary class, found by the name the generated table gives it."""
+    folder = row["modeling"].removeprefix("modeling_").removesuffix(".py")
+    module = importlib.import_module(f"transformers.models.{folder}.modeling_{folder}")
+    return module, getattr(module, row["rotary_class"])
+
+
+def run_rotary(rotary_cls, config, layer_types: list[str], length: int) -> dict:
+    """{layer type: EngineLayerType} from the module's forward at positions 0, 1, length − 1."""
+    import torch
+
+    module = rotary_cls(config=config)
+    x = torch.zeros(1, 3, 8)
+    positions = torch.tensor([[0, 1, max(length - 1, 2)]])
+    takes_type = "layer_type" in inspect.signature(module.forward).parameters
+    out = {}
+    for kind in layer_types:
+        if takes_type:
+            out_ = module(x, positions, layer_type=kind)
+            buffer = getattr(module, f"{kind}_inv_freq", None)
+        else:
+            out_ = module(x, positions)
+            buffer = getattr(module, "inv_freq", None)
+        if buffer is None:
+            continue
+        cos = out_[0] if isinstance(out_, tuple) else out_  # a complex freqs_cis: its modulus
+        first = cos.reshape(-1, cos.shape[-1])[0, 0]
+        scale = float(first.abs()) if first.is_complex() else float(first)
+        out[kind] = EngineLayerType(buffer.detach().double().numpy().copy(), scale)
+    return out
+
+
+def attention_class(module, row: dict):
+    """The text decoder's attention class of a modeling file (built with config and layer_idx)."""
+    prefix = row["rotary_class"].removesuffix("RotaryEmbedding").replace("Text", "")
+    found = [
+        cls
+        for name, cls in vars(module).items()
+        if inspect.isclass(cls)
+        and name.endswith("Attention")
+        and cls.__module__ == module.__name__
+        and "layer_idx" in inspect.signature(cls.__init__).parameters
+    ]
+    found.sort(
+        key=lambda c: (not c.__name__.startswith(prefix), "Vision" in c.__name__, len(c.__name__))
+    )
+    return found[0] if found else None
+
+
+def rotating_layers(module, rotary_cls, config, row: dict, count: int) -> list[bool] | str:
+    """Whether each layer's own attention calls apply_rotary_pos_emb, its forward run on the meta
+    device with apply_rotary_pos_emb watched; or why it cannot be run."""
+    import torch
+
+    attention = attention_class(module, row)
+    applies = {
+        name: value
+        for name, value in vars(module).items()
+        if name.startswith("apply_rotary") and callable(value)
+    }
+    if attention is None or not applies:
+        return "no attention class with layer_idx, or no module-level apply_rotary function"
+    calls: list[int] = []
+
+    def watch(apply):
+        def watched(*args, **kwargs):
+            calls.append(1)
+            return apply(*args, **kwargs)
+
+        return watched
+
+    rotary = rotary_cls(config=config)
+    takes_type = "layer_type" in inspect.signature(rotary.forward).parameters
+    kinds = getattr(config, "layer_types", None)
+    for name, apply in applies.items():
+        setattr(module, name, watch(apply))
+    try:
+        out = []
+        for index in range(count):
+            with torch.device("meta"):
+                layer = attention(config, index)
+            extra = {"layer_type": kinds[index]} if takes_type and kinds else {}
+            embedding = rotary(torch.zeros(1, 2, 8), torch.tensor([[0, 1]]), **extra)
+            if isinstance(embedding, tuple):
+                embedding = tuple(part.to("meta") for part in embedding)
+            else:
+                embedding = embedding.to("meta")
+            hidden = torch.zeros(1, 2, config.hidden_size, device="meta")
+            calls.clear()
+            try:
+                layer(hidden_states=hidden, position_embeddings=embedding, attention_mask=None)
+            except Exception as error:
+                return f"{attention.__name__}.forward on the meta device: {type(error).__name__}"
+            out.append(bool(calls))
+        return out
+    finally:
+        for name, apply in applies.items():
+            setattr(module, name, apply)
+
+
+def layer_window(module, config, row: dict, index: int):
+    """The attention module's own sliding_window for one layer (None: it sees everything)."""
+    import torch
+
+    attention = attention_class(module, row)
+    with torch.device("meta"):
+        layer = attention(config, index)
+    return getattr(layer, "sliding_window", None)

@@ -1,0 +1,168 @@
+"""read_model against transformers itself, for every text model type whose attention rotates:
+each layer's inv_freq and the scale on cos and sin (the model's own rotary module run at
+positions 0, 1 and L − 1), which layers rotate and their window (each layer's own attention
+module run on the meta device), and the pairing (the model's own apply_rotary_pos_emb on a probe
+vector). Three forms of each default config: the model type alone (every default left out), as
+`save_pretrained` writes it, and in full (`to_dict`). Tolerance: float32 rounding."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pe_explorer.model import transformers_data
+from pe_explorer.model.reader import read_model
+
+torch = pytest.importorskip("torch")
+transformers_oracle = pytest.importorskip("transformers_oracle")
+
+RTOL = 2e-6
+FORMS = ("bare", "saved", "full")
+# Model types left out, and why (docs/model-engines.md lists them).
+NOT_TEXT_DECODERS = {
+    "blt": "byte-latent transformer: a patcher, a local encoder and decoder, no one text decoder",
+    "dia": "text-to-speech encoder-decoder",
+    "efficientloftr": "image matching, rotary over image positions",
+    "eomt_dinov3": "vision segmentation, rotary over patches",
+    "esm": "protein language model (encoder)",
+    "mlcd_vision_model": "vision encoder",
+    "musicflamingo": "audio model, rotary over audio frames",
+    "nemotron3_diarization": "speaker diarization (audio)",
+    "t5gemma": "encoder-decoder whose config holds an encoder and a decoder",
+    "idefics": "its rotary is built from a vision-language config with no text width",
+    "moonshine": "speech encoder-decoder (attention built with other arguments)",
+    "moonshine_streaming": "speech encoder-decoder (attention built with other arguments)",
+}
+ENGINE_FAILS_ON_DEFAULTS = {
+    # transformers' own modules cannot be built or run from the class's own defaults.
+    "hunyuan_v1_dense": "the rotary module raises on the default config (rope_theta None)",
+    "hunyuan_v1_moe": "the rotary module raises on the default config (rope_theta None)",
+    "hunyuan_vl_text": "the rotary module raises on the default config (no mrope sections)",
+    "ministral": "the rotary module raises on the default config (rope_theta None)",
+    "nemotron": "the rotary module raises on the default config (no head size)",
+    "qwen4_exp_text": "the rotary module raises on the default config (no head size)",
+    "laguna": "its attention takes num_heads as well as config and layer_idx",
+    "lfm3": "the attention of its default layer types raises (a conv layer type)",
+    "glm4v_text": "M-RoPE: the rotary module needs 3-D position ids",
+    "glm4v_moe_text": "M-RoPE: the rotary module needs 3-D position ids",
+    "beam": "the rotary module's layer types differ from the config's",
+    "cohere_compass_text": "the rotary module's layer types differ from the config's",
+    "deepseek_v4": "the rotary module's layer labels differ from the config's layer types",
+    "dbrx": "its rope_theta lives in attn_config, a sub-config the reader does not open",
+}
+# Read wrong today: the test fails the day one of these is fixed (strict), so the list shrinks.
+KNOWN_WRONG = (
+    {
+        ("afmoe", f): "every 4th layer skips RoPE in its attention; the reader rotates it"
+        for f in FORMS
+    }
+    | {
+        ("cohere2_moe", f): "only sliding layers rotate; the reader rotates every layer"
+        for f in FORMS
+    }
+    | {("flint", f): "which layers rotate differs from the attention module" for f in FORMS}
+    | {
+        (t, f): "head size or rotary part read wrong"
+        for t in ("dots3_note_text", "ernie4_5_vl_moe_text", "glm4_moe", "minimax_m3_vl_text")
+        for f in FORMS
+    }
+    | {
+        ("mistral_large4_text", f): "YaRN factor 2048 is above the reader's cap of 1024"
+        for f in FORMS
+    }
+    | {
+        (t, "bare"): "a default computed in __post_init__ is missed when every key is left out"
+        for t in (
+            "diffusion_gemma_text",
+            "embedding_gemma2_text",
+            "gemma4_text",
+            "gemma4_unified_text",
+            "longcat_flash",
+            "mellum",
+            "mimo_v2_flash",
+            "neomme",
+            "voxtral_realtime_text",
+        )
+    }
+)
+LEFT_OUT = NOT_TEXT_DECODERS | ENGINE_FAILS_ON_DEFAULTS
+
+
+def form_of(model_type: str, form: str) -> dict:
+    """A default config as a config.json holds it."""
+    if form == "bare":
+        return {"model_type": model_type}
+    config = transformers_oracle.engine_config({"model_type": model_type})
+    return config.to_diff_dict() if form == "saved" else config.to_dict()
+
+
+def compare(model_type: str, form: str) -> list[str]:
+    """Every difference between read_model and the engine on a default config, in words."""
+    return compare_config(form_of(model_type, form))
+
+
+def compare_config(given: dict) -> list[str]:
+    """Every difference between read_model and the engine on a config.json's dict, in words."""
+    config = transformers_oracle.engine_config(given)
+    row = transformers_data.MODEL_TYPES[config.model_type]
+    module, rotary_cls = transformers_oracle.rotary_class(config.model_type, row)
+    model = read_model(given)
+    kinds = getattr(config, "layer_types", None)
+    takes_type = bool(kinds) and any(
+        hasattr(rotary_cls(config=config), f"{k}_inv_freq") for k in set(kinds)
+    )
+    types = sorted(set(kinds)) if takes_type else ["*"]
+    ran = transformers_oracle.run_rotary(rotary_cls, config, types, model.max_context or 2)
+    problems = []
+    for layer in model.layers:
+        kind = kinds[layer.index] if takes_type else "*"
+        if layer.method != "rope" or kind not in ran:
+            continue
+        want = ran[kind]
+        ours = layer.inv_freq[: want.inv_freq.size]
+        if ours.size != want.inv_freq.size or not np.allclose(
+            ours, want.inv_freq, rtol=RTOL, atol=1e-30
+        ):
+            problems.append(
+                f"layer {layer.index} ({kind}) inv_freq {ours[:3]} vs {want.inv_freq[:3]}"
+            )
+        if not np.isclose(layer.attention_factor, want.attention_scaling, rtol=RTOL):
+            problems.append(
+                f"layer {layer.index} attention factor {layer.attention_factor:.7g} "
+                f"vs {want.attention_scaling:.7g}"
+            )
+        if len(problems) > 4:
+            break
+    rotating = transformers_oracle.rotating_layers(
+        module, rotary_cls, config, row, len(model.layers)
+    )
+    if isinstance(rotating, list):
+        ours = [layer.method == "rope" for layer in model.layers]
+        if ours != rotating:
+            problems.append(f"rotating layers {ours} vs {rotating}")
+    return problems
+
+
+CASES = [
+    pytest.param(
+        t,
+        f,
+        id=f"{t}-{f}",
+        marks=[pytest.mark.xfail(reason=KNOWN_WRONG[t, f], strict=True)]
+        if (t, f) in KNOWN_WRONG
+        else [],
+    )
+    for t in sorted(transformers_data.MODEL_TYPES)
+    if t not in LEFT_OUT
+    for f in FORMS
+]
+
+
+def test_every_rotary_text_model_type_is_tested_or_left_out_with_a_reason() -> None:
+    covered = {t for t in transformers_data.MODEL_TYPES if t not in LEFT_OUT}
+    assert covered | set(LEFT_OUT) == set(transformers_data.MODEL_TYPES)
+    assert len(covered) >= 140
+
+
+@pytest.mark.parametrize(("model_type", "form"), CASES)
+def test_read_model_agrees_with_transformers(model_type: str, form: str) -> None:
+    assert compare(model_type, form) == []
