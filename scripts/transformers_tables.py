@@ -218,7 +218,6 @@ def pairing(module, folder: str, rotary: type, config, layer_type: str | None) -
     """Which dimension a unit vector on dimension 0 turns into, under the model's own
     apply_rotary_pos_emb fed its own rotary module's cos and sin at position 1: dimension 1 is
     interleaved pairs, the middle of the rotated part is half-split."""
-    import torch
 
     apply = getattr(module, "apply_rotary_pos_emb", None)
     if apply is None:
@@ -227,27 +226,44 @@ def pairing(module, folder: str, rotary: type, config, layer_type: str | None) -
         cos, sin = rotary_output(rotary, config, [1], layer_type)
     except Exception:
         return None
-    width = cos.shape[-1]
     try:
-        head = getattr(config, "head_dim", None) or width
+        head = getattr(config, "head_dim", None)
     except Exception:  # Gemma 4: head_dim differs per layer
-        head = width
-    for dim in dict.fromkeys((head, width)):
-        probe = torch.zeros(1, 1, 1, dim)
-        probe[..., 0] = 1.0
-        try:
+        head = None
+    found = probe_pairing(apply, cos, sin, head)
+    if found is None:
+        return None
+    line = inspect.getsourcelines(apply)[1]
+    return {"pairing": found, "source": f"modeling_{folder}.py:{line} apply_rotary_pos_emb"}
+
+
+def probe_pairing(apply, cos, sin, head: int | None) -> str | None:
+    """ "interleaved" when dimensions 0 and 1 of the input turn together under `apply` (an
+    apply_rotary… function of a modeling file, given its own cos and sin at position 1),
+    "half-split" when 0 turns with the first dimension of the rotated part's second half; None
+    when it cannot say. Turning together: the two unit vectors land in the same plane, whatever
+    layout the function returns them in (DeepSeek's _interleave returns them half-split)."""
+    import torch
+
+    width = cos.shape[-1]
+    for dim in dict.fromkeys((head or width, width)):
+
+        def plane(index: int, dim: int = dim) -> frozenset[int]:
+            probe = torch.zeros(1, 1, 1, dim)
+            probe[..., index] = 1.0
             params = inspect.signature(apply).parameters
             out = apply(probe, probe, cos, sin) if "k" in params else apply(probe, cos, sin)
+            out = (out[0] if isinstance(out, tuple) else out).reshape(-1)
+            return frozenset(i for i in range(dim) if abs(float(out[i])) > 1e-6)
+
+        try:
+            first = plane(0)
+            if len(first) == 2 and plane(1) == first:
+                return "interleaved"
+            if len(first) == 2 and plane(max(first)) == first and max(first) > 1:
+                return "half-split"
         except Exception:
             continue
-        out = (out[0] if isinstance(out, tuple) else out).reshape(-1)
-        moved = [i for i in range(1, dim) if abs(float(out[i])) > 1e-6]
-        line = inspect.getsourcelines(apply)[1]
-        where = f"modeling_{folder}.py:{line} apply_rotary_pos_emb"
-        if moved == [1]:
-            return {"pairing": "interleaved", "source": where}
-        if len(moved) == 1 and moved[0] > 1:
-            return {"pairing": "half-split", "source": where}
     return None
 
 
@@ -289,6 +305,22 @@ def modeling_rules(folder: str) -> dict:
                 }
                 break
     return found
+
+
+def interleave_rule(folder: str) -> dict | None:
+    """Whether the attention rotates with apply_rotary_pos_emb_interleave (MLA models): always,
+    or only when the config's rope_interleave is true (the line before the call tests it)."""
+    import transformers
+
+    path = Path(transformers.__file__).parent / "models" / folder / f"modeling_{folder}.py"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines):
+        if "= apply_rotary_pos_emb_interleave(" in line:
+            before = lines[number - 1] if number else ""
+            rule = "rope_interleave" if "rope_interleave" in before else "always"
+            where = _function_at("\n".join(lines), number + 1)
+            return {"rule": rule, "source": f"{path.name}:{number + 1} {where}"}
+    return None
 
 
 def _function_at(text: str, line: int) -> str:
@@ -386,6 +418,9 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
     if found:
         row.update(found)
     row.update(modeling_rules(folder))
+    interleave = interleave_rule(folder)
+    if interleave:
+        row["interleave"] = interleave
     return model_type, row
 
 

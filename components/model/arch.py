@@ -321,11 +321,12 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
     if row and row.get("pairing") and not isinstance(gguf_arch, str):
         pairing = row["pairing"]
         reading.note("pairing", f"transformers: {row['source']}")
-        if reading.config.get("rope_interleave") is True:  # DeepSeek's MLA: the _interleave one
-            pairing = "interleaved"
-            reading.note(
-                "pairing", "config.json: rope_interleave (apply_rotary_pos_emb_interleave)"
-            )
+    interleave = (row or {}).get("interleave")  # MLA: apply_rotary_pos_emb_interleave
+    if interleave and (
+        interleave["rule"] == "always" or reading.config.get("rope_interleave") is True
+    ):
+        pairing = "interleaved"
+        reading.sources["pairing"] = f"transformers: {interleave['source']}"
     kinds = _without_rope(reading, row, kinds, window)
     original, top = model_context(reading, next(iter(per_kind.values())))
     cache: dict[str, tuple] = {}

@@ -86,9 +86,18 @@ def attention_class(module, row: dict):
     return found[0] if found else None
 
 
-def rotating_layers(module, rotary_cls, config, row: dict, count: int) -> list[bool] | str:
-    """Whether each layer's own attention calls apply_rotary_pos_emb, its forward run on the meta
-    device with apply_rotary_pos_emb watched; or why it cannot be run."""
+@dataclass
+class EngineLayer:
+    rotates: bool  # its attention called an apply_rotary… function
+    window: int | None  # its attention module's sliding_window
+    pairing: str | None  # what the function it called does to a probe vector
+
+
+def engine_layers(module, rotary_cls, config, row: dict, count: int) -> list[EngineLayer] | str:
+    """Each layer as its own attention module runs it: its forward on the meta device with every
+    apply_rotary… function of the modeling file watched (which one it calls, if any), that
+    function then run on a probe vector with the rotary module's own cos and sin; or why the
+    attention cannot be run."""
     import torch
 
     attention = attention_class(module, row)
@@ -99,11 +108,11 @@ def rotating_layers(module, rotary_cls, config, row: dict, count: int) -> list[b
     }
     if attention is None or not applies:
         return "no attention class with layer_idx, or no module-level apply_rotary function"
-    calls: list[int] = []
+    calls: list[str] = []
 
-    def watch(apply):
+    def watch(name, apply):
         def watched(*args, **kwargs):
-            calls.append(1)
+            calls.append(name)
             return apply(*args, **kwargs)
 
         return watched
@@ -112,7 +121,7 @@ def rotating_layers(module, rotary_cls, config, row: dict, count: int) -> list[b
     takes_type = "layer_type" in inspect.signature(rotary.forward).parameters
     kinds = getattr(config, "layer_types", None)
     for name, apply in applies.items():
-        setattr(module, name, watch(apply))
+        setattr(module, name, watch(name, apply))
     try:
         out = []
         for index in range(count):
@@ -130,18 +139,31 @@ def rotating_layers(module, rotary_cls, config, row: dict, count: int) -> list[b
                 layer(hidden_states=hidden, position_embeddings=embedding, attention_mask=None)
             except Exception as error:
                 return f"{attention.__name__}.forward on the meta device: {type(error).__name__}"
-            out.append(bool(calls))
+            called = applies.get(calls[0]) if calls else None
+            out.append(
+                EngineLayer(
+                    bool(calls),
+                    getattr(layer, "sliding_window", None),
+                    _pairing(called, rotary, config, extra) if called else None,
+                )
+            )
         return out
     finally:
         for name, apply in applies.items():
             setattr(module, name, apply)
 
 
-def layer_window(module, config, row: dict, index: int):
-    """The attention module's own sliding_window for one layer (None: it sees everything)."""
+def _pairing(apply, rotary, config, extra: dict) -> str | None:
+    """The pairing `apply` rotates, given the rotary module's cos and sin at position 1."""
     import torch
 
-    attention = attention_class(module, row)
-    with torch.device("meta"):
-        layer = attention(config, index)
-    return getattr(layer, "sliding_window", None)
+    from scripts.transformers_tables import probe_pairing
+
+    embedding = rotary(torch.zeros(1, 1, 8), torch.tensor([[1]]), **extra)
+    if not isinstance(embedding, tuple):
+        return None
+    try:
+        head = getattr(config, "head_dim", None)
+    except Exception:  # Gemma 4: head_dim differs per layer
+        head = None
+    return probe_pairing(apply, *embedding, head)

@@ -132,13 +132,26 @@ def compare_config(given: dict) -> list[str]:
             )
         if len(problems) > 4:
             break
-    rotating = transformers_oracle.rotating_layers(
-        module, rotary_cls, config, row, len(model.layers)
-    )
-    if isinstance(rotating, list):
-        ours = [layer.method == "rope" for layer in model.layers]
-        if ours != rotating:
-            problems.append(f"rotating layers {ours} vs {rotating}")
+    layers = transformers_oracle.engine_layers(module, rotary_cls, config, row, len(model.layers))
+    if isinstance(layers, list):
+        problems += compare_layers(model, layers)
+    return problems
+
+
+def compare_layers(model, engine_layers) -> list[str]:
+    """Which layers rotate and their pairing, against each attention module. (Not the window:
+    in transformers 5.23.0 the mask, not the attention module, carries it for Mistral, Llama 4 and
+    others, and bidirectional models add one.)"""
+    ours = [layer.method == "rope" for layer in model.layers]
+    theirs = [layer.rotates for layer in engine_layers]
+    if ours != theirs:
+        return [f"rotating layers {ours} vs {theirs}"]
+    problems = []
+    for layer, engine_layer in zip(model.layers, engine_layers, strict=True):
+        if engine_layer.pairing and layer.pairing != engine_layer.pairing:
+            problems.append(f"layer {layer.index} {layer.pairing} vs {engine_layer.pairing}")
+        if len(problems) > 2:
+            break
     return problems
 
 
