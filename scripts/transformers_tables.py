@@ -46,6 +46,8 @@ READ_KEYS = (
     "attention_chunk_size",
     "global_head_dim",
     "rope_interleave",
+    "mlp_layer_types",
+    "prefix_dense_sliding_window_pattern",
 )
 # Old keys a config class moves into rope_parameters (its convert_rope_params_to_dict).
 THETA_KEYS = (
@@ -172,16 +174,20 @@ def period(values: list) -> list | None:
 
 def layer_pattern(config_cls: type, attribute: str) -> dict | None:
     """The pattern the class fills `attribute` (layer_types, no_rope_layers) with, and the key
-    that sets its period."""
+    that sets its period; or, where it is no period, the list it makes for the default count."""
     try:
         values = getattr(config_cls(num_hidden_layers=24), attribute, None)
         check = getattr(config_cls(num_hidden_layers=13), attribute, None)
+        default = config_cls()
     except Exception:
         return None
     if not isinstance(values, list) or len(values) != 24:
         return None
     found = period(values)
     if found is None or check != [found[i % len(found)] for i in range(13)]:
+        made = getattr(default, attribute, None)
+        if isinstance(made, list) and len(made) == default.num_hidden_layers:
+            return {"default": jsonable(made)}
         return None
     out = {"period": found}
     for key in PATTERN_KEYS:
@@ -278,6 +284,12 @@ MODELING_RULES = {
             "sliding-only",
         ),
         (r"self\.use_rope = config\.no_rope_layers\[layer_idx\]", "no_rope_layers"),
+        (r"if self\.is_local_attention:\n\s+cos, sin = position_embeddings", "sliding-only"),
+        (
+            r"if self\.sliding_window is not None:\n\s+cos, sin = position_embeddings",
+            "sliding-only",
+        ),
+        (r"if self\.sliding_window is not None or self\.force_rope:", "sliding-or-dense-prefix"),
     ],
     # DeepSeek's attention: softmax scale × mscale(factor, mscale_all_dim)² under YaRN.
     "softmax_scale": [(r"self\.scaling = yarn_apply_mscale\(", "yarn-mscale-squared")],

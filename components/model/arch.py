@@ -282,6 +282,14 @@ def _without_rope(reading: Reading, row: dict | None, kinds: list[str], window) 
         rotating = [bool(flag) for flag in flags]
     elif rule["rule"] == "sliding-only":
         rotating = [kind == SLIDING for kind in kinds]
+    elif rule["rule"] == "sliding-or-dense-prefix":  # Cohere2-MoE's force_rope
+        dense = reading.config.get("mlp_layer_types")
+        forced = reading.config.get("prefix_dense_sliding_window_pattern") == 1
+        dense = dense if isinstance(dense, list) and len(dense) == len(kinds) else []
+        rotating = [
+            kind == SLIDING or (forced and i < len(dense) and dense[i] == "dense")
+            for i, kind in enumerate(kinds)
+        ]
     elif rule["rule"] == "sliding-or-no-window":
         rotating = [window is None or kind == SLIDING for kind in kinds]
     else:

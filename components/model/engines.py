@@ -211,6 +211,8 @@ def _pattern(rule: dict | None, given: dict, count: int) -> list | None:
     """A layer-type list the class fills in: its period, or a period a key of the file sets."""
     if not rule:
         return None
+    if "default" in rule:  # no period: the class's own list, for its own layer count
+        return list(rule["default"]) if len(rule["default"]) == count else None
     period = rule["period"]
     size = given.get(rule.get("key", ""))
     if isinstance(size, int) and not isinstance(size, bool) and 0 < size <= 1024:
