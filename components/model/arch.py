@@ -301,6 +301,16 @@ def _without_rope(reading: Reading, row: dict | None, kinds: list[str], window) 
     ]
 
 
+def _rotary_scale(row: dict | None, params: dict, att: float) -> float:
+    """The scale the model's rotary forward puts on cos and sin at the maximum context: PhiMoE's
+    long_mscale in place of LongRoPE's attention factor (transformers_data's "rotary_scale")."""
+    rule = (row or {}).get("rotary_scale")
+    long = params.get("long_mscale")
+    if rule and params.get("rope_type") != "default" and isinstance(long, (int, float)):
+        return float(long)
+    return att
+
+
 def _head_dim_of(reading: Reading, kind: str, head_dim: int) -> int:
     """A layer type's own head size where the class gives it one (Gemma 4's global layers:
     global_head_dim, through per_layer_config)."""
@@ -366,6 +376,7 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
             except ValueError as error:  # scaling.py's checks, in the visitor's words
                 raise ModelError(f"{kind} layers: {error}") from None
         inv, att, short = cache[key]
+        att = _rotary_scale(row, params, att)
         scaling = {k: v for k, v in params.items() if k != "rope_theta"}
         scaling["type"] = scaling.pop("rope_type")
         inv, scaling = _gguf_rope_freqs(reading, inv, scaling)

@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 
+from . import engines
+from .frequencies import yarn_mscale
 from .types import Finding, Layer, ModelPositions, Reading
 
 # How close two inv_freq arrays must be to be the same (float16 tensors hold about 3 digits).
@@ -24,6 +26,7 @@ def find_all(model: ModelPositions, reading: Reading) -> None:
         _mrope(reading, rope)
         _per_layer(model, reading)
         _never_turn(model, reading)
+        _engine_scales(model, reading)
     model.findings = reading.findings
 
 
@@ -167,6 +170,37 @@ def _never_turn(model: ModelPositions, reading: Reading) -> None:
                 f"turn within the original context of {context:,}: they hold position only as an "
                 "angle below 2π, and are the pairs scaling methods interpolate.",
                 f"{layer.kind}: pairs {int(np.flatnonzero(slow)[0])}…{slow.size - 1}",
+                "note",
+            )
+
+
+def _engine_scales(model: ModelPositions, reading: Reading) -> None:
+    """Scales the engine applies outside the rotary buffer's inv_freq, with their numbers."""
+    row = engines.row_of(reading.model_type) if reading.engine else None
+    if not row:
+        return
+    for layer, _ in model.layer_types():
+        params = layer.scaling
+        if "softmax_scale" in row and params.get("type", "default") != "default":
+            all_dim, factor = params.get("mscale_all_dim"), params.get("factor")
+            if all_dim and isinstance(factor, (int, float)):
+                mscale = yarn_mscale(float(factor), float(all_dim))
+                reading.find(
+                    "softmax-mscale",
+                    "Besides the rotation, the attention multiplies its softmax scale by "
+                    f"mscale(factor, mscale_all_dim)² = {mscale * mscale:.6g}: an engine that "
+                    "scales only cos and sin attends less sharply at every length.",
+                    f"0.1 × {all_dim:g} × ln {factor:g} + 1 = {mscale:.6g}, squared "
+                    f"({row['softmax_scale']['source']})",
+                    "note",
+                )
+        if "rotary_scale" in row and isinstance(params.get("long_mscale"), (int, float)):
+            reading.find(
+                "rotary-mscale",
+                "The rotary module multiplies cos and sin by long_mscale past the original "
+                "context and short_mscale within it, in place of LongRoPE's attention factor.",
+                f"long_mscale {params['long_mscale']:g}, short_mscale "
+                f"{params.get('short_mscale', 1.0):g} ({row['rotary_scale']['source']})",
                 "note",
             )
 

@@ -53,9 +53,17 @@ def scaling_text(scaling: dict) -> str:
     return kind + (f" ({', '.join(shown)})" if shown else "")
 
 
+def engine_line(model) -> str:
+    """Which engine's rules the layers follow, in words."""
+    if model.engine:
+        return f"layers as {model.engine}"
+    return "layers read from the generic keys: no engine's own rules are known for this model"
+
+
 def report(model) -> str:
     """Plain text: the model, each layer type, the findings, the sources."""
     lines = [f"Positions of {model.name} ({model.architecture or 'unknown architecture'})"]
+    lines.append(engine_line(model))
     if model.original_context:
         lines.append(f"context: trained on {model.original_context:,}, up to {model.max_context:,}")
     lines += [layer_line(layer, idx) for layer, idx in model.layer_types()]
@@ -99,6 +107,7 @@ def as_json(model) -> dict:
         "architecture": model.architecture,
         "original_context": model.original_context,
         "max_context": model.max_context,
+        "engine": model.engine,
         "layer_types": [layer_json(layer, idx) for layer, idx in model.layer_types()],
         "findings": [vars(f) for f in model.findings],
         "sources": dict(model.sources),

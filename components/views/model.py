@@ -17,7 +17,7 @@ from .. import derived
 from ..model.code import model_program
 from ..model.findings import never_turning
 from ..model.reader import read_model
-from ..model.report import layer_line, ranges
+from ..model.report import engine_line, layer_line, ranges
 from ..model.sources import Loaded, from_source, load
 from ..model.types import Layer, ModelPositions
 from ..model.values import parse_json
@@ -284,7 +284,7 @@ def figure(state: ExplorerState) -> dict:
 
 def describe_model(model: ModelPositions) -> str:
     """The chart's accessible name: the model, each layer type and its numbers, the findings."""
-    parts = [f"{model.name}, {len(model.layers)} layers"]
+    parts = [f"{model.name}, {len(model.layers)} layers", engine_line(model)]
     if model.original_context:
         parts.append(
             f"trained on {model.original_context:,} positions, up to {model.max_context:,}"
@@ -505,10 +505,14 @@ class ModelView(PlotView):
                 done, size = self._slices.last_read
                 read = f" (read {done / 2**20:.1f} MiB of {size / 2**20:,.1f} MiB, by slices)"
             shown = html.escape(" and ".join(given))
-            self._status.object = f'<p class="pe-model-status">Showing your {shown}{read}.</p>'
+            self._status.object = (
+                f'<p class="pe-model-status">Showing your {shown}{read}; '
+                f"{html.escape(engine_line(model))}.</p>"
+            )
         else:
             self._status.object = (
-                f'<p class="pe-model-status">Showing the preset {html.escape(model.name)}.</p>'
+                f'<p class="pe-model-status">Showing the preset {html.escape(model.name)}; '
+                f"{html.escape(engine_line(model))}.</p>"
             )
         self._clear.disabled = not given and not self._problem
 

@@ -74,6 +74,29 @@ class Preset:
     source: str  # where the numbers come from
 
 
+class ModelPreset:
+    """A preset of the model view's (components/model/presets.py), read as the model reader reads
+    it and set on the scaling controls: the numbers live there, once. Read when first applied,
+    so that the page's start-up does not load the reader."""
+
+    def __init__(self, key: str, label: str, model: str) -> None:
+        self.key, self.label, self.model = key, label, model
+
+    @property
+    def values(self) -> dict:
+        from ..model.reader import scaling_settings
+
+        model = derived.preset_model(self.model)
+        settings, _ = scaling_settings(model.layers[0], model)
+        return settings
+
+    @property
+    def source(self) -> str:
+        from ..model.presets import PRESETS as MODEL_PRESETS
+
+        return MODEL_PRESETS[self.model]["source"]
+
+
 PRESETS = (
     Preset(
         "llama2",
@@ -82,22 +105,7 @@ PRESETS = (
         "meta-llama/Llama-2-7b-hf config.json: hidden_size 4096 over 32 heads (d_head 128), "
         "max_position_embeddings 4096, base 10000 (rope_theta); the scaling stays as chosen",
     ),
-    Preset(
-        "llama31",
-        "Llama 3.1 8B",
-        {
-            "d_model": 128,
-            "base": 500000.0,
-            "original_context": 8192,
-            "scaling": "llama3",
-            "factor": 8.0,
-            "low_freq_factor": 1.0,
-            "high_freq_factor": 4.0,
-        },
-        'meta-llama/Llama-3.1-8B config.json: rope_theta 500000, rope_scaling {"rope_type": '
-        '"llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0, '
-        '"original_max_position_embeddings": 8192}',
-    ),
+    ModelPreset("llama31", "Llama 3.1 8B", "llama-3.1-8b"),
     Preset(
         "yarn128k",
         "YaRN Llama 2 7B 128K",

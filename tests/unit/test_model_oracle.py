@@ -166,3 +166,47 @@ def test_every_rotary_text_model_type_is_tested_or_left_out_with_a_reason() -> N
 @pytest.mark.parametrize(("model_type", "form"), CASES)
 def test_read_model_agrees_with_transformers(model_type: str, form: str) -> None:
     assert compare(model_type, form) == []
+
+
+# Scaled configs, each on a model type's defaults: the engine runs its rotary module at the
+# maximum context the reader reports (LongRoPE's switch to long factors, dynamic NTK's growth).
+PHI_FACTORS = {"long_factor": [1.0 + i / 16 for i in range(48)], "short_factor": [1.0] * 48}
+SCALED = {
+    "llama-llama3": ("llama", {"rope_scaling": {"rope_type": "llama3", "factor": 8.0,
+        "low_freq_factor": 1.0, "high_freq_factor": 4.0, "original_max_position_embeddings": 8192},
+        "rope_theta": 500000.0, "max_position_embeddings": 131072}),
+    "qwen2-yarn": ("qwen2", {"rope_scaling": {"type": "yarn", "factor": 4.0,
+        "original_max_position_embeddings": 32768}, "max_position_embeddings": 131072}),
+    "qwen2-dynamic": ("qwen2", {"rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}),
+    "phi3-longrope": ("phi3", {"rope_scaling": {"type": "longrope", **PHI_FACTORS},
+        "original_max_position_embeddings": 4096, "max_position_embeddings": 131072}),
+    "phimoe-longrope-mscale": ("phimoe", {"rope_scaling": {"rope_type": "longrope",
+        "long_mscale": 1.243, "short_mscale": 1.0, **{k: v[:64] + [1.0] * (64 - len(v))
+        for k, v in PHI_FACTORS.items()}, "original_max_position_embeddings": 4096},
+        "max_position_embeddings": 131072}),
+    "deepseek_v3-yarn": ("deepseek_v3", {"rope_scaling": {"rope_type": "yarn", "factor": 40.0,
+        "mscale": 1.0, "mscale_all_dim": 1.0, "beta_fast": 32, "beta_slow": 1,
+        "original_max_position_embeddings": 4096}, "max_position_embeddings": 163840}),
+    "gemma3-linear": ("gemma3_text", {"rope_scaling": {"rope_type": "linear", "factor": 8.0}}),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(SCALED))
+def test_a_scaled_config_agrees_with_transformers(name: str) -> None:
+    model_type, keys = SCALED[name]
+    assert compare_config({"model_type": model_type, **keys}) == []
+
+
+def test_deepseek_softmax_scale_is_the_attention_modules() -> None:
+    """The softmax-mscale note's number is what DeepseekV3Attention multiplies its scale by."""
+    model_type, keys = SCALED["deepseek_v3-yarn"]
+    config = transformers_oracle.engine_config({"model_type": model_type, **keys})
+    module, _ = transformers_oracle.rotary_class(
+        model_type, transformers_data.MODEL_TYPES[model_type]
+    )
+    with torch.device("meta"):
+        attention = module.DeepseekV3Attention(config, 0)
+    note = next(f for f in read_model({"model_type": model_type, **keys}).findings
+                if f.code == "softmax-mscale")  # fmt: skip
+    squared = float(note.sentence.split("= ")[1].split(":")[0])
+    assert attention.scaling / config.qk_head_dim**-0.5 == pytest.approx(squared, rel=1e-5)
