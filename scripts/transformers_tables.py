@@ -99,7 +99,7 @@ def text_rotaries(folder: str) -> list[tuple[type, type]]:
             inspect.isclass(cls)
             and name.endswith("RotaryEmbedding")
             and cls.__module__ == module.__name__
-            and not NOT_TEXT.search(name)
+            and (not NOT_TEXT.search(name) or "Text" in name)
         ):
             continue
         parameters = inspect.signature(cls.__init__).parameters

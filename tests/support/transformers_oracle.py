@@ -44,6 +44,15 @@ def rotary_class(model_type: str, row: dict):
     return module, getattr(module, row["rotary_class"])
 
 
+def call_rotary(module, x, positions, **extra):
+    """The rotary module's forward; M-RoPE modules take one row of positions per axis (text
+    tokens have the same position on each)."""
+    try:
+        return module(x, positions, **extra)
+    except RuntimeError:
+        return module(x, positions[None].expand(3, *positions.shape), **extra)
+
+
 def run_rotary(rotary_cls, config, layer_types: list[str], length: int) -> dict:
     """{layer type: EngineLayerType} from the module's forward at positions 0, 1, length − 1."""
     import torch
@@ -55,10 +64,10 @@ def run_rotary(rotary_cls, config, layer_types: list[str], length: int) -> dict:
     out = {}
     for kind in layer_types:
         if takes_type:
-            out_ = module(x, positions, layer_type=kind)
+            out_ = call_rotary(module, x, positions, layer_type=kind)
             buffer = getattr(module, f"{kind}_inv_freq", None)
         else:
-            out_ = module(x, positions)
+            out_ = call_rotary(module, x, positions)
             buffer = getattr(module, "inv_freq", None)
         if buffer is None:
             continue
@@ -128,7 +137,7 @@ def engine_layers(module, rotary_cls, config, row: dict, count: int) -> list[Eng
             with torch.device("meta"):
                 layer = attention(config, index)
             extra = {"layer_type": kinds[index]} if takes_type and kinds else {}
-            embedding = rotary(torch.zeros(1, 2, 8), torch.tensor([[0, 1]]), **extra)
+            embedding = call_rotary(rotary, torch.zeros(1, 2, 8), torch.tensor([[0, 1]]), **extra)
             if isinstance(embedding, tuple):
                 embedding = tuple(part.to("meta") for part in embedding)
             else:
@@ -159,7 +168,7 @@ def _pairing(apply, rotary, config, extra: dict) -> str | None:
 
     from scripts.transformers_tables import probe_pairing
 
-    embedding = rotary(torch.zeros(1, 1, 8), torch.tensor([[1]]), **extra)
+    embedding = call_rotary(rotary, torch.zeros(1, 1, 8), torch.tensor([[1]]), **extra)
     if not isinstance(embedding, tuple):
         return None
     try:
