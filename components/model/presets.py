@@ -33,11 +33,6 @@ PRESETS: dict[str, dict] = {
             "num_key_value_heads": 32,
             "rope_scaling": None,
         },
-        "defaults": {"rope_theta": 10000.0},
-        "defaults_source": "huggingface/transformers "
-        "src/transformers/models/llama/configuration_llama.py (tag v4.57.1, "
-        "read in the transformers 4.57.1 PyPI wheel), LlamaConfig.__init__ "
-        "rope_theta=10000.0",
     },
     "code-llama-7b": {
         "label": "Code Llama 7B",
@@ -162,67 +157,6 @@ PRESETS: dict[str, dict] = {
                 "rope_theta": 500000.0,
             },
         },
-        "defaults": {
-            "text_config": {
-                "no_rope_layer_interval": 4,
-                "no_rope_layers": [
-                    1,
-                    1,
-                    1,
-                    0,
-                    1,
-                    1,
-                    1,
-                    0,
-                    1,
-                    1,
-                    1,
-                    0,
-                    1,
-                    1,
-                    1,
-                    0,
-                    1,
-                    1,
-                    1,
-                    0,
-                    1,
-                    1,
-                    1,
-                    0,
-                    1,
-                    1,
-                    1,
-                    0,
-                    1,
-                    1,
-                    1,
-                    0,
-                    1,
-                    1,
-                    1,
-                    0,
-                    1,
-                    1,
-                    1,
-                    0,
-                    1,
-                    1,
-                    1,
-                    0,
-                    1,
-                    1,
-                    1,
-                    0,
-                ],
-            }
-        },
-        "defaults_source": "huggingface/transformers "
-        "src/transformers/models/llama4/configuration_llama4.py (tag v4.57.1, "
-        "read in the transformers 4.57.1 PyPI wheel), Llama4TextConfig.__init__ "
-        "(no_rope_layers == [] -> [int((i + 1) % no_rope_layer_interval != 0) "
-        "for i in range(num_hidden_layers)]; layer_types 'chunked_attention' "
-        "where no_rope_layers[i] else 'full_attention')",
     },
     "mistral-7b-v0.1": {
         "label": "Mistral 7B v0.1",
@@ -490,56 +424,6 @@ PRESETS: dict[str, dict] = {
             "sliding_window": 4096,
             "sliding_window_size": 4096,
         },
-        "defaults": {
-            "layer_types": [
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-            ]
-        },
-        "defaults_source": "huggingface/transformers "
-        "src/transformers/models/gemma2/configuration_gemma2.py (tag v4.57.1, "
-        "read in the transformers 4.57.1 PyPI wheel), Gemma2Config.__init__ "
-        "('sliding_attention' if (i + 1) % 2 else 'full_attention')",
     },
     # Local layers use rope_local_base_freq, every 6th layer (sliding_window_pattern) is global with
     # rope_theta.
@@ -588,26 +472,36 @@ PRESETS: dict[str, dict] = {
                 "sliding_window": 1024,
             },
         },
-        "defaults": {
-            "text_config": {
-                "head_dim": 256,
-                "max_position_embeddings": 131072,
-                "num_attention_heads": 8,
-                "num_key_value_heads": 4,
-                "rope_local_base_freq": 10000.0,
-                "rope_theta": 1000000.0,
-                "sliding_window_pattern": 6,
-            }
-        },
-        "defaults_source": "huggingface/transformers "
-        "src/transformers/models/gemma3/configuration_gemma3.py (tag v4.57.1, "
-        "read in the transformers 4.57.1 PyPI wheel), Gemma3TextConfig.__init__ "
-        "(num_attention_heads=8, num_key_value_heads=4, head_dim=256, "
-        "max_position_embeddings=131_072, rope_theta=1_000_000.0, "
-        "rope_local_base_freq=10_000.0, sliding_window_pattern 6 via kwargs)",
     },
     # partial_rotary_factor 0.4: 32 of the 80 head dimensions rotate. rope_scaling is the copy's
     # value with its dynamic_rope flag off (the default).
+    # As published, the file names only what differs from Gemma3TextConfig's defaults: no
+    # rope_theta, no rope_local_base_freq, no sliding_window_pattern. transformers runs 52 local
+    # layers at θ 10000 unscaled and 10 global ones at 1e6 with linear ×8.
+    "gemma-3-27b-it": {
+        "label": "Gemma 3 27B IT",
+        "source": "google/gemma-3-27b-it config.json, as copied in brb-nv/TensorRT-LLM "
+        "tests/unittest/_torch/modeling/test_modeling_gemma3vl.py (GEMMA3_27B_MINI_CONFIG), "
+        "commit a355137c2949737465373be2aae02156a596f43c, whose two lines marked 'Modified for "
+        "testing' (num_hidden_layers 6, sliding_window 4) are given here as published, 62 and "
+        "1024, as that test's own comment and the model card state",
+        "format": "config.json",
+        "config": {
+            "architectures": ["Gemma3ForConditionalGeneration"],
+            "model_type": "gemma3",
+            "text_config": {
+                "head_dim": 128,
+                "hidden_size": 5376,
+                "model_type": "gemma3_text",
+                "num_attention_heads": 32,
+                "num_hidden_layers": 62,
+                "num_key_value_heads": 16,
+                "query_pre_attn_scalar": 168,
+                "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+                "sliding_window": 1024,
+            },
+        },
+    },
     "phi-2": {
         "label": "Phi-2",
         "source": "microsoft/phi-2 config.json, as copied in sdpython/onnx-diagnostic "
@@ -1052,41 +946,6 @@ PRESETS: dict[str, dict] = {
             "rope_theta": 150000,
             "sliding_window": 128,
         },
-        "defaults": {
-            "layer_types": [
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-                "sliding_attention",
-                "full_attention",
-            ]
-        },
-        "defaults_source": "huggingface/transformers "
-        "src/transformers/models/gpt_oss/configuration_gpt_oss.py (tag v4.57.1, "
-        "read in the transformers 4.57.1 PyPI wheel), GptOssConfig.__init__ "
-        "('sliding_attention' if (i + 1) % 2 else 'full_attention'); "
-        "openai/gpt-oss gpt_oss/torch/model.py line 188 (sliding_window if "
-        "layer_idx % 2 == 0 else 0), commit "
-        "7b583341fe16729127f6d5b94a7b09ccae97e1a1",
     },
     "olmo-2-7b": {
         "label": "OLMo 2 7B (1124)",
@@ -1178,11 +1037,6 @@ PRESETS: dict[str, dict] = {
             "num_layers": 6,
             "relative_attention_num_buckets": 32,
         },
-        "defaults": {"relative_attention_max_distance": 128},
-        "defaults_source": "huggingface/transformers "
-        "src/transformers/models/t5/configuration_t5.py (tag v4.57.1, read in "
-        "the transformers 4.57.1 PyPI wheel), T5Config.__init__ "
-        "relative_attention_max_distance=128",
     },
 }
 

@@ -34,7 +34,11 @@ def engine_config(config: dict):
     inner = getattr(outer, "text_config", None)
     if inner is None and getattr(outer, "thinker_config", None) is not None:
         inner = outer.thinker_config.text_config
-    return inner if inner is not None and inner.model_type != outer.model_type else outer
+    from transformers import PreTrainedConfig
+
+    if isinstance(inner, PreTrainedConfig) and inner.model_type != outer.model_type:
+        return inner
+    return outer
 
 
 def rotary_class(model_type: str, row: dict):

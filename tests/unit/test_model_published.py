@@ -50,3 +50,36 @@ def test_a_remote_code_model_is_read_from_the_generic_keys_and_says_so(name: str
     model = read_model(published(name))
     assert "unknown-model-type" in {f.code for f in model.findings}
     assert model.engine == ""
+
+
+def preset_configs() -> list[str]:
+    """The model view's presets that are config.json files of a model type transformers runs."""
+    from pe_explorer.model.presets import PRESETS
+
+    return sorted(
+        name
+        for name, entry in PRESETS.items()
+        if entry.get("format", "config.json") == "config.json"
+        and not entry.get("base")
+        and text_type(entry["config"]) in transformers_data.MODEL_TYPES
+    )
+
+
+@pytest.mark.parametrize("name", preset_configs())
+def test_a_preset_agrees_with_transformers(name: str) -> None:
+    from pe_explorer.model.presets import PRESETS
+
+    assert test_model_oracle.compare_config(PRESETS[name]["config"]) == []
+
+
+def test_gemma_3_27b_as_published_has_52_local_and_10_global_layers() -> None:
+    """The issue's case: the file leaves θ, the local base and the pattern to the class."""
+    model = read_model("gemma-3-27b-it")
+    local = [layer for layer in model.layers if layer.kind == "sliding_attention"]
+    glob = [layer for layer in model.layers if layer.kind == "full_attention"]
+    assert (len(local), len(glob)) == (52, 10)
+    assert {(x.theta, x.scaling["type"], x.window) for x in local} == {(1e4, "default", 1024)}
+    assert {(x.theta, x.scaling["type"], x.scaling["factor"]) for x in glob} == {
+        (1e6, "linear", 8.0)
+    }
+    assert model.engine.startswith("transformers 5.23.0 runs Gemma3ForCausalLM")
