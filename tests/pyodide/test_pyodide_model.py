@@ -13,6 +13,7 @@ import pytest
 from pe_explorer import read_model
 from pe_explorer.model.sources import preset_config
 from pyodide_support import page_holds
+from visits_support import SCREENSHOTS, photograph
 
 pytestmark = pytest.mark.pyodide
 
@@ -27,6 +28,8 @@ ALERT_JS = (
 )
 # Gemma 3: local and global layers, as its config.json and transformers' defaults give them.
 GEMMA3 = preset_config("gemma-3-4b-it")
+# Gemma 3 27B as published: no rope_theta, no local base, no pattern (the class's defaults).
+GEMMA3_27B = preset_config("gemma-3-27b-it")
 LLAMA = {
     "model_type": "llama",
     "hidden_size": 2048,
@@ -130,9 +133,18 @@ def steps(site, tmp) -> dict:
     box.fill(json.dumps(GEMMA3))
     box.blur()
     seen["pasted"] = label_changed(site, seen["preset"])
+    box.fill(json.dumps(GEMMA3_27B))
+    box.blur()
+    seen["gemma27"] = label_changed(site, seen["pasted"])
+    page_holds(site.page, f"() => ({STATUS_JS})().includes('Gemma3ForCausalLM')")
+    seen["gemma27_status"] = site.page.evaluate(STATUS_JS)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    seen["gemma27_overlaps"] = photograph(
+        site.page, "model", SCREENSHOTS / "model-gemma-3-27b-it-1280.png"
+    )
     # Back to the preset, then a file alone (beside a pasted config it would be compared).
     site.page.locator(".pe-model-clear button").click()
-    label_changed(site, seen["pasted"])
+    label_changed(site, seen["gemma27"])
     big = tmp / "sparse.gguf"
     write_gguf(big, 5 << 30)
     choose(site, big)
@@ -189,6 +201,20 @@ def test_a_pasted_config_is_read_layer_by_layer(visit):
     label = visit["pasted"]
     assert "sliding_attention" in label and "full_attention" in label
     assert "layers 5, 11, 17, 23, 29 (5)" in label
+
+
+def test_gemma_3_27b_as_published_shows_its_local_and_global_layers(visit):
+    """52 local layers at θ 10000 unscaled, 10 global ones at 1e6 with linear ×8, as transformers
+    5.23.0 runs the file; the picture: tests/pyodide/screenshots/model-gemma-3-27b-it-1280.png."""
+    label, status = visit["gemma27"], visit["gemma27_status"]
+    assert "62 layers" in label
+    assert "layers 5, 11, 17, 23, 29, 35, 41, 47, 53, 59 (10): full_attention, RoPE θ = 1e+06" in (
+        label
+    )
+    assert "(52): sliding_attention, RoPE θ = 10000" in label
+    assert "scaling linear (factor 8)" in label
+    assert "transformers 5.23.0 runs Gemma3ForCausalLM, modeling_gemma3.py" in status
+    assert visit["gemma27_overlaps"] == []
 
 
 def test_a_5_gib_gguf_is_read_by_its_header(visit):

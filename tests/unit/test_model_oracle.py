@@ -211,3 +211,11 @@ def test_deepseek_softmax_scale_is_the_attention_modules() -> None:
                 if f.code == "softmax-mscale")  # fmt: skip
     squared = float(note.sentence.split("= ")[1].split(":")[0])
     assert attention.scaling / config.qk_head_dim**-0.5 == pytest.approx(squared, rel=1e-5)
+
+
+def test_the_docs_list_every_model_type_left_out_or_read_wrong() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "model-engines.md").read_text()
+    for model_type in [*LEFT_OUT, *(m for m, _ in KNOWN_WRONG)]:
+        assert f"| `{model_type}` |" in text, model_type
