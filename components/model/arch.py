@@ -14,40 +14,9 @@ from .frequencies import _even, head_dims, layer_frequencies, model_context
 from .types import CHUNKED, FULL, SLIDING, Layer, ModelError, Reading
 from .values import integer, number
 
-# transformers' configuration defaults of rope_theta where they are not 10 000
-# (src/transformers/models/<model>/configuration_<model>.py).
-DEFAULT_THETA = {
-    "llama4_text": 500000.0,
-    "llama4": 500000.0,
-    "gemma3_text": 1_000_000.0,
-    "gemma3": 1_000_000.0,
-    "qwen3": 10000.0,
-}
 # Models whose modeling file rotates interleaved pairs (x0, x1), (x2, x3) …; every other RoPE model
 # of transformers rotates half-split pairs (x_i, x_{i+d/2}) with `rotate_half`.
 INTERLEAVED = {"gptj", "codegen", "llama4", "llama4_text", "chatglm", "glm"}
-# GGUF architectures llama.cpp rotates with LLAMA_ROPE_TYPE_NORM (interleaved pairs; its converter
-# permutes Llama's q and k back to Meta's layout); the others with NEOX (half-split).
-GGUF_NORM = {
-    "llama",
-    "llama4",
-    "deci",
-    "baichuan",
-    "internlm2",
-    "minicpm",
-    "xverse",
-    "command-r",
-    "cohere2",
-    "olmo",
-    "arctic",
-    "deepseek",
-    "deepseek2",
-    "chatglm",
-    "glm4",
-    "granite",
-    "granitemoe",
-    "chameleon",
-}
 LEARNED = {"gpt2", "opt", "bert", "roberta", "gpt_bigcode", "biogpt", "xglm"}
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3", "proportional", "mrope")
 ALIASES = {"su": "longrope", "type": None}
@@ -95,18 +64,20 @@ def _standard(reading: Reading, params: dict, where: str) -> dict:
     kind = {"su": "longrope"}.get(kind, kind)
     if kind == "mrope":
         reading.note("mrope_section", f"config.json: {where}.mrope_section")
-    if "rope_theta" not in params:
-        default = DEFAULT_THETA.get(reading.model_type, 10000.0)
-        params["rope_theta"] = default
-        reading.note(
-            "rope_theta",
-            f"default of transformers' configuration_{reading.model_type or 'llama'}.py",
-        )
+    if "rope_theta" not in params and isinstance(reading.config.get("_gguf_architecture"), str):
+        from . import llamacpp
+
+        theta = llamacpp.tables().THETA["defaults"]["freq_base"]  # the converters may omit it
+        params["rope_theta"] = float(theta["value"])
+        reading.note("rope_theta", f"llama.cpp's default, {theta['source']} (no rope.freq_base)")
+    elif "rope_theta" not in params:  # a model type the pinned transformers does not know
+        params["rope_theta"] = 10000.0
+        reading.note("rope_theta", "the usual default 10000 (no rope_theta)")
         reading.find(
             "default-theta",
-            f"The config gives no rope_theta, so {default:g} (the transformers default) is used; "
-            "an engine with another default rotates every pair at another speed.",
-            f"rope_theta absent → {default:g}",
+            "The config gives no rope_theta and its model type is unknown, so 10000 is used; an "
+            "engine with another default rotates every pair at another speed.",
+            "rope_theta absent → 10000",
         )
     else:
         reading.note(
@@ -301,6 +272,35 @@ def _without_rope(reading: Reading, row: dict | None, kinds: list[str], window) 
     ]
 
 
+def _as_llamacpp(reading: Reading, arch: str, per_kind: dict, count: int):
+    """Layer kinds, parameters per kind and pairing as llama.cpp runs a GGUF (llamacpp.plan)."""
+    from . import llamacpp
+
+    meta = reading.config.get("_gguf_meta") or {}
+    plan = llamacpp.plan(arch, meta, count)
+    reading.engine = llamacpp.engine_name(arch)
+    for name, source in plan.sources.items():
+        reading.sources[name] = source
+    for note in plan.notes:
+        reading.find(
+            "llamacpp-rule", f"{note[0].upper()}{note[1:]}.", f"architecture {arch}", "note"
+        )
+    kinds = [
+        (SLIDING if slides else FULL) + ("" if turns else NOPE)
+        for slides, turns in zip(plan.sliding, plan.rotates, strict=True)
+    ]
+    if plan.pairing is None:  # LLAMA_ROPE_TYPE_NONE: no layer rotates
+        kinds = [kind.removesuffix(NOPE) + NOPE for kind in kinds]
+    base = per_kind.get("*") or per_kind.get(FULL) or next(iter(per_kind.values()))
+    base = llamacpp.yarn_attention(arch, meta, base, reading)
+    sliding = dict(base)
+    if plan.swa_theta is not None:
+        sliding["rope_theta"] = plan.swa_theta
+        if plan.swa_unscaled:
+            sliding = {"rope_type": "default", "rope_theta": plan.swa_theta}
+    return kinds, {FULL: base, SLIDING: sliding}, plan.pairing or "half-split"
+
+
 def _rotary_scale(row: dict | None, params: dict, att: float) -> float:
     """The scale the model's rotary forward puts on cos and sin at the maximum context: PhiMoE's
     long_mscale in place of LongRoPE's attention factor (transformers_data's "rotary_scale")."""
@@ -330,12 +330,12 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
     chunk = reading.config.get("attention_chunk_size")
     pairing = "interleaved" if reading.model_type in INTERLEAVED else "half-split"
     gguf_arch = reading.config.get("_gguf_architecture")
-    if isinstance(gguf_arch, str):  # llama.cpp rotates by its own rule, whatever HF did
-        pairing = "interleaved" if gguf_arch in GGUF_NORM else "half-split"
-        reading.note("pairing", "llama.cpp llama_model_rope_type (src/llama-model.cpp)")
+    if isinstance(gguf_arch, str):  # llama.cpp rotates by its own rules, whatever HF did
+        kinds, per_kind, pairing = _as_llamacpp(reading, gguf_arch, per_kind, len(kinds))
     elif reading.model_type.startswith("deepseek") and reading.config.get("rope_interleave", True):
         pairing = "interleaved"
-    row = engines.row_of(reading.model_type) if reading.engine else None
+    gguf = isinstance(gguf_arch, str)
+    row = engines.row_of(reading.model_type) if reading.engine and not gguf else None
     if row and row.get("pairing") and not isinstance(gguf_arch, str):
         pairing = row["pairing"]
         reading.note("pairing", f"transformers: {row['source']}")

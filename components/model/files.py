@@ -664,7 +664,7 @@ def _gguf_rope_scaling(header: GGUFHeader, tensors: dict, keys: dict) -> dict:
     return scaling
 
 
-def _partial_rotary_factor(config: dict) -> float | None:
+def partial_rotary_factor(config: dict) -> float | None:
     """rotary_dim / head_dim when RoPE turns only part of each head."""
     rotary_dim, head_dim = config.get("rotary_dim"), config.get("head_dim")
     heads, hidden = config.get("num_attention_heads"), config.get("hidden_size")
@@ -692,7 +692,7 @@ def gguf_positions(header: GGUFHeader, tensors: dict[str, np.ndarray]) -> dict[s
         scaling = _gguf_rope_scaling(header, tensors, keys)
         if scaling:
             config["rope_scaling"] = scaling
-        partial = _partial_rotary_factor(config)
+        partial = partial_rotary_factor(config)
         if partial is not None:
             config["partial_rotary_factor"] = partial
             keys["partial_rotary_factor"] = prefix + "rope.dimension_count"

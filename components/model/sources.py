@@ -180,6 +180,27 @@ def from_gguf(source: files.ByteSource, name: str) -> Loaded:
     sources = {
         _source_name(key): f"GGUF: {gguf_key}" for key, gguf_key in meta.get("keys", {}).items()
     }
+    prefix = arch + "."
+    config["_gguf_meta"] = {  # the architecture's own keys, as llama.cpp's rules read them
+        key[len(prefix) :]: value
+        for key, value in header.metadata.items()
+        if key.startswith(prefix) and isinstance(value, (int, float, str, list))
+    }
+    mla = config["_gguf_meta"].get("attention.key_length_mla")
+    if isinstance(mla, int) and mla > 0:  # DeepSeek's MLA, stored as MQA: key_length is 576
+        config["head_dim"] = mla
+        sources["head_dim"] = f"GGUF: {prefix}attention.key_length_mla"
+        partial = files.partial_rotary_factor(config)
+        if partial is not None:
+            config["partial_rotary_factor"] = partial
+    bias = config["_gguf_meta"].get("attention.max_alibi_bias")
+    if isinstance(bias, (int, float)) and bias > 0:  # MPT, BLOOM …: llama.cpp's ALiBi
+        config["alibi"] = True
+        sources["method"] = "GGUF: attention.max_alibi_bias"
+    for key in ("num_attention_heads", "num_key_value_heads"):
+        if isinstance(config.get(key), list):  # per-layer counts (Nemotron-H, OpenELM …)
+            counts = [c for c in config[key] if isinstance(c, int) and c > 0]
+            config[key] = max(counts) if counts else 1
     label = header.metadata.get("general.name")
     return Loaded(
         config, sources, (label if isinstance(label, str) and label else name)[:80], "gguf"

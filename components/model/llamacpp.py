@@ -1,0 +1,260 @@
+"""A GGUF read as llama.cpp runs it: the pairing `llama_model_rope_type` gives its architecture,
+which layers slide (`set_swa_pattern` and each architecture's default period), which layers skip
+RoPE, and the base and scaling of the sliding layers, by the rules of llamacpp_data.py (generated
+from llama.cpp's source at a pinned commit; every rule names its file:line).
+
+The rules' conditions are small expressions over llama.cpp's own names (`is_swa(il)`,
+`(il + 1) % n_no_rope_layer_step != 0`, `found_swa and n_swa > 0`): they are evaluated here by a
+walker that knows those names and a handful of operators, never by eval.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from dataclasses import dataclass, field
+
+# llama.cpp's rope type -> the pairs it rotates (norm: adjacent, neox: half-split; M-RoPE's
+# sections rotate half-split pairs too).
+PAIRING = {"norm": "interleaved", "neox": "half-split", "mrope": "half-split",
+           "imrope": "half-split", "vision": "half-split"}  # fmt: skip
+
+
+def tables():
+    """The generated rules, imported when a GGUF is first read."""
+    from . import llamacpp_data
+
+    return llamacpp_data
+
+
+def engine_name(arch: str) -> str:
+    data = tables()
+    return f"llama.cpp {data.COMMIT[:10]} ({data.MIRROR}) runs {arch}, src/llama-model.cpp"
+
+
+@dataclass
+class Plan:
+    """What llama.cpp does with one GGUF's layers."""
+
+    pairing: str | None  # None: the architecture has no RoPE (LLAMA_ROPE_TYPE_NONE)
+    sliding: list[bool]
+    rotates: list[bool]
+    swa_theta: float | None  # the sliding layers' own base, None: the global one
+    swa_unscaled: bool  # the sliding layers turn without the file's scaling
+    sources: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+class Unknown(ValueError):
+    """A rule's condition names something this reader does not know."""
+
+
+OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+             ast.Mod: operator.mod, ast.Eq: operator.eq, ast.NotEq: operator.ne,
+             ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+             ast.GtE: operator.ge}  # fmt: skip
+
+
+def evaluate(expression: str, names: dict):
+    """The value of a rule's condition, from `names` only (no builtins, no attributes)."""
+    try:
+        tree = ast.parse(expression, mode="eval").body
+    except SyntaxError:
+        raise Unknown(expression) from None
+    return _value(tree, names)
+
+
+def _value(node, names: dict):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool)):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id not in names:
+            raise Unknown(node.id)
+        return names[node.id]
+    if isinstance(node, ast.BoolOp):
+        values = [_value(v, names) for v in node.values]
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return not _value(node.operand, names)
+    if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
+        right = _value(node.right, names)
+        if isinstance(node.op, ast.Mod) and not right:
+            raise Unknown("% 0")
+        return OPERATORS[type(node.op)](_value(node.left, names), right)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in OPERATORS:
+        left, right = _value(node.left, names), _value(node.comparators[0], names)
+        return OPERATORS[type(node.ops[0])](left, right)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        function = names.get(node.func.id)
+        if not callable(function):
+            raise Unknown(node.func.id)
+        return function(*(_value(a, names) for a in node.args))
+    raise Unknown(ast.dump(node)[:60])
+
+
+def pairing(arch: str, meta: dict) -> tuple[str | None, str]:
+    """The pairs llama.cpp rotates for an architecture, and the line that says so."""
+    row = tables().ROPE_TYPES.get(arch)
+    if row is None:
+        return "half-split", ""
+    kind = row["rope"]
+    conditional = row.get("conditional")
+    if conditional and conditional.get("when") == "use_mrope()":
+        sections = meta.get("rope.dimension_sections")
+        mrope = isinstance(sections, list) and len(sections) > 1 and sections[0] and sections[1]
+        kind = conditional["then"] if mrope else conditional["else"]
+    return PAIRING.get(kind), f"llama.cpp {row['source']} ({kind})"
+
+
+def plan(arch: str, meta: dict, count: int) -> Plan:
+    """What llama.cpp does with each of `count` layers of a GGUF of this architecture."""
+    found, source = pairing(arch, meta)
+    result = Plan(found, [False] * count, [True] * count, None, False, {"pairing": source})
+    _sliding(arch, meta, result)
+    _without_rope(arch, meta, result)
+    _swa_base(arch, meta, result)
+    return result
+
+
+def _names(meta: dict, result: Plan, count: int) -> dict:
+    window = meta.get("attention.sliding_window")
+    heads_kv = meta.get("attention.head_count_kv")
+
+    def n_head_kv(il: int) -> int:
+        if isinstance(heads_kv, list):
+            return int(heads_kv[il]) if il < len(heads_kv) else 0
+        return int(heads_kv) if isinstance(heads_kv, (int, float)) else 1
+
+    return {
+        "found_swa": window is not None,
+        "n_swa": int(window) if isinstance(window, (int, float)) else 0,
+        "n_layer": lambda: count,
+        "is_swa": lambda il: result.sliding[il],
+        "n_head_kv": n_head_kv,
+    }
+
+
+def _sliding(arch: str, meta: dict, result: Plan) -> None:
+    """set_swa_pattern: which layers slide (the default period when the file gives none)."""
+    row = tables().SWA.get(arch)
+    count = len(result.sliding)
+    if not row or row.get("swa_type") == "none":
+        if meta.get("attention.sliding_window") is not None:
+            result.notes.append(
+                f"llama.cpp reads no sliding window for {arch}: every layer attends to the "
+                "whole context, whatever attention.sliding_window says"
+            )
+        return
+    names = _names(meta, result, count)
+    for rule in row.get("layers", []):
+        try:
+            if rule.get("when") and not evaluate(rule["when"], names):
+                continue
+        except Unknown:
+            continue
+        if rule["rule"] == "all_dense":
+            result.sources["sliding layers"] = f"llama.cpp {rule['source']} (SWA off)"
+            return
+        if rule["rule"] == "dense_last_of_period":
+            period = meta.get("attention.sliding_window_pattern")
+            if not isinstance(period, int) or isinstance(period, bool) or period < 1:
+                period = row.get("n_pattern_default") or 1
+            if isinstance(rule.get("n_pattern"), int):
+                period = rule["n_pattern"]
+            first = rule.get("dense_first")
+            result.sliding = [
+                (il % period != 0) if first else ((il + 1) % period != 0) for il in range(count)
+            ]
+            result.sources["sliding layers"] = (
+                f"llama.cpp {rule['source']} (every {period}th layer dense)"
+            )
+            return
+
+
+def _without_rope(arch: str, meta: dict, result: Plan) -> None:
+    """Layers the graph builds without RoPE: recurrent ones, every n-th, or only sliding ones."""
+    row = tables().NO_ROPE_LAYERS.get(arch)
+    if not row:
+        return
+    count = len(result.rotates)
+    names = _names(meta, result, count)
+    step = row.get("n_no_rope_layer_step", {})
+    value = step.get("default", {}).get("value", 4)
+    for setting in step.get("set", []):
+        if isinstance(setting.get("value"), int) and not setting.get("when"):
+            value = setting["value"]
+    swa = tables().SWA.get(arch, {})
+    names.update(n_no_rope_layer_step=value, swa_type=swa.get("swa_type", "none"), il=0)
+    names["rope_finetuned"] = _finetuned(row, meta)
+    rules = row.get("rope_if", [])
+    recurrent = row.get("recurrent_layers", {}).get("is_recr", [])
+    for il in range(count):
+        names["il"] = il
+        try:
+            turns = all(evaluate(rule["rope_if"], names) for rule in rules)
+            if any(evaluate(rule["is_recr"], names) for rule in recurrent):
+                turns = False
+        except Unknown:
+            return
+        result.rotates[il] = bool(turns)
+    where = [rule["source"] for rule in rules] + [r["source"] for r in recurrent]
+    result.sources["layers without RoPE"] = f"llama.cpp {', '.join(where)}"
+
+
+def _finetuned(row: dict, meta: dict) -> bool:
+    """rope.scaling.finetuned, or what the architecture sets when the file lacks it (Granite:
+    true; elsewhere false)."""
+    given = meta.get("rope.scaling.finetuned")
+    if isinstance(given, bool):
+        return given
+    setting = row.get("rope_finetuned", {})
+    if any(s.get("value") == "true" and not s.get("when") for s in setting.get("set", [])):
+        return True
+    return bool(setting.get("default", {}).get("value", False))
+
+
+def _swa_base(arch: str, meta: dict, result: Plan) -> None:
+    """The sliding layers' own base: rope.freq_base_swa, else llama.cpp's fallback; unscaled
+    unless the architecture copies the scale."""
+    row = tables().THETA.get("arch", {}).get(arch)
+    if not row or not row.get("graph_per_layer_base") or not any(result.sliding):
+        return
+    given = meta.get("rope.freq_base_swa")
+    fallback = row.get("swa_base_fallback")
+    if isinstance(given, (int, float)):
+        result.swa_theta = float(given)
+        result.sources["rope_theta (sliding)"] = "GGUF: rope.freq_base_swa"
+    elif isinstance(fallback, (int, float)):
+        result.swa_theta = float(fallback)
+        result.sources["rope_theta (sliding)"] = (
+            f"llama.cpp {row['swa_base_fallback_source']}: no rope.freq_base_swa in the file"
+        )
+        result.notes.append(
+            f"written before rope.freq_base_swa: llama.cpp uses {fallback:g} on sliding layers"
+        )
+    result.swa_unscaled = row.get("swa_scale") == 1.0
+
+
+def yarn_attention(arch: str, meta: dict, params: dict, reading) -> dict:
+    """The YaRN attention factor llama.cpp computes (llama-context.cpp): with a
+    rope.scaling.yarn_log_multiplier m (DeepSeek-V2/V3's GGUFs store 0.1 × mscale_all_dim, and
+    llama.cpp divides it back), get_mscale(s, 1) / get_mscale(s, m), or 1 for DeepSeek, whose
+    mscale and mscale_all_dim cancel; times rope.scaling.attn_factor."""
+    from .frequencies import yarn_mscale
+
+    stored = meta.get("rope.scaling.yarn_log_multiplier")
+    factor = params.get("factor")
+    if params.get("rope_type") != "yarn" or not isinstance(stored, (int, float)) or not stored:
+        return params
+    if not isinstance(factor, (int, float)):
+        return params
+    multiplier = stored / 0.1 if arch == "deepseek2" else float(stored)
+    top = multiplier if arch == "deepseek2" and multiplier != 1 else 1.0
+    ratio = yarn_mscale(float(factor), top) / yarn_mscale(float(factor), multiplier)
+    given = params.get("attention_factor")
+    attention = ratio * (float(given) if isinstance(given, (int, float)) else 1.0)
+    steps = tables().ATTENTION_FACTOR["steps"]
+    reading.note("attention factor", "llama.cpp " + ", ".join(
+        steps[k]["source"] for k in sorted(steps) if "deepseek" in k or "log_mul" in k
+    ))  # fmt: skip
+    return {**params, "attention_factor": attention}

@@ -1,0 +1,202 @@
+"""GGUF headers read as llama.cpp runs them, against llama.cpp's rules at the pinned commit
+(components/model/llamacpp_data.py, generated from its source): every architecture of
+`llama_model_rope_type`, written with llama.cpp's own `gguf` writer as its converter writes the
+keys, and the sliding, no-RoPE and base rules layer by layer."""
+
+from __future__ import annotations
+
+import gguf
+import numpy as np
+import pytest
+from pe_explorer.model import llamacpp, llamacpp_data
+from pe_explorer.model.reader import read_model
+
+
+def write(path, arch: str, layers: int = 12, **keys) -> str:
+    """A GGUF header as convert_hf_to_gguf.py writes the position keys (no tensors)."""
+    writer = gguf.GGUFWriter(str(path), arch)
+    writer.add_context_length(keys.pop("context", 8192))
+    writer.add_embedding_length(keys.pop("embedding", 2048))
+    writer.add_block_count(layers)
+    writer.add_head_count(keys.pop("heads", 16))
+    if "heads_kv" in keys:
+        writer.add_head_count_kv(keys.pop("heads_kv"))
+    writer.add_rope_freq_base(keys.pop("base", 10000.0))
+    if "window" in keys:
+        writer.add_sliding_window(keys.pop("window"))
+    if "pattern" in keys:
+        writer.add_uint32(f"{arch}.attention.sliding_window_pattern", keys.pop("pattern"))
+    if "swa_base" in keys:
+        writer.add_float32(f"{arch}.rope.freq_base_swa", keys.pop("swa_base"))
+    if "linear" in keys:
+        writer.add_rope_scaling_type(gguf.RopeScalingType.LINEAR)
+        writer.add_rope_scaling_factor(keys.pop("linear"))
+    assert not keys, keys
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.close()
+    return str(path)
+
+
+ROPE = {arch: row["rope"] for arch, row in llamacpp_data.ROPE_TYPES.items()}
+
+
+def test_the_table_is_pinned_and_covers_llama_model_rope_type() -> None:
+    assert len(llamacpp_data.COMMIT) == 40 and llamacpp_data.MIRROR == "unslothai/llama.cpp"
+    assert len(ROPE) >= 130 and {"norm", "neox", "none"} <= set(ROPE.values())
+
+
+@pytest.mark.parametrize("arch", sorted(ROPE))
+def test_every_architecture_rotates_the_pairs_llama_cpp_gives_it(arch, tmp_path) -> None:
+    model = read_model(write(tmp_path / "m.gguf", arch))
+    rotating = [layer for layer in model.layers if layer.method == "rope"]
+    if ROPE[arch] == "none":
+        assert rotating == []
+    else:
+        assert {layer.pairing for layer in rotating} <= {llamacpp.PAIRING[ROPE[arch]]}
+    assert model.engine.startswith("llama.cpp d32676d774") or model.layers[0].method != "rope"
+
+
+def kinds(model) -> list[str]:
+    return [layer.kind for layer in model.layers]
+
+
+def test_gemma3_every_sixth_layer_is_global_and_old_files_run_local_layers_at_10000(tmp_path):
+    old = read_model(write(tmp_path / "old.gguf", "gemma3", 12, base=1e6, window=1024, linear=8.0))
+    assert [i for i, k in enumerate(kinds(old)) if k == "full_attention"] == [5, 11]
+    local, glob = old.layers[0], old.layers[5]
+    assert (local.theta, local.scaling["type"], local.window) == (10000.0, "default", 1024)
+    assert (glob.theta, glob.scaling["type"]) == (1e6, "linear")
+    assert (
+        "rope.freq_base_swa" in next(f for f in old.findings if f.code == "llamacpp-rule").sentence
+    )
+    new = read_model(
+        write(tmp_path / "new.gguf", "gemma3", 12, base=1e6, window=1024, swa_base=5e4, linear=8.0)
+    )
+    assert new.layers[0].theta == 5e4 and new.layers[0].scaling["type"] == "default"
+
+
+@pytest.mark.parametrize(("arch", "period"), [("cohere2", 4), ("gpt-oss", 2), ("exaone4", 4)])
+def test_the_default_period_of_sliding_layers(arch, period, tmp_path) -> None:
+    layers = 64 if arch == "exaone4" else 12  # exaone4: SWA only for its 64-layer model
+    model = read_model(write(tmp_path / "m.gguf", arch, layers, window=4096))
+    dense = [i for i, k in enumerate(kinds(model)) if k.startswith("full_attention")]
+    assert dense == list(range(period - 1, layers, period))
+
+
+def test_a_file_pattern_overrides_the_default_period(tmp_path) -> None:
+    model = read_model(write(tmp_path / "m.gguf", "gemma3", 12, window=512, pattern=3))
+    dense = [i for i, k in enumerate(kinds(model)) if k == "full_attention"]
+    assert dense == [2, 5, 8, 11]
+
+
+@pytest.mark.parametrize("arch", ["cohere2", "exaone4"])
+def test_only_sliding_layers_rotate(arch, tmp_path) -> None:
+    layers = 64 if arch == "exaone4" else 8
+    model = read_model(write(tmp_path / "m.gguf", arch, layers, window=4096))
+    for layer in model.layers:
+        assert (layer.method == "rope") == layer.kind.startswith("sliding_attention")
+
+
+def test_smollm3_skips_rope_on_every_fourth_layer(tmp_path) -> None:
+    model = read_model(write(tmp_path / "m.gguf", "smollm3", 12))
+    assert [layer.index for layer in model.layers if layer.method == "none"] == [3, 7, 11]
+
+
+def test_granite_hybrid_mamba_layers_have_no_rope(tmp_path) -> None:
+    heads_kv = [0, 0, 8, 0, 0, 8]
+    model = read_model(write(tmp_path / "m.gguf", "granitehybrid", 6, heads_kv=heads_kv))
+    assert [layer.method == "rope" for layer in model.layers] == [c > 0 for c in heads_kv]
+
+
+def test_phi3_reads_the_window_and_turns_sliding_off(tmp_path) -> None:
+    model = read_model(write(tmp_path / "m.gguf", "phi3", 8, window=2047))
+    assert set(kinds(model)) == {"full_attention"}
+
+
+def test_an_architecture_without_sliding_windows_in_llama_cpp_says_so(tmp_path) -> None:
+    model = read_model(write(tmp_path / "m.gguf", "llama", 4, window=4096))
+    assert set(kinds(model)) == {"full_attention"}
+    assert any("reads no sliding window" in f.sentence for f in model.findings)
+
+
+def test_rules_are_evaluated_without_eval() -> None:
+    names = {"il": 7, "n_no_rope_layer_step": 4, "is_swa": lambda il: il % 2 == 0}
+    assert llamacpp.evaluate("(il + 1) % n_no_rope_layer_step != 0", names) is False
+    assert llamacpp.evaluate("is_swa(il) or il == 7", names) is True
+    for hostile in ("__import__('os')", "il.__class__", "[x for x in ()]", "open('x')"):
+        with pytest.raises(llamacpp.Unknown):
+            llamacpp.evaluate(hostile, names)
+
+
+def test_per_layer_head_counts_are_read_not_refused(tmp_path) -> None:
+    model = read_model(
+        write(tmp_path / "m.gguf", "deci", 4, heads=np.array([32, 0, 32, 32]).tolist())
+    )
+    assert len(model.layers) == 4
+
+
+def deepseek(path, log_multiplier: float | None, mla: int | None = 192) -> str:
+    writer = gguf.GGUFWriter(str(path), "deepseek2")
+    writer.add_context_length(163840)
+    writer.add_embedding_length(7168)
+    writer.add_block_count(4)
+    writer.add_head_count(128)
+    writer.add_head_count_kv(1)
+    writer.add_rope_freq_base(10000.0)
+    writer.add_rope_dimension_count(64)
+    writer.add_key_length(576)
+    if mla:
+        writer.add_uint32("deepseek2.attention.key_length_mla", mla)
+    writer.add_rope_scaling_type(gguf.RopeScalingType.YARN)
+    writer.add_rope_scaling_factor(40.0)
+    writer.add_rope_scaling_orig_ctx_len(4096)
+    if log_multiplier is not None:  # the converter writes 0.1 × mscale_all_dim
+        writer.add_float32("deepseek2.rope.scaling.yarn_log_multiplier", log_multiplier)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.close()
+    return str(path)
+
+
+def test_deepseek_yarn_attention_factor_is_1_where_mscale_and_mscale_all_cancel(tmp_path):
+    layer = read_model(deepseek(tmp_path / "m.gguf", 0.1)).layers[0]
+    assert layer.attention_factor == pytest.approx(1.0)
+    assert layer.pairing == "interleaved"
+    plain = read_model(deepseek(tmp_path / "old.gguf", None)).layers[0]
+    assert plain.attention_factor == pytest.approx(0.1 * np.log(40.0) + 1)
+
+
+def test_deepseek_mla_head_is_key_length_mla_not_the_mqa_576(tmp_path):
+    model = read_model(deepseek(tmp_path / "m.gguf", 0.1))
+    assert model.layers[0].head_dim == 192 and model.layers[0].rotary_dim == 64
+
+
+def test_mpt_with_max_alibi_bias_is_alibi(tmp_path):
+    path = tmp_path / "mpt.gguf"
+    writer = gguf.GGUFWriter(str(path), "mpt")
+    writer.add_context_length(2048)
+    writer.add_embedding_length(4096)
+    writer.add_block_count(4)
+    writer.add_head_count(32)
+    writer.add_max_alibi_bias(8.0)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.close()
+    assert {layer.method for layer in read_model(str(path)).layers} == {"alibi"}
+
+
+def test_no_default_theta_finding_for_a_gguf_whose_converter_omits_it(tmp_path):
+    path = tmp_path / "neox.gguf"
+    writer = gguf.GGUFWriter(str(path), "gptneox")
+    writer.add_context_length(2048)
+    writer.add_embedding_length(2048)
+    writer.add_block_count(4)
+    writer.add_head_count(16)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.close()
+    model = read_model(str(path))
+    assert model.layers[0].theta == 10000.0
+    assert "default-theta" not in {f.code for f in model.findings}
+    assert "llama.cpp" in model.sources["rope_theta"]
