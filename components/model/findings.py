@@ -10,6 +10,7 @@ import numpy as np
 
 from . import engines
 from .frequencies import yarn_mscale
+from .report import ranges
 from .types import Finding, Layer, ModelPositions, Reading
 
 # How close two inv_freq arrays must be to be the same (float16 tensors hold about 3 digits).
@@ -215,9 +216,70 @@ def compare_sources(model: ModelPositions, other, second: ModelPositions | None)
         if rope_a:
             _compare_inv_freq(model, rope_a, np.asarray(stored, dtype=np.float64), kind)
         return
+    if model.engine and second.engine and model.engine != second.engine:
+        engines_side_by_side(model, second)
+        return
     rope_b = [layer for layer in second.layers if layer.method == "rope"]
     if rope_a and rope_b:
         _compare_layers(model, rope_a[0], rope_b[0], kind)
+
+
+# What two engines may do differently with one layer, and how to print it. Not the pairing: a
+# GGUF's converter permutes q and k to the pairs llama.cpp rotates (NORM's adjacent ones), so a
+# different pairing there is the weights' layout, not another model.
+LAYER_FACTS = {
+    "rotation": lambda x: "RoPE" if x.method == "rope" else x.method,
+    "θ": lambda x: f"{x.theta:g}" if x.theta else None,
+    "scaling": lambda x: None if x.method != "rope" else _scaling_words(x.scaling),
+    "window": lambda x: f"{x.window:,}" if x.window else "none (the whole context)",
+    "rotary dimensions": lambda x: x.rotary_dim if x.method == "rope" else None,
+    "attention factor": lambda x: round(x.attention_factor, 6) if x.method == "rope" else None,
+}
+
+
+def _scaling_words(scaling: dict) -> str:
+    kind = scaling.get("type", "default")
+    factor = scaling.get("factor")
+    return kind if kind in ("default", "rope_freqs") or factor is None else f"{kind} ×{factor:g}"
+
+
+def engines_side_by_side(model: ModelPositions, second: ModelPositions) -> None:
+    """Every layer where two engines (transformers on the config, llama.cpp on the GGUF) run the
+    same model differently: one finding per fact, with both values, the layers and both engines;
+    or one note that they agree."""
+    if len(model.layers) != len(second.layers):
+        _add(model, "engines-differ", "The two files disagree on the number of layers.",
+             f"{len(model.layers)} layers ({model.engine}) vs {len(second.layers)} "
+             f"({second.engine})")  # fmt: skip
+        return
+    differ = False
+    for fact, read in LAYER_FACTS.items():
+        pairs: dict[tuple, list[int]] = {}
+        for a, b in zip(model.layers, second.layers, strict=True):
+            x, y = read(a), read(b)
+            same = x == y or (isinstance(x, float) and isinstance(y, float) and math.isclose(x, y))
+            if not same:
+                pairs.setdefault((x, y), []).append(a.index)
+        for (x, y), indices in pairs.items():
+            differ = True
+            _add(
+                model,
+                "engines-differ",
+                f"The two engines run these layers with a different {fact}.",
+                f"layers {_ranges(indices)}: {x} as {model.engine}; {y} as {second.engine}",
+            )
+    if not differ:
+        model.findings.append(Finding(
+            "engines-agree",
+            "Both engines run every layer the same way: rotation, θ, scaling, window, rotary "
+            "dimensions and attention factor.",
+            f"{len(model.layers)} layers: {model.engine}; {second.engine}",
+            "note",
+        ))  # fmt: skip
+
+
+def _ranges(indices: list[int]) -> str:
+    return ranges(indices)
 
 
 def _compare_layers(model: ModelPositions, a: Layer, b: Layer, kind: str) -> None:

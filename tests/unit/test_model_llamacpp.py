@@ -22,6 +22,8 @@ def write(path, arch: str, layers: int = 12, **keys) -> str:
     if "heads_kv" in keys:
         writer.add_head_count_kv(keys.pop("heads_kv"))
     writer.add_rope_freq_base(keys.pop("base", 10000.0))
+    if "key_length" in keys:
+        writer.add_key_length(keys.pop("key_length"))
     if "window" in keys:
         writer.add_sliding_window(keys.pop("window"))
     if "pattern" in keys:
@@ -200,3 +202,46 @@ def test_no_default_theta_finding_for_a_gguf_whose_converter_omits_it(tmp_path):
     assert model.layers[0].theta == 10000.0
     assert "default-theta" not in {f.code for f in model.findings}
     assert "llama.cpp" in model.sources["rope_theta"]
+
+
+# Engines side by side: a config.json (as transformers runs it) and a GGUF of the same model (as
+# llama.cpp runs it), given together.
+def engine_findings(config: dict, gguf_path: str) -> list:
+    model = read_model(config, gguf_path)
+    return [f for f in model.findings if f.code.startswith("engines-")]
+
+
+def test_mistral_v01_window_is_run_by_transformers_and_not_by_llama_cpp(tmp_path):
+    """The converter writes Mistral 7B v0.1 as a `llama` GGUF with no sliding window."""
+    from pe_explorer.model.presets import PRESETS
+
+    path = write(tmp_path / "m.gguf", "llama", 32, context=32768, embedding=4096, heads=32)
+    found = engine_findings(PRESETS["mistral-7b-v0.1"]["config"], path)
+    assert [f.code for f in found] == ["engines-differ"]
+    evidence = found[0].evidence
+    assert "layers 0–31: 4,096 as transformers 5.23.0 runs MistralForCausalLM" in evidence
+    assert "none (the whole context) as llama.cpp d32676d774" in evidence
+
+
+def test_gemma3_27b_and_its_gguf_agree_layer_by_layer(tmp_path):
+    """An old Gemma 3 GGUF (no rope.freq_base_swa): llama.cpp's fallback is the class default."""
+    from pe_explorer.model.presets import PRESETS
+
+    path = write(tmp_path / "g.gguf", "gemma3", 62, context=131072, embedding=5376, heads=32,
+                 base=1e6, window=1024, linear=8.0, key_length=128)  # fmt: skip
+    config = PRESETS["gemma-3-27b-it"]["config"]
+    found = engine_findings(config, path)
+    assert [f.code for f in found] == ["engines-agree"], [f.evidence for f in found]
+
+
+def test_a_gguf_with_another_swa_base_differs_on_the_local_layers(tmp_path):
+    from pe_explorer.model.presets import PRESETS
+
+    path = write(tmp_path / "g.gguf", "gemma3", 62, context=131072, embedding=5376, heads=32,
+                 base=1e6, window=1024, linear=8.0, swa_base=5e4, key_length=128)  # fmt: skip
+    found = engine_findings(PRESETS["gemma-3-27b-it"]["config"], path)
+    theta = [f for f in found if "θ" in f.sentence]
+    assert len(theta) == 1 and "(52)" not in theta[0].evidence
+    assert theta[0].evidence.startswith("layers 0–4, 6–10") and "10000 as transformers" in (
+        theta[0].evidence
+    )
