@@ -50,4 +50,5 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+    """The public names only (not _PUBLIC, import_module or annotations)."""
+    return list(__all__)

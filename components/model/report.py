@@ -103,6 +103,8 @@ def as_json(model) -> dict:
         return fields
 
     return {
+        "schema": "pe-explorer/model-positions",  # what the page downloads and the command prints
+        "version": 1,
         "name": model.name,
         "architecture": model.architecture,
         "original_context": model.original_context,

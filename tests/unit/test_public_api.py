@@ -56,3 +56,8 @@ def test_an_unknown_name_is_an_attribute_error():
 
 def test_installing_the_project_claims_no_top_level_components():
     assert run("import importlib.util as u; print(u.find_spec('components'))") == "None"
+
+
+def test_dir_lists_the_public_names_only():
+    assert dir(pe_explorer) == sorted(pe_explorer.__all__)
+    assert not {"_PUBLIC", "import_module", "annotations"} & set(dir(pe_explorer))
