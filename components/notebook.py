@@ -57,14 +57,19 @@ def query_string(view: str | None = None, **state) -> str:
     return urlencode(items, quote_via=quote, safe=",")
 
 
-def show(view: str | None = None, **state) -> ExplorerPage:
+def show(view: str | None = None, model=None, **state) -> ExplorerPage:
     """The explorer, or the one view named, with the given state, to display in a notebook.
 
     E.g. ``show(view="compare", d_model=64)``. The keys are ExplorerState's parameters, read
     like URL values; what was adjusted is said above the views. Change the returned page's
-    ``.state`` from Python and its views follow.
+    ``.state`` from Python and its views follow. ``model`` opens the model view on a model: a
+    config.json, GGUF or safetensors path, a config dict, a preset's name, or the
+    ModelPositions that ``read_model`` returned (``show(model="config.json")``).
     """
     global _extension_loaded
+    given = None if model is None else _loaded(model)
+    if given is not None:
+        view = view or "model"
     query = query_string(view, **state)
     if not _extension_loaded:
         pn.extension("plotly", sizing_mode="stretch_width")
@@ -74,7 +79,19 @@ def show(view: str | None = None, **state) -> ExplorerPage:
     page.apply_query(query)
     # Never rewrite the notebook's address (history.replaceState): the page has no link here.
     page.url.writer.active = False
+    if given is not None:
+        page.view("model").show_given(given)
     return page
+
+
+def _loaded(model):
+    """A model given to show(), as the model view holds a chosen file (ModelError if unreadable)."""
+    from .model.sources import Loaded, load
+    from .model.types import ModelPositions
+
+    if isinstance(model, ModelPositions):
+        return Loaded(dict(model.config), dict(model.sources), model.name, "model from Python")
+    return load(model)
 
 
 def site_root(site_url: str) -> str:

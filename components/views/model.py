@@ -537,6 +537,10 @@ class ModelView(PlotView):
         self._file = result
         self._given_changed()
 
+    def show_given(self, loaded: Loaded) -> None:
+        """Show a model given from Python (notebook.show(model=…)) as a chosen file is shown."""
+        self._file_read(loaded.name or "your model", loaded)
+
     def _hub_answered(self, event) -> None:
         """The Hub's answer read as a chosen config.json named by the model id, or its problem."""
         try:

@@ -215,3 +215,23 @@ def test_iframe_outputs_the_frame_with_the_query(executed):
     assert src.startswith(SITE + "?")
     query = parse_qs(urlsplit(src).query)
     assert (query["d_model"], query["view"], query["embed"]) == (["64"], ["compare"], ["1"])
+
+
+@pytest.mark.parametrize("given", ["gemma-3-27b-it", "model-positions", "dict"])
+def test_show_opens_the_model_view_on_a_given_model(given):
+    from pe_explorer import read_model
+    from pe_explorer.model.presets import PRESETS
+    from pe_explorer.views.model import describe_model
+
+    source = {
+        "gemma-3-27b-it": "gemma-3-27b-it",
+        "model-positions": read_model("gemma-3-27b-it"),
+        "dict": PRESETS["gemma-3-27b-it"]["config"],
+    }[given]
+    page = show(model=source)
+    view = page.view("model")
+    view.set_shown(True)  # as the notebook's output area shows it
+    shown = describe_model(view.model())
+    assert "62 layers" in shown and "(52): sliding_attention" in shown
+    assert "transformers 5.23.0 runs Gemma3ForCausalLM" in view._status.object
+    assert page.options.view == "model"
