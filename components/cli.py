@@ -98,12 +98,15 @@ def expand(sources: list[str]) -> list[str]:
 
 def load_source(source: str):
     """A Loaded of the model reader, or Unreadable."""
+    from .hub import HubError, is_hub_source, load_hub
     from .model.presets import PRESETS
     from .model.sources import load
 
     try:
         if source == "-":
             return load(read_stdin())
+        if is_hub_source(source):
+            return load_hub(source)
         if source in PRESETS:
             return load(source)
         path = Path(source)
@@ -116,6 +119,8 @@ def load_source(source: str):
         return load(path)
     except Unreadable:
         raise
+    except HubError as error:
+        raise Unreadable(str(error)) from None
     except PermissionError:
         raise Unreadable(f"{source} cannot be read (permission denied)") from None
     except (OSError, ValueError) as error:  # the readers' ModelError and ModelFileError

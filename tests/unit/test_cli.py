@@ -165,3 +165,53 @@ def test_the_command_starts_without_panel_bokeh_or_plotly() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, check=False)
     assert out.stdout.decode().strip().splitlines()[-1] == "[]"
+
+
+# The Hub, answered from a fixture server on localhost ($HF_ENDPOINT): no test reaches the network.
+@pytest.fixture
+def hub(tmp_path):
+    from hub_fixture import HubFixture
+
+    config = Path(config_file(tmp_path, PRESETS["qwen3-8b"]["config"]))
+    big = Path(gguf_file(tmp_path, "gemma3", size=20 * 10**9))  # 20 GB, sparse
+    files = {"Qwen/Qwen3-8B/config.json": config, "someone/big-GGUF/model-Q4.gguf": big,
+             "someone/cut-GGUF/model-Q4.gguf": big}  # fmt: skip
+    with HubFixture(files, gated={"meta-llama/Llama-3.1-8B"},
+                    cut={"someone/cut-GGUF/model-Q4.gguf"}) as server:  # fmt: skip
+        yield server
+
+
+def run_with_hub(hub, *args: str) -> subprocess.CompletedProcess:
+    import os
+
+    command = [str(COMMAND), *args]
+    env = {**os.environ, "HF_ENDPOINT": hub.url}
+    env.pop("HF_TOKEN", None)
+    return subprocess.run(command, capture_output=True, timeout=120, env=env)
+
+
+def test_a_hub_id_reads_its_config_json(hub) -> None:
+    result = run_with_hub(hub, "model", "Qwen/Qwen3-8B", "--fail-on", "never")
+    assert result.returncode == 0, result.stderr
+    assert b"transformers 5.23.0 runs Qwen3ForCausalLM" in result.stdout
+    assert hub.requests == ["/Qwen/Qwen3-8B/resolve/main/config.json"]
+
+
+def test_a_20_gb_gguf_on_the_hub_costs_a_few_mb(hub) -> None:
+    result = run_with_hub(hub, "model", "hf://someone/big-GGUF/model-Q4.gguf", "--fail-on", "never")
+    assert result.returncode == 0, result.stderr
+    assert b"llama.cpp d32676d774" in result.stdout and b"runs gemma3" in result.stdout
+    assert hub.sent <= 4 << 20
+
+
+@pytest.mark.parametrize(
+    ("source", "says"),
+    [
+        ("meta-llama/Llama-3.1-8B", "gated"),
+        ("nobody/no-such-model", "does not exist on the Hub"),
+        ("hf://someone/cut-GGUF/model-Q4.gguf", "stopped sending"),
+    ],
+)
+def test_the_hub_s_refusals_get_one_sentence(hub, source, says) -> None:
+    result = run_with_hub(hub, "model", source)
+    assert says in one_sentence(result)

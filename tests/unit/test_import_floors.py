@@ -22,7 +22,7 @@ FLOORS = {
     "entry": 6,
 }
 STATE_MODULES = {"state", "urlstate"}
-ENTRY_MODULES = {"worker", "notebook", "cli", "__init__"}
+ENTRY_MODULES = {"worker", "notebook", "cli", "hub", "__init__"}
 
 
 def floor_of(module: str) -> str:

@@ -1,0 +1,127 @@
+"""Files on the Hugging Face Hub for the command: a model's config.json, or a GGUF or safetensors
+file read by its header only, through HTTP range requests (a 20 GB GGUF costs a few MB). The
+endpoint is $HF_ENDPOINT (https://huggingface.co by default), the token $HF_TOKEN when set.
+
+    SOURCE = hf://owner/name[/path/in/repo]  or  owner/name[/path]  (a config.json when no path)
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import re
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import quote
+
+# A Hub id, as the page's Hub field accepts it (plotkit.hub_fetch.ID_PATTERN), with a path after.
+HUB_SOURCE = re.compile(r"(?:hf://)?([A-Za-z0-9][\w.-]{0,95})/([\w.-]{1,96})((?:/[\w.-]+)*)")
+MAX_JSON = 4 << 20
+TIMEOUT_S = 30
+
+
+class HubError(ValueError):
+    """A Hub file that cannot be read: one plain sentence."""
+
+
+def is_hub_source(source: str) -> bool:
+    """hf://… always; owner/name[/path] when no such local file or folder exists."""
+    if source.startswith("hf://"):
+        return True
+    parts = source.split("/")
+    looks_local = len(parts) == 2 and parts[1].endswith((".json", ".gguf", ".safetensors"))
+    return bool(HUB_SOURCE.fullmatch(source)) and not looks_local and not Path(source).exists()
+
+
+def split(source: str) -> tuple[str, str]:
+    """(owner/name, path in the repository), config.json when no path is given."""
+    match = HUB_SOURCE.fullmatch(source)
+    if not match or ".." in source:
+        raise HubError(f"{source[:80]} is not a Hub id (owner/name, or owner/name/path)")
+    return f"{match[1]}/{match[2]}", match[3].lstrip("/") or "config.json"
+
+
+def endpoint() -> str:
+    return os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
+
+
+def file_url(repo: str, path: str) -> str:
+    return f"{endpoint()}/{repo}/resolve/main/{quote(path)}"
+
+
+def fetch(url: str, start: int, end: int, what: str) -> tuple[bytes, int]:
+    """Bytes start … end (inclusive) of the file at url, and the file's whole size."""
+    request = urllib.request.Request(url, headers={"Range": f"bytes={start}-{end}",
+                                                   "User-Agent": "pe-explorer"})  # fmt: skip
+    token = os.environ.get("HF_TOKEN")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    try:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:  # noqa: S310
+            size = _total(answer.headers.get("Content-Range"), answer.headers)
+            wanted = end - start + 1
+            data = answer.read(wanted if answer.status == 206 else min(wanted, size))
+    except urllib.error.HTTPError as error:
+        raise HubError(_refusal(error.code, what)) from None
+    except (urllib.error.URLError, TimeoutError, OSError) as error:
+        reason = getattr(error, "reason", error)
+        raise HubError(f"{what}: the Hub at {endpoint()} did not answer ({reason})") from None
+    except http.client.HTTPException as error:  # IncompleteRead: the server stopped mid-range
+        raise HubError(
+            f"{what}: the Hub stopped sending in the middle ({type(error).__name__})"
+        ) from None
+    if len(data) < min(end - start + 1, max(size - start, 0)):
+        raise HubError(f"{what}: the Hub stopped sending in the middle of a range")
+    return data, size
+
+
+def _total(content_range: str | None, headers) -> int:
+    if content_range and "/" in content_range:
+        total = content_range.rsplit("/", 1)[1]
+        if total.isdigit():
+            return int(total)
+    length = headers.get("Content-Length")
+    return int(length) if length and length.isdigit() else 0
+
+
+def _refusal(status: int, what: str) -> str:
+    if status in (401, 403):
+        return (f"{what} is gated or private on the Hub: log in (set HF_TOKEN) and accept its "
+                "terms on its page")  # fmt: skip
+    if status == 404:
+        return f"{what} does not exist on the Hub"
+    return f"{what}: the Hub answered HTTP {status}"
+
+
+def load_hub(source: str):
+    """A Loaded of the model reader from a Hub source: JSON read whole (up to 4 MiB), a GGUF or
+    safetensors file by the slices its header needs."""
+    from .model.files import ByteSource, parse_with
+    from .model.sources import Loaded, from_source
+    from .model.values import parse_json
+
+    repo, path = split(source)
+    what = f"{repo}/{path}"
+    url = file_url(repo, path)
+    head, size = fetch(url, 0, (1 << 20) - 1, what)
+    if path.endswith(".json") or head.lstrip()[:1] == b"{":
+        if size > MAX_JSON:
+            raise HubError(f"{what} is {size:,} bytes; a config.json is far smaller")
+        if size > len(head):
+            head += fetch(url, len(head), size - 1, what)[0]
+        try:
+            text = head.decode("utf-8")
+        except UnicodeDecodeError:
+            raise HubError(f"{what} is not UTF-8 text, so not a config.json") from None
+        return Loaded(parse_json(text), name=repo, kind=f"config.json of {repo}")
+    source_bytes = ByteSource(size)
+    source_bytes.add(0, head)
+
+    def slice_of(offset: int, length: int) -> bytes:
+        return fetch(url, offset, offset + length - 1, what)[0]
+
+    loaded = parse_with(source_bytes, lambda s: from_source(s, path), slice_of)
+    loaded.name = loaded.name or what
+    loaded.sources["fetched"] = f"{source_bytes.fetched:,} of {size:,} bytes from the Hub"
+    return loaded
