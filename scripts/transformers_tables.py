@@ -387,6 +387,9 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
     """One text config class's row."""
     config = text_config_of(config_cls)
     config_cls = type(config)
+    # The text class's own defaults, as a file naming its model type is read (an outer config's
+    # default text part may differ: Voxtral Realtime's says θ 1e6, its class 10000).
+    config = config_cls()
     model_type = config_cls.model_type
     module = importlib.import_module(rotary.__module__)
     params = copy.deepcopy(getattr(config, "rope_parameters", None) or {})
