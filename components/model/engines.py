@@ -221,6 +221,7 @@ def _pattern(rule: dict | None, given: dict, count: int) -> list | None:
         if rule.get("keyed") == "first":
             return [odd if i % size == 0 else common for i in range(count)]
         return [odd if (i + 1) % size == 0 else common for i in range(count)]
-    if len(period) < 2:
-        return None
+    windowed = {"sliding_window", "use_sliding_window", "max_window_layers"} & set(given)
+    if len(period) < 2 and windowed:  # one kind by default, but the file asks for windows: the
+        return None  # generic rules read them (Qwen2's use_sliding_window, Mistral's window)
     return [period[i % len(period)] for i in range(count)]
