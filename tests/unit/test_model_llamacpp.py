@@ -21,7 +21,11 @@ def write(path, arch: str, layers: int = 12, **keys) -> str:
     writer.add_head_count(keys.pop("heads", 16))
     if "heads_kv" in keys:
         writer.add_head_count_kv(keys.pop("heads_kv"))
-    writer.add_rope_freq_base(keys.pop("base", 10000.0))
+    base = keys.pop("base", 10000.0)
+    if base is not None:  # None: as converters that omit it (GPT-NeoX, StableLM …)
+        writer.add_rope_freq_base(base)
+    if "alibi" in keys:
+        writer.add_max_alibi_bias(keys.pop("alibi"))
     if "key_length" in keys:
         writer.add_key_length(keys.pop("key_length"))
     if "window" in keys:
@@ -175,30 +179,14 @@ def test_deepseek_mla_head_is_key_length_mla_not_the_mqa_576(tmp_path):
 
 
 def test_mpt_with_max_alibi_bias_is_alibi(tmp_path):
-    path = tmp_path / "mpt.gguf"
-    writer = gguf.GGUFWriter(str(path), "mpt")
-    writer.add_context_length(2048)
-    writer.add_embedding_length(4096)
-    writer.add_block_count(4)
-    writer.add_head_count(32)
-    writer.add_max_alibi_bias(8.0)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.close()
-    assert {layer.method for layer in read_model(str(path)).layers} == {"alibi"}
+    path = write(tmp_path / "mpt.gguf", "mpt", 4, context=2048, embedding=4096, heads=32,
+                 base=None, alibi=8.0)  # fmt: skip
+    assert {layer.method for layer in read_model(path).layers} == {"alibi"}
 
 
 def test_no_default_theta_finding_for_a_gguf_whose_converter_omits_it(tmp_path):
-    path = tmp_path / "neox.gguf"
-    writer = gguf.GGUFWriter(str(path), "gptneox")
-    writer.add_context_length(2048)
-    writer.add_embedding_length(2048)
-    writer.add_block_count(4)
-    writer.add_head_count(16)
-    writer.write_header_to_file()
-    writer.write_kv_data_to_file()
-    writer.close()
-    model = read_model(str(path))
+    path = write(tmp_path / "neox.gguf", "gptneox", 4, context=2048, heads=16, base=None)
+    model = read_model(path)
     assert model.layers[0].theta == 10000.0
     assert "default-theta" not in {f.code for f in model.findings}
     assert "llama.cpp" in model.sources["rope_theta"]
