@@ -1355,6 +1355,17 @@ def preset_model(name: str):
     return read_model(name)
 
 
+@read_only_cache(maxsize=8)
+def preset_both(name: str):
+    """A preset as transformers runs it, with the engines-differ or engines-agree findings of the
+    GGUF llama.cpp's converter writes for it (model/converter.py); the preset alone when the
+    converter does not convert it."""
+    from .model.converter import has_gguf_form
+    from .model.reader import read_model
+
+    return read_model(name, engine="both") if has_gguf_form(name) else preset_model(name)
+
+
 @read_only_cache(maxsize=16)
 def model_scores(inv_freq: bytes, offsets: bytes) -> np.ndarray:
     """scaling.offset_scores of a layer type's inv_freq (float64 bytes) at offsets (float64 bytes):

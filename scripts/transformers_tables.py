@@ -176,16 +176,17 @@ def layer_pattern(config_cls: type, attribute: str) -> dict | None:
     """The pattern the class fills `attribute` (layer_types, no_rope_layers) with, and the key
     that sets its period; or, where it is no period, the list it makes for the default count."""
     try:
-        values = getattr(config_cls(num_hidden_layers=24), attribute, None)
-        check = getattr(config_cls(num_hidden_layers=13), attribute, None)
         default = config_cls()
     except Exception:
         return None
-    if not isinstance(values, list) or len(values) != 24:
-        return None
-    found = period(values)
+    try:
+        values = getattr(config_cls(num_hidden_layers=24), attribute, None)
+        check = getattr(config_cls(num_hidden_layers=13), attribute, None)
+    except Exception:  # Zamba2: its list is fixed to its default layer count
+        values = check = None
+    found = period(values) if isinstance(values, list) and len(values) == 24 else None
     if found is None or check != [found[i % len(found)] for i in range(13)]:
-        made = getattr(default, attribute, None)
+        made = getattr(default, attribute, None)  # Zamba2's hybrid_layer_ids: not a period
         if isinstance(made, list) and len(made) == default.num_hidden_layers:
             return {"default": jsonable(made)}
         return None
@@ -290,6 +291,10 @@ MODELING_RULES = {
             "sliding-only",
         ),
         (r"if self\.sliding_window is not None or self\.force_rope:", "sliding-or-dense-prefix"),
+        # BeamModel.forward: a layer type whose rope_parameters entry is None gets no RoPE.
+        (r"if self\.config\.rope_parameters\[layer_type\] is None:", "typed-parameters"),
+        # Zamba2Attention.forward: RoPE only when the config's use_mem_rope is true.
+        (r"if self\.config\.use_mem_rope:\n\s+cos, sin = position_embeddings", "flag:use_mem_rope"),
     ],
     # DeepSeek's attention: softmax scale × mscale(factor, mscale_all_dim)² under YaRN.
     "softmax_scale": [(r"self\.scaling = yarn_apply_mscale\(", "yarn-mscale-squared")],
@@ -370,6 +375,85 @@ def per_type_head_dim(config_cls: type, config) -> dict | None:
     return {"default": by_type}
 
 
+def attention_classes(module, row: dict) -> list[type]:
+    """A modeling file's attention classes built with config and layer_idx, the text decoder's
+    likeliest first."""
+    prefix = row["rotary_class"].removesuffix("RotaryEmbedding").replace("Text", "")
+    found = [
+        cls
+        for name, cls in vars(module).items()
+        if inspect.isclass(cls)
+        and name.endswith("Attention")
+        and cls.__module__ == module.__name__
+        and "layer_idx" in inspect.signature(cls.__init__).parameters
+    ]
+    return sorted(
+        found,
+        key=lambda c: (not c.__name__.startswith(prefix), "Vision" in c.__name__, len(c.__name__)),
+    )
+
+
+def attention_class(module, row: dict):
+    """The text decoder's attention class: the likeliest one the model's layers hold, else the
+    likeliest of the file."""
+    built = built_layers(module, row, None)
+    if built:
+        return built[0]
+    found = attention_classes(module, row)
+    return found[0] if found else None
+
+
+def built_layers(module, row: dict, config) -> tuple[type, list] | None:
+    """The decoder layers as the model's own class builds them (on the meta device) from config
+    (None: the class's defaults): the attention class they hold, and each layer's attention
+    module or None (a Mamba, linear-attention, conv or cross-attention layer). None when the model
+    cannot be built."""
+    import torch
+
+    model_cls = getattr(module, row["architecture"], None)
+    try:
+        config = config if config is not None else getattr(module, row["config_class"])()
+        count = config.num_hidden_layers
+        with torch.device("meta"):
+            model = model_cls(config)
+    except Exception:
+        return None
+    stacks = [m for m in model.modules() if isinstance(m, torch.nn.ModuleList) and len(m) == count]
+    if not stacks:
+        return None
+    classes = attention_classes(module, row)
+    held = [c for c in classes if any(isinstance(m, c) for m in stacks[0].modules())]
+    if not classes:
+        return None
+    attention = (held or classes)[0]  # none held: no layer attends (Bamba's defaults)
+    return attention, [
+        next((m for m in layer.modules() if isinstance(m, attention)), None) for layer in stacks[0]
+    ]
+
+
+def without_attention(module, row: dict, config) -> dict | None:
+    """Layers the model builds with no rotating attention, as a rule over the config: the layer
+    types that never hold one, or the config key that lists those layers (Mllama's
+    cross_attention_layers); with the decoder layer class that shows it."""
+    built = built_layers(module, row, config)
+    if not built or all(built[1]):
+        return None
+    attention, layers = built
+    missing = [i for i, a in enumerate(layers) if a is None]
+    model = getattr(module, row["architecture"])
+    where = f"{row['modeling']}:{inspect.getsourcelines(model)[1]} {model.__name__}: "
+    where += f"layers built without {attention.__name__}"
+    kinds = getattr(config, "layer_types", None)
+    if isinstance(kinds, list) and len(kinds) == len(layers):
+        empty = {k for k, a in zip(kinds, layers, strict=True) if a is None}
+        if not {k for k, a in zip(kinds, layers, strict=True) if a is not None} & empty:
+            return {"rule": "layer_types", "types": sorted(empty), "source": where}
+    for key, value in sorted(config.to_dict().items()):
+        if isinstance(value, list) and sorted(value) == missing:
+            return {"rule": "key", "key": key, "source": where}
+    return {"rule": "layers", "layers": missing, "source": where}
+
+
 def causal_lm(model_type: str, config_cls: type) -> str:
     from transformers.models.auto.modeling_auto import (
         MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
@@ -436,6 +520,11 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
     interleave = interleave_rule(folder)
     if interleave:
         row["interleave"] = interleave
+    empty = without_attention(module, row, config)
+    if empty:
+        row["without_attention"] = empty
+        if empty["rule"] == "key":  # the layers it lists by default (Mllama's eight)
+            row["defaults"][empty["key"]] = jsonable(getattr(config, empty["key"]))
     return model_type, row
 
 

@@ -245,6 +245,7 @@ def _size(kind: str, window: int | None) -> int | None:
 def _without_rope(reading: Reading, row: dict | None, kinds: list[str], window) -> list[str]:
     """Layers whose attention skips RoPE, by the modeling file's rule (transformers_data's
     "rotates": no_rope_layers, sliding layers only, or sliding layers when there is a window)."""
+    kinds = _without_attention(reading, row, kinds)
     rule = (row or {}).get("rotates")
     if not rule:
         return kinds
@@ -263,12 +264,38 @@ def _without_rope(reading: Reading, row: dict | None, kinds: list[str], window) 
         ]
     elif rule["rule"] == "sliding-or-no-window":
         rotating = [window is None or kind == SLIDING for kind in kinds]
+    elif rule["rule"] == "typed-parameters":  # Beam: a type whose entry is None has no RoPE
+        given = reading.config.get("rope_parameters")
+        given = given if isinstance(given, dict) else {}
+        rotating = [not (kind in given and given[kind] is None) for kind in kinds]
+    elif rule["rule"].startswith("flag:"):  # Zamba2: RoPE only when use_mem_rope is true
+        rotating = [reading.config.get(rule["rule"][5:]) is True] * len(kinds)
     else:
         return kinds
     reading.note("layers without RoPE", f"transformers: {rule['source']}")
     return [
         kind if turn or kind.endswith(NOPE) else kind + NOPE
         for kind, turn in zip(kinds, rotating, strict=True)
+    ]
+
+
+def _without_attention(reading: Reading, row: dict | None, kinds: list[str]) -> list[str]:
+    """Layers the model builds with no attention that rotates (transformers_data's
+    "without_attention"): Mamba, linear-attention and conv layers by their type, Mllama's
+    cross-attention layers by the key that lists them."""
+    rule = (row or {}).get("without_attention") or {}
+    if rule.get("rule") == "layer_types":
+        empty = [kind in rule["types"] for kind in kinds]
+    elif rule.get("rule") == "key" and isinstance(reading.config.get(rule["key"]), list):
+        listed = set(reading.config[rule["key"]])
+        empty = [index in listed for index in range(len(kinds))]
+    else:
+        return kinds
+    if any(empty):
+        reading.note("layers without attention", f"transformers: {rule['source']}")
+    return [
+        kind + NOPE if no and not kind.endswith(NOPE) else kind
+        for kind, no in zip(kinds, empty, strict=True)
     ]
 
 
@@ -298,6 +325,8 @@ def _as_llamacpp(reading: Reading, arch: str, per_kind: dict, count: int):
         sliding["rope_theta"] = plan.swa_theta
         if plan.swa_unscaled:
             sliding = {"rope_type": "default", "rope_theta": plan.swa_theta}
+    if plan.window is not None and not isinstance(reading.config.get("sliding_window"), int):
+        reading.config["sliding_window"] = plan.window  # llama.cpp's default window
     return kinds, {FULL: base, SLIDING: sliding}, plan.pairing or "half-split"
 
 
@@ -332,6 +361,7 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
     gguf_arch = reading.config.get("_gguf_architecture")
     if isinstance(gguf_arch, str):  # llama.cpp rotates by its own rules, whatever HF did
         kinds, per_kind, pairing = _as_llamacpp(reading, gguf_arch, per_kind, len(kinds))
+        window = _window(reading)
     elif reading.model_type.startswith("deepseek") and reading.config.get("rope_interleave", True):
         pairing = "interleaved"
     gguf = isinstance(gguf_arch, str)

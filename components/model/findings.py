@@ -206,9 +206,12 @@ def _engine_scales(model: ModelPositions, reading: Reading) -> None:
             )
 
 
-def compare_sources(model: ModelPositions, other, second: ModelPositions | None) -> None:
+def compare_sources(
+    model: ModelPositions, other, second: ModelPositions | None, both: bool = False
+) -> None:
     """Findings where a second description of the same model (a GGUF, a safetensors header, a
-    config; `second` when it was read as a model) disagrees with the first."""
+    config; `second` when it was read as a model) disagrees with the first; `both`: set the two
+    side by side as engines, whatever engine each follows."""
     kind = other.kind
     rope_a = [layer for layer in model.layers if layer.method == "rope"]
     stored = other.config.get("_inv_freq")
@@ -216,7 +219,7 @@ def compare_sources(model: ModelPositions, other, second: ModelPositions | None)
         if rope_a:
             _compare_inv_freq(model, rope_a, np.asarray(stored, dtype=np.float64), kind)
         return
-    if model.engine and second.engine and model.engine != second.engine:
+    if both or (model.engine and second.engine and model.engine != second.engine):
         engines_side_by_side(model, second)
         return
     rope_b = [layer for layer in second.layers if layer.method == "rope"]
@@ -235,30 +238,94 @@ LAYER_FACTS = {
     "rotary dimensions": lambda x: x.rotary_dim if x.method == "rope" else None,
     "attention factor": lambda x: round(x.attention_factor, 6) if x.method == "rope" else None,
 }
+# The sources (ModelPositions.sources) that say where each fact of a layer comes from.
+FACT_SOURCES = {
+    "rotation": ("layers without RoPE", "method"),
+    "θ": ("rope_theta (sliding)", "rope_theta"),
+    "scaling": ("scaling",),
+    "window": ("sliding layers", "layer types", "sliding_window"),
+    "rotary dimensions": ("rotary_dim",),
+    "attention factor": ("attention factor", "scaling"),
+}
 
 
 def _scaling_words(scaling: dict) -> str:
     kind = scaling.get("type", "default")
+    # transformers' "mrope" computes the default inv_freq (its sections only split positions).
+    kind = "default" if kind == "mrope" else kind
     factor = scaling.get("factor")
     return kind if kind in ("default", "rope_freqs") or factor is None else f"{kind} ×{factor:g}"
 
 
+def _same(fact: str, a: Layer, b: Layer, x, y) -> bool:
+    """Whether two engines' values of a fact are the same: numbers within rounding, a scaling
+    by the frequencies it gives (a GGUF stores Llama 3's as rope_freqs divisors), a window as
+    long as the context as none."""
+    if x == y or (isinstance(x, float) and isinstance(y, float) and math.isclose(x, y)):
+        return True
+    if fact == "scaling" and "rope_freqs" in (x, y):
+        return (
+            a.inv_freq is not None
+            and b.inv_freq is not None
+            and a.inv_freq.shape == b.inv_freq.shape
+            and _worst(a.inv_freq, b.inv_freq) is None
+        )
+    return False
+
+
+def _window_words(layer: Layer, context: int | None) -> str:
+    if layer.window and context and layer.window >= context:  # it never masks a position
+        return "none (the whole context)"
+    return LAYER_FACTS["window"](layer)
+
+
+def _fact_source(model: ModelPositions, fact: str) -> str:
+    """Where one engine's value of a fact comes from: its own source, or llama.cpp's line."""
+    arch = model.config.get("_gguf_architecture")
+    gguf = isinstance(arch, str) and model.engine.startswith("llama.cpp")
+    keys = [k for k in FACT_SOURCES[fact] if not (gguf and k == "layer types")]  # HF's rule
+    given = next((model.sources[k] for k in keys if model.sources.get(k)), "")
+    if gguf:
+        from .llamacpp import rule_source
+
+        if not given.startswith("llama.cpp src/"):
+            line = rule_source(arch, fact)
+            given = f"{given}; llama.cpp {line}" if given else f"llama.cpp {line}"
+    return given
+
+
+def _engine(model: ModelPositions) -> str:
+    """The engine a reading follows, or what it was read from when it follows none."""
+    if model.engine:
+        return model.engine
+    arch = model.config.get("_gguf_architecture")
+    if isinstance(arch, str):  # a GGUF whose layers do not rotate: llama.cpp's graph still runs it
+        from .llamacpp import engine_name
+
+        return engine_name(arch)
+    return f"the config's generic keys (transformers has no class for {model.architecture!r})"
+
+
 def engines_side_by_side(model: ModelPositions, second: ModelPositions) -> None:
     """Every layer where two engines (transformers on the config, llama.cpp on the GGUF) run the
-    same model differently: one finding per fact, with both values, the layers and both engines;
-    or one note that they agree."""
+    same model differently: one finding per fact, with both values, the layers, both engines and
+    the source of each value; or one note that they agree."""
+    engine_a, engine_b = _engine(model), _engine(second)
     if len(model.layers) != len(second.layers):
         _add(model, "engines-differ", "The two files disagree on the number of layers.",
-             f"{len(model.layers)} layers ({model.engine}) vs {len(second.layers)} "
-             f"({second.engine})")  # fmt: skip
+             f"{len(model.layers)} layers ({engine_a}) vs {len(second.layers)} "
+             f"({engine_b})")  # fmt: skip
         return
     differ = False
+    context = min(model.max_context or 0, second.max_context or 0) or None
     for fact, read in LAYER_FACTS.items():
         pairs: dict[tuple, list[int]] = {}
         for a, b in zip(model.layers, second.layers, strict=True):
-            x, y = read(a), read(b)
-            same = x == y or (isinstance(x, float) and isinstance(y, float) and math.isclose(x, y))
-            if not same:
+            if fact == "window":
+                x, y = _window_words(a, context), _window_words(b, context)
+            else:
+                x, y = read(a), read(b)
+            if not _same(fact, a, b, x, y):
                 pairs.setdefault((x, y), []).append(a.index)
         for (x, y), indices in pairs.items():
             differ = True
@@ -266,14 +333,16 @@ def engines_side_by_side(model: ModelPositions, second: ModelPositions) -> None:
                 model,
                 "engines-differ",
                 f"The two engines run these layers with a different {fact}.",
-                f"layers {_ranges(indices)}: {x} as {model.engine}; {y} as {second.engine}",
+                f"layers {_ranges(indices)}: {x} as {engine_a} "
+                f"({_fact_source(model, fact)}); {y} as {engine_b} "
+                f"({_fact_source(second, fact)})",
             )
     if not differ:
         model.findings.append(Finding(
             "engines-agree",
             "Both engines run every layer the same way: rotation, θ, scaling, window, rotary "
             "dimensions and attention factor.",
-            f"{len(model.layers)} layers: {model.engine}; {second.engine}",
+            f"{len(model.layers)} layers: {engine_a}; {engine_b}",
             "note",
         ))  # fmt: skip
 

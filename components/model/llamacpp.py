@@ -43,6 +43,7 @@ class Plan:
     swa_unscaled: bool  # the sliding layers turn without the file's scaling
     sources: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    window: int | None = None  # the window llama.cpp uses when the file gives none (Llama 4's)
 
 
 class Unknown(ValueError):
@@ -146,6 +147,7 @@ def _sliding(arch: str, meta: dict, result: Plan) -> None:
             )
         return
     names = _names(meta, result, count)
+    _default_window(row, meta, names, result)
     for rule in row.get("layers", []):
         try:
             if rule.get("when") and not evaluate(rule["when"], names):
@@ -168,6 +170,23 @@ def _sliding(arch: str, meta: dict, result: Plan) -> None:
             result.sources["sliding layers"] = (
                 f"llama.cpp {rule['source']} (every {period}th layer dense)"
             )
+            return
+
+
+def _default_window(row: dict, meta: dict, names: dict, result: Plan) -> None:
+    """The window an architecture sets when the GGUF has no attention.sliding_window (Llama 4's
+    8192-token chunks)."""
+    if meta.get("attention.sliding_window") is not None:
+        return
+    for rule in row.get("window_default", ()):
+        try:
+            if rule.get("when") and not evaluate(rule["when"], names):
+                continue
+        except Unknown:
+            continue
+        if isinstance(rule.get("value"), int):
+            result.window = rule["value"]
+            result.sources["window"] = f"llama.cpp {rule['source']} (the default)"
             return
 
 
@@ -258,3 +277,28 @@ def yarn_attention(arch: str, meta: dict, params: dict, reading) -> dict:
         steps[k]["source"] for k in sorted(steps) if "deepseek" in k or "log_mul" in k
     ))  # fmt: skip
     return {**params, "attention_factor": attention}
+
+
+def rule_source(arch: str, fact: str) -> str:
+    """The llama.cpp line that decides one fact of a layer of this architecture ("window", "θ",
+    "scaling", "rotary dimensions", "attention factor", "rotation"), for side-by-side evidence."""
+    data = tables()
+    keys = data.KEYS
+    if fact == "window":
+        rules = (data.SWA.get(arch) or {}).get("layers") or ()
+        if rules:
+            off = rules[0].get("rule") == "all_dense"
+            return f"{rules[0]['source']} ({'SWA turned off' if off else 'which layers slide'})"
+        default = data.SWA_SEMANTICS["default_swa_type"]["source"]
+        return f"{default} (swa_type none: {arch} sets no sliding window)"
+    if fact == "θ":
+        row = data.THETA["arch"].get(arch) or {}
+        return row.get("graph_source") or keys["{arch}.rope.freq_base"]["reads"][0]["source"]
+    if fact == "rotation":
+        row = data.NO_ROPE_LAYERS.get(arch) or {}
+        rules = row.get("rope_if") or row.get("recurrent_layers", {}).get("is_recr") or ()
+        return rules[0]["source"] if rules else (data.ROPE_TYPES.get(arch) or {}).get("source", "")
+    key = {"scaling": "{arch}.rope.scaling.type",
+           "rotary dimensions": "{arch}.rope.dimension_count",
+           "attention factor": "{arch}.rope.scaling.attn_factor"}.get(fact)  # fmt: skip
+    return keys[key]["reads"][0]["source"] if key in keys else ""

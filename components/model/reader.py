@@ -22,9 +22,18 @@ from .sources import load
 from .types import Layer, ModelError, ModelPositions, Reading
 
 
-def read_model(source: object, *more: object, name: str = "") -> ModelPositions:
+def read_model(source: object, *more: object, name: str = "", engine: str = "") -> ModelPositions:
     """A model's positions from a config dict, JSON text, a GGUF or safetensors header's bytes,
-    or a path to any of these; more sources of the same model are compared with the first."""
+    or a path to any of these; more sources of the same model are compared with the first.
+
+    engine="both" with a preset's name alone: the preset as transformers runs its config.json and
+    as llama.cpp runs the GGUF its converter writes for it, side by side."""
+    if engine not in ("", "both"):
+        raise ModelError(f"engine is 'both' or left out, not {str(engine)[:40]!r}")
+    if engine == "both" and not more:
+        from .converter import converted
+
+        more = (converted(source),)
     loaded = sorted((load(s) for s in (source, *more)), key=lambda x: x.kind == "safetensors")
     first = loaded[0]
     if first.kind == "safetensors":
@@ -39,7 +48,7 @@ def read_model(source: object, *more: object, name: str = "") -> ModelPositions:
             if other.config.get("_inv_freq") is not None
             else build(other.config, other.sources, name=other.name)
         )
-        compare_sources(model, other, second)
+        compare_sources(model, other, second, both=engine == "both")
     return model
 
 

@@ -170,7 +170,30 @@ GGUF_MODEL_TYPES = {
 def from_gguf(source: files.ByteSource, name: str) -> Loaded:
     """A GGUF header's positions as a config dict; its RoPE tensors ride along."""
     header = files.read_gguf(source)
-    config = files.gguf_positions(header, files.read_gguf_rope_tensors(source, header))
+    return from_gguf_header(header, files.read_gguf_rope_tensors(source, header), name)
+
+
+def from_gguf_metadata(metadata: dict, name: str, tensors: dict | None = None) -> Loaded:
+    """A GGUF's key/value pairs (and RoPE tensors, name -> values) as from_gguf reads a file's:
+    what a converter writes, without a file."""
+    arch = metadata.get("general.architecture")
+    header = files.GGUFHeader(
+        version=3,
+        byte_order="<",
+        metadata=dict(metadata),
+        metadata_types={},
+        tensors={},
+        architecture=arch if isinstance(arch, str) else None,
+        alignment=32,
+        data_offset=0,
+    )
+    arrays = {key: np.asarray(value, dtype=np.float32) for key, value in (tensors or {}).items()}
+    return from_gguf_header(header, arrays, name)
+
+
+def from_gguf_header(header: files.GGUFHeader, tensors: dict, name: str) -> Loaded:
+    """A read GGUF header's positions (see from_gguf)."""
+    config = files.gguf_positions(header, tensors)
     meta = config.pop("_gguf", {})
     arch = str(meta.get("architecture") or "")
     config["model_type"] = GGUF_MODEL_TYPES.get(arch, arch)

@@ -279,7 +279,7 @@ METHOD_WORDS = {
 
 
 def figure(state: ExplorerState) -> dict:
-    return model_figure(state, derived.preset_model(state.model))
+    return model_figure(state, derived.preset_both(state.model))
 
 
 def describe_model(model: ModelPositions) -> str:
@@ -306,7 +306,7 @@ def describe_model(model: ModelPositions) -> str:
 
 
 def describe(state: ExplorerState, model: ModelPositions | None = None) -> str:
-    return describe_model(model or derived.preset_model(state.model))
+    return describe_model(model or derived.preset_both(state.model))
 
 
 def listed_pairs(size: int, first_slow: int | None, share: int) -> list[int]:
@@ -351,7 +351,7 @@ def _rows(model: ModelPositions) -> tuple[list[tuple], int]:
 def data(state: ExplorerState, model: ModelPositions | None = None) -> ChartData:
     """Pairs of every layer type (all, up to ALL_PAIRS in all; else both ends, evenly between and
     the first that never turns): θ_i, λ_i and its turns in the original context."""
-    model = model or derived.preset_model(state.model)
+    model = model or derived.preset_both(state.model)
     rows, total = _rows(model)
     note = (
         ""
@@ -391,8 +391,16 @@ def findings_html(model: ModelPositions) -> str:
     )
 
 
+def both_line(name: str) -> str:
+    """'; beside it, llama.cpp d32676d774 via convert_hf_to_gguf.py …' for a preset the converter
+    converts, else ''."""
+    from ..model.converter import converter_name, has_gguf_form
+
+    return f"; beside it, {converter_name(name)}" if has_gguf_form(name) else ""
+
+
 def readout(state: ExplorerState) -> str:
-    return findings_html(derived.preset_model(state.model))
+    return findings_html(derived.preset_both(state.model))
 
 
 # ---- The view ----------------------------------------------------------------------------------
@@ -464,7 +472,7 @@ class ModelView(PlotView):
     def model(self) -> ModelPositions:
         """The model shown: the visitor's when given and readable, else the preset."""
         if self._pasted is None and self._file is None:
-            return derived.preset_model(self.state.model)
+            return derived.preset_both(self.state.model)
         if self._model is None:
             self._model = self._read_given()
         return self._model
@@ -477,7 +485,7 @@ class ModelView(PlotView):
             return read_model(*given)
         except ValueError as error:
             self._problem = str(error)
-            return derived.preset_model(self.state.model)
+            return derived.preset_both(self.state.model)
 
     def figure(self) -> dict:
         figure = model_figure(self.state, self.model())
@@ -512,7 +520,7 @@ class ModelView(PlotView):
         else:
             self._status.object = (
                 f'<p class="pe-model-status">Showing the preset {html.escape(model.name)}; '
-                f"{html.escape(engine_line(model))}.</p>"
+                f"{html.escape(engine_line(model))}{html.escape(both_line(self.state.model))}.</p>"
             )
         self._clear.disabled = not given and not self._problem
 
@@ -601,4 +609,4 @@ class ModelView(PlotView):
 
 def code(state: ExplorerState, model: ModelPositions | None = None) -> str:
     """Export / Code: a NumPy script recomputing every layer type's inv_freq."""
-    return model_program(model or derived.preset_model(state.model))
+    return model_program(model or derived.preset_both(state.model))

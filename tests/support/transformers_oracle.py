@@ -82,23 +82,6 @@ def run_rotary(rotary_cls, config, layer_types: list[str], length: int) -> dict:
     return out
 
 
-def attention_class(module, row: dict):
-    """The text decoder's attention class of a modeling file (built with config and layer_idx)."""
-    prefix = row["rotary_class"].removesuffix("RotaryEmbedding").replace("Text", "")
-    found = [
-        cls
-        for name, cls in vars(module).items()
-        if inspect.isclass(cls)
-        and name.endswith("Attention")
-        and cls.__module__ == module.__name__
-        and "layer_idx" in inspect.signature(cls.__init__).parameters
-    ]
-    found.sort(
-        key=lambda c: (not c.__name__.startswith(prefix), "Vision" in c.__name__, len(c.__name__))
-    )
-    return found[0] if found else None
-
-
 @dataclass
 class EngineLayer:
     rotates: bool  # its attention called an apply_rotary… function
@@ -113,7 +96,11 @@ def engine_layers(module, rotary_cls, config, row: dict, count: int) -> list[Eng
     attention cannot be run."""
     import torch
 
-    attention = attention_class(module, row)
+    from scripts.transformers_tables import attention_class, built_layers
+
+    built = built_layers(module, row, config)  # the layers as the model's own class builds them
+    attention = built[0] if built else attention_class(module, row)
+    held = built[1] if built and len(built[1]) == count else None
     applies = {
         name: value
         for name, value in vars(module).items()
@@ -138,20 +125,41 @@ def engine_layers(module, rotary_cls, config, row: dict, count: int) -> list[Eng
     try:
         out = []
         for index in range(count):
-            with torch.device("meta"):
-                layer = attention(config, index)
+            if held and held[index] is None:  # a Mamba, conv or cross-attention layer
+                out.append(EngineLayer(False, None, None))
+                continue
+            if held:
+                layer = held[index]
+            else:
+                with torch.device("meta"):
+                    layer = attention(config, index)
             extra = {"layer_type": kinds[index]} if takes_type and kinds else {}
-            embedding = call_rotary(rotary, torch.zeros(1, 2, 8), torch.tensor([[0, 1]]), **extra)
+            if extra and not hasattr(rotary, f"{kinds[index]}_inv_freq"):
+                embedding = None  # the module keeps no frequencies for this type (Beam's full)
+            else:
+                embedding = call_rotary(
+                    rotary, torch.zeros(1, 2, 8), torch.tensor([[0, 1]]), **extra
+                )
             if isinstance(embedding, tuple):
                 embedding = tuple(part.to("meta") for part in embedding)
-            else:
+            elif embedding is not None:
                 embedding = embedding.to("meta")
-            hidden = torch.zeros(1, 2, config.hidden_size, device="meta")
-            calls.clear()
+            widest = max(
+                (m.in_features for m in layer.modules() if isinstance(m, torch.nn.Linear)),
+                default=config.hidden_size,
+            )  # Zamba2's shared attention reads the hidden state beside the embeddings: 2×
             try:
-                layer(hidden_states=hidden, position_embeddings=embedding, attention_mask=None)
+                try:
+                    _run(layer, calls, config.hidden_size, embedding, index)
+                except Exception:
+                    if widest == config.hidden_size:
+                        raise
+                    _run(layer, calls, widest, embedding, index)
             except Exception as error:
-                return f"{attention.__name__}.forward on the meta device: {type(error).__name__}"
+                return (
+                    f"{attention.__name__}.forward on the meta device: "
+                    f"{type(error).__name__}: {str(error)[:150]}"
+                )
             called = applies.get(calls[0]) if calls else None
             out.append(
                 EngineLayer(
@@ -164,6 +172,37 @@ def engine_layers(module, rotary_cls, config, row: dict, count: int) -> list[Eng
     finally:
         for name, apply in applies.items():
             setattr(module, name, apply)
+
+
+def _run(layer, calls: list, width: int, embedding, index: int) -> None:
+    """The attention's forward given what it requires (the states, the rotary's cos and sin, no
+    mask), else everything it accepts (a visible mask, the positions: DeepSeek V3.2's indexer
+    reads them)."""
+    import torch
+
+    accepted = inspect.signature(layer.forward).parameters
+    hidden = torch.zeros(1, 2, width, device="meta")
+    given = {
+        "hidden_states": hidden,
+        "position_embeddings": embedding,
+        "attention_mask": None,
+        "position_ids": torch.tensor([[0, 1]], device="meta"),
+        "cache_position": torch.arange(2, device="meta"),
+        "layer_idx": index,
+        "alibi": None,
+        "shared_kv_states": {},
+        "context_hidden_states": hidden,
+    }
+    needed = {"hidden_states", "position_embeddings", "attention_mask"} | {
+        name for name, p in accepted.items() if p.default is p.empty and name != "self"
+    }
+    calls.clear()
+    try:
+        layer(**{k: v for k, v in given.items() if k in accepted and k in needed})
+    except Exception:
+        calls.clear()
+        given["attention_mask"] = torch.zeros(1, 1, 2, 2, device="meta")
+        layer(**{k: v for k, v in given.items() if k in accepted})
 
 
 def _pairing(apply, rotary, config, extra: dict) -> str | None:
