@@ -53,12 +53,12 @@ PARAMETERS: dict[str, dict[str, object]] = {
     "llama3": {"low_freq_factor": 1.0, "high_freq_factor": 4.0},
     "longrope": {"factors": None},
 }
-MAX_FACTOR = 1024.0
+MAX_FACTOR = 4096.0  # Mistral Large 3 (mistral_large4) ships YaRN ×2048
 # LongRoPE's smallest per-pair factor: a divisor near 0 would make a pair turn without bound.
 MIN_FACTOR = 1e-3
 # And its largest, so that 2π·base·f stays finite. Published factors sit near s, far below it:
 # Phi-3 and Phi-3.5's long_factor reach about 65 (for s = 32), LongRoPE's 2048k models read
-# s = 512; it is ten times the largest s here (MAX_FACTOR).
+# s = 512; it is above the largest s here (MAX_FACTOR).
 MAX_PAIR_FACTOR = 1e4
 MAX_CONTEXT = 1 << 24
 

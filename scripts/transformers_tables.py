@@ -221,6 +221,39 @@ def rotary_output(rotary: type, config, positions: list[int], layer_type: str | 
     return module(x, position_ids)
 
 
+def rotary_width(config_cls: type, rotary: type, layer_type: str | None) -> str | None:
+    """The key the rotary module's width follows: each of qk_rope_head_dim (MLA), rotary_dim and
+    head_dim (× the partial factor) in turn set to half its default; the first that changes the
+    width of its cos is the one. MiniMax-M3 and dots3 keep a rotary_dim or qk_rope_head_dim their
+    rotary never reads."""
+
+    def width(config) -> int:
+        return int(rotary_output(rotary, config, [1], layer_type)[0].shape[-1])
+
+    try:
+        default = config_cls()
+        base = width(default)
+    except Exception:
+        return None
+    for key in ("qk_rope_head_dim", "rotary_dim", "head_dim"):
+        value = getattr(default, key, None) if key != "head_dim" else _head_dim(default)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 8:
+            continue
+        try:
+            if width(config_cls(**{key: value // 2})) != base:
+                return key
+        except Exception:
+            continue
+    return None
+
+
+def _head_dim(config) -> int | None:
+    try:
+        return getattr(config, "head_dim", None)
+    except Exception:  # Gemma 4: head_dim differs per layer
+        return None
+
+
 def pairing(module, folder: str, rotary: type, config, layer_type: str | None) -> dict | None:
     """Which dimension a unit vector on dimension 0 turns into, under the model's own
     apply_rotary_pos_emb fed its own rotary module's cos and sin at position 1: dimension 1 is
@@ -229,14 +262,17 @@ def pairing(module, folder: str, rotary: type, config, layer_type: str | None) -
     apply = getattr(module, "apply_rotary_pos_emb", None)
     if apply is None:
         return None
+    head = _head_dim(config)
     try:
         cos, sin = rotary_output(rotary, config, [1], layer_type)
-    except Exception:
-        return None
-    try:
-        head = getattr(config, "head_dim", None)
-    except Exception:  # Gemma 4: head_dim differs per layer
-        head = None
+    except Exception:  # its rotary cannot run on the defaults (GLM-4.1V's sections): one angle
+        import torch
+
+        try:
+            width = head or config.hidden_size // config.num_attention_heads
+        except Exception:
+            return None
+        cos, sin = torch.full((1, 1, width), 0.54), torch.full((1, 1, width), 0.84)
     found = probe_pairing(apply, cos, sin, head)
     if found is None:
         return None
@@ -454,6 +490,25 @@ def without_attention(module, row: dict, config) -> dict | None:
     return {"rule": "layers", "layers": missing, "source": where}
 
 
+def layers_from(config_cls: type) -> dict | None:
+    """Where num_hidden_layers comes from when the class computes it (LongCat-Flash's property:
+    2 × num_layers): the field, the multiple, and the default count."""
+    if not isinstance(inspect.getattr_static(config_cls, "num_hidden_layers", None), property):
+        return None
+    default = config_cls().num_hidden_layers
+    for f in dataclasses.fields(config_cls):
+        if f.name == "num_hidden_layers" or not isinstance(f.default, int) or f.default < 1:
+            continue
+        try:
+            count = config_cls(**{f.name: f.default + 1}).num_hidden_layers
+        except Exception:
+            continue
+        if count != default and count % (f.default + 1) == 0:
+            times = count // (f.default + 1)
+            return {"key": f.name, "times": times, "default": default}
+    return None
+
+
 def causal_lm(model_type: str, config_cls: type) -> str:
     from transformers.models.auto.modeling_auto import (
         MODEL_FOR_CAUSAL_LM_MAPPING_NAMES,
@@ -513,6 +568,12 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
     head_dims = per_type_head_dim(config_cls, config)
     if head_dims:
         row["head_dim_by_type"] = head_dims
+    derived = layers_from(config_cls)
+    if derived:
+        row["layers_from"] = derived
+    width = rotary_width(config_cls, rotary, kinds[0] if kinds else None)
+    if width:
+        row["rotary_width"] = width
     found = pairing(module, folder, rotary, config, kinds[0] if kinds else None)
     if found:
         row.update(found)

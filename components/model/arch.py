@@ -394,9 +394,12 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
         theta = number(params, "rope_theta", low=1.0, high=1e12)
         params = {**params, "rope_theta": theta}
         layer_head = _head_dim_of(reading, kind, head_dim)
+        per_type = isinstance(params.get("partial_rotary_factor"), Real)
+        if reading.config.get("_rotary_width") == "qk_rope_head_dim":
+            per_type = False  # dots3: the rotary reads qk_rope_head_dim, not the factor
         layer_rot = (
             _even(int(layer_head * params["partial_rotary_factor"]))
-            if isinstance(params.get("partial_rotary_factor"), Real)
+            if per_type
             else (rot if layer_head == head_dim else layer_head)
         )
         key = kind + str(layer_head) + repr(sorted(params.items(), key=lambda kv: kv[0]))

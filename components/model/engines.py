@@ -65,11 +65,22 @@ def standardise(config: dict, reading: Reading) -> dict:
         if value is not None and key not in out:
             out[key] = value
             reading.note(key, where)
+    derived = row.get("layers_from")  # LongCat-Flash: num_hidden_layers is 2 × num_layers
+    if derived and "num_hidden_layers" not in given:
+        stated = given.get(derived["key"])
+        if isinstance(stated, int) and not isinstance(stated, bool) and 0 < stated <= 512:
+            out["num_hidden_layers"] = stated * derived["times"]
+            reading.note("num_hidden_layers", f"{derived['times']} × config.json: {derived['key']}")
+        else:
+            out["num_hidden_layers"] = derived["default"]
+            reading.note("num_hidden_layers", where)
     widths = ("head_dim", "hidden_size", "num_attention_heads")
     if "resolved_head_dim" in row and not any(key in given for key in widths):
         out["head_dim"] = row["resolved_head_dim"]  # what __post_init__ made of the defaults
         reading.note("head_dim", f"{row['config_class']}.__post_init__ ({where})")
     out["rope_parameters"] = _rope_parameters(given, row, reading, where)
+    if row.get("rotary_width"):
+        out["_rotary_width"] = row["rotary_width"]
     by_type = row.get("head_dim_by_type")
     if by_type:  # Gemma 4: the global layers' own head size
         value = given.get(by_type.get("key", ""))

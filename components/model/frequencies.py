@@ -39,12 +39,18 @@ def rotary_dim(reading: Reading, head_dim: int) -> int:
     nested = (
         config.get("rope_parameters") if isinstance(config.get("rope_parameters"), dict) else {}
     )
+    width = config.get("_rotary_width")  # the key the engine's rotary follows (generated)
+    if width == "qk_rope_head_dim" and integer(config, width, high=head_dim):
+        reading.note("rotary_dim", f"config.json: {width} (what the rotary module reads)")
+        return _even(config[width])
     for key in ("partial_rotary_factor", "rotary_pct"):
         fraction = number(nested, key, high=1.0) or number(config, key, high=1.0)
         if fraction is not None:
             reading.note("rotary_dim", f"config.json: {key} × head_dim")
             return _even(int(head_dim * fraction))
     for key in ("rotary_dim", "qk_rope_head_dim"):
+        if width == "head_dim":  # MiniMax-M3 keeps a rotary_dim its rotary never reads
+            break
         value = integer(config, key, high=head_dim)
         if value is not None:
             reading.note("rotary_dim", f"config.json: {key}")
@@ -70,7 +76,8 @@ def head_dims(reading: Reading) -> tuple[int, int]:
     )
     head_dim = integer(config, "head_dim", high=MAX_HEAD_DIM)
     nope = integer(config, "qk_nope_head_dim", high=MAX_HEAD_DIM)
-    if nope and integer(config, "qk_rope_head_dim", high=MAX_HEAD_DIM):  # DeepSeek's MLA
+    mla = config.get("_rotary_width") != "head_dim"  # dots3 keeps MLA keys beside head_dim
+    if mla and nope and integer(config, "qk_rope_head_dim", high=MAX_HEAD_DIM):  # DeepSeek's
         head_dim = nope + config["qk_rope_head_dim"]
         reading.note("head_dim", "config.json: qk_nope_head_dim + qk_rope_head_dim (MLA)")
     elif head_dim:

@@ -36,35 +36,17 @@ NOT_TEXT_DECODERS = {
 }
 ENGINE_FAILS_ON_DEFAULTS = {
     # transformers' own modules cannot be built or run from the class's own defaults.
-    "glm4v_text": "M-RoPE: its rotary forward needs position ids the oracle does not build",
-    "glm4v_moe_text": "M-RoPE: as glm4v_text",
-    "glm_image_text": "M-RoPE: as glm4v_text",
     "deepseek_v4": "the rotary module's layer labels differ from the config's layer types",
     "dbrx": "its rope_theta lives in attn_config, a sub-config the reader does not open",
 }
 # Read wrong today, in exactly these forms: the test fails the day one is fixed, so the list
 # shrinks.
-KNOWN_WRONG = (
-    {
-        (t, f): "head size or rotary part read wrong"
-        for t in ("dots3_note_text", "ernie4_5_vl_moe_text", "minimax_m3_vl_text")
-        for f in FORMS
-    }
-    | {
-        # Its default hidden_size / num_attention_heads is 4096 / 96: the engine rotates an odd
-        # 21 of 42 dimensions; the reader rounds to the 20 that pairs can hold.
-        ("glm4_moe", f): "odd rotary part of a non-integer default head"
-        for f in FORMS
-    }
-    | {
-        ("mistral_large4_text", f): "YaRN factor 2048 is above the reader's cap of 1024"
-        for f in FORMS
-    }
-    | {
-        (t, "bare"): "a default computed in __post_init__ is missed when every key is left out"
-        for t in ("longcat_flash",)
-    }
-)
+KNOWN_WRONG = {
+    # Its rotary buffer holds the frequencies pre-rotated for its 3-D sections (even, then
+    # odd pairs of the height-width part): the same frequencies on other dimensions.
+    ("ernie4_5_vl_moe_text", f): "frequencies in the order its 3-D sections lay them out"
+    for f in FORMS
+}
 LEFT_OUT = NOT_TEXT_DECODERS | ENGINE_FAILS_ON_DEFAULTS
 # Model types whose frequencies are checked but not their layers (which rotate, the pairing):
 # their attention cannot run on the meta device as the oracle calls it.
@@ -92,6 +74,15 @@ SUPPLEMENT = {
     "nemotron": {"num_key_value_heads": 48},  # NemotronAttention: heads // kv heads
     "qwen4_exp_text": {"indexer_n_heads": 4, "indexer_kv_heads": 1, "indexer_head_dim": 256,
         "indexer_budget": 2048, "indexer_compress_ratio": 4},  # its QSA indexer's sizes
+    # Its default head, 4096 / 96, is no integer (the engine rotates an odd 21 dimensions);
+    # every published GLM-4.5 and 4.6 file gives head_dim 128.
+    "glm4_moe": {"head_dim": 128},
+    # Their rotary splits its frequencies by mrope_section, [8, 12, 12] unless given: 32, where
+    # the class's own defaults make 64 (no partial factor) or an odd head (4096 / 96). As
+    # GLM-4.1V, GLM-4.5V and GLM-Image publish them: half the head rotates, in those sections.
+    **{t: {"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+           "partial_rotary_factor": 0.5, "mrope_section": [8, 12, 12]}, "head_dim": 128}
+       for t in ("glm4v_text", "glm4v_moe_text", "glm_image_text")},
     "cohere_compass_text": {"rope_parameters": {"full_attention": {"rope_type": "default",
         "rope_theta": 10000.0}}},  # its class has no RoPE parameters: its rotary raises
 }  # fmt: skip
