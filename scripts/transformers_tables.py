@@ -136,10 +136,12 @@ def jsonable(value):
 def field_defaults(config_cls: type) -> dict:
     """The class's own defaults of the keys the reader reads (before __post_init__ fills any)."""
     fields = {f.name: f for f in dataclasses.fields(config_cls)}
+    aliases = dict(getattr(config_cls, "attribute_map", {}) or {})
     out = {}
     for key in READ_KEYS:
-        if key in fields and fields[key].default is not dataclasses.MISSING:
-            out[key] = jsonable(fields[key].default)
+        name = key if key in fields else aliases.get(key)  # DBRX's n_layers is num_hidden_layers
+        if name in fields and fields[name].default is not dataclasses.MISSING:
+            out[key] = jsonable(fields[name].default)
     return out
 
 
@@ -360,6 +362,25 @@ def modeling_rules(folder: str) -> dict:
     return found
 
 
+def rope_labels(folder: str) -> dict | None:
+    """The rotary entry each layer type reads where the two are named apart (DeepSeek V4: "main"
+    for sliding layers, "compress" for the others), from the attention's own assignment."""
+    import transformers
+
+    path = Path(transformers.__file__).parent / "models" / folder / f"modeling_{folder}.py"
+    text = path.read_text(encoding="utf-8")
+    match = re.search(
+        r'self\.rope_layer_type = "(\w+)" if self\.layer_type == "(\w+)" else "(\w+)"', text
+    )
+    if not match:
+        return None
+    line = text.count("\n", 0, match.start()) + 1
+    return {
+        "labels": {match.group(2): match.group(1), "*": match.group(3)},
+        "source": f"{path.name}:{line} {_function_at(text, line)}",
+    }
+
+
 def interleave_rule(folder: str) -> dict | None:
     """Whether the attention rotates with apply_rotary_pos_emb_interleave (MLA models): always,
     or only when the config's rope_interleave is true (the line before the call tests it)."""
@@ -578,6 +599,9 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
     if found:
         row.update(found)
     row.update(modeling_rules(folder))
+    labels = rope_labels(folder)
+    if labels:
+        row["rope_labels"] = labels
     interleave = interleave_rule(folder)
     if interleave:
         row["interleave"] = interleave

@@ -383,8 +383,12 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
         if kind.endswith(NOPE):
             built.append(Layer(index, kind, "none", head_dim=head_dim, window=_size(kind, window)))
             continue
+        labels = (row or {}).get("rope_labels")  # DeepSeek V4: "compress" for CSA/HCA layers
+        if labels:
+            reading.note("rotary entry per layer type", f"transformers: {labels['source']}")
+        label = labels["labels"].get(kind, labels["labels"]["*"]) if labels else kind
         params = (
-            per_kind.get(kind)
+            per_kind.get(label)
             or per_kind.get("*")
             or per_kind.get(FULL)
             or next(iter(per_kind.values()))
@@ -395,7 +399,8 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
         params = {**params, "rope_theta": theta}
         layer_head = _head_dim_of(reading, kind, head_dim)
         per_type = isinstance(params.get("partial_rotary_factor"), Real)
-        if reading.config.get("_rotary_width") == "qk_rope_head_dim":
+        width = reading.config.get("_rotary_width")
+        if width == "qk_rope_head_dim" and isinstance(reading.config.get(width), int):
             per_type = False  # dots3: the rotary reads qk_rope_head_dim, not the factor
         layer_rot = (
             _even(int(layer_head * params["partial_rotary_factor"]))

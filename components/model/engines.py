@@ -81,6 +81,7 @@ def standardise(config: dict, reading: Reading) -> dict:
     out["rope_parameters"] = _rope_parameters(given, row, reading, where)
     if row.get("rotary_width"):
         out["_rotary_width"] = row["rotary_width"]
+    _unread_theta(given, out["rope_parameters"], row, reading)
     by_type = row.get("head_dim_by_type")
     if by_type:  # Gemma 4: the global layers' own head size
         value = given.get(by_type.get("key", ""))
@@ -103,6 +104,26 @@ def standardise(config: dict, reading: Reading) -> dict:
                 out[attribute] = filled
                 reading.note(attribute, f"{row['config_class']}.__post_init__ ({where})")
     return out
+
+
+def _unread_theta(given: dict, params: dict, row: dict, reading: Reading) -> None:
+    """A θ in a sub-config the class never moves into rope_parameters (DBRX's
+    attn_config.rope_theta): the engine turns at its own default, and the file's number is said."""
+    theta = params.get("rope_theta") if isinstance(params, dict) else None
+    for key, value in given.items():
+        inner = value.get("rope_theta") if isinstance(value, dict) else None
+        skip = key in ("rope_parameters", "rope_scaling", "text_config")
+        if skip or not isinstance(inner, (int, float)) or isinstance(inner, bool):
+            continue
+        if isinstance(theta, (int, float)) and inner != theta:
+            reading.find(
+                "engine-ignores-key",
+                f"transformers {tables().VERSION} does not read {key}.rope_theta: "
+                f"{row['rotary_class']} turns at θ = {theta:g}, not the file's {inner:g}. "
+                "The layers below are what it runs.",
+                f"{key}.rope_theta = {inner:g}; {row['modeling']}: "
+                f"config.rope_parameters['rope_theta'] = {theta:g}",
+            )
 
 
 def _without_row(config: dict, reading: Reading) -> dict:

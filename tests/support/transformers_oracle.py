@@ -78,8 +78,26 @@ def run_rotary(rotary_cls, config, layer_types: list[str], length: int) -> dict:
         cos = out_[0] if isinstance(out_, tuple) else out_  # a complex freqs_cis: its modulus
         first = cos.reshape(-1, cos.shape[-1])[0, 0]
         scale = float(first.abs()) if first.is_complex() else float(first)
-        out[kind] = EngineLayerType(buffer.detach().double().numpy().copy(), scale)
+        inv_freq = buffer.detach().double().numpy().copy()
+        if hasattr(module, "recomposition_frequencies") and isinstance(out_, tuple):
+            inv_freq = _as_laid_out(inv_freq, *out_)
+        out[kind] = EngineLayerType(inv_freq, scale)
     return out
+
+
+def _as_laid_out(buffer: np.ndarray, cos, sin) -> np.ndarray:
+    """The buffer's frequencies in the order the forward lays them on the head's dimensions
+    (Ernie 4.5 VL keeps them pre-rotated for its 3-D sections and recomposes them): each pair's
+    angle at position 1, matched to the buffer entry it is."""
+    angles = np.arctan2(
+        sin.reshape(-1, sin.shape[-1])[1].double().numpy(),
+        cos.reshape(-1, cos.shape[-1])[1].double().numpy(),
+    )
+    if angles.size != 2 * buffer.size:
+        return buffer
+    adjacent = np.allclose(angles[0::2], angles[1::2])  # repeat_interleave: interleaved pairs
+    pairs = angles[0::2] if adjacent else angles[: buffer.size]
+    return buffer[np.abs(pairs[:, None] - buffer[None, :]).argmin(axis=1)]
 
 
 @dataclass
@@ -87,6 +105,7 @@ class EngineLayer:
     rotates: bool  # its attention called an apply_rotary… function
     window: int | None  # its attention module's sliding_window
     pairing: str | None  # what the function it called does to a probe vector
+    label: str | None = None  # the rotary entry its attention names (DeepSeek V4's "compress")
 
 
 def engine_layers(module, rotary_cls, config, row: dict, count: int) -> list[EngineLayer] | str:
@@ -133,17 +152,21 @@ def engine_layers(module, rotary_cls, config, row: dict, count: int) -> list[Eng
             else:
                 with torch.device("meta"):
                     layer = attention(config, index)
-            extra = {"layer_type": kinds[index]} if takes_type and kinds else {}
-            if extra and not hasattr(rotary, f"{kinds[index]}_inv_freq"):
+            label = getattr(layer, "rope_layer_type", None)  # DeepSeek V4 names its entry
+            entry = label or (kinds[index] if kinds else None)
+            extra = {"layer_type": entry} if takes_type and entry else {}
+            if label:  # its model hands every entry over, and the attention picks its own
+                embedding = {
+                    name: _meta(call_rotary(rotary, torch.zeros(1, 2, 8),
+                                            torch.tensor([[0, 1]]), layer_type=name))
+                    for name in rotary.rope_type
+                }  # fmt: skip
+            elif extra and not hasattr(rotary, f"{entry}_inv_freq"):
                 embedding = None  # the module keeps no frequencies for this type (Beam's full)
             else:
-                embedding = call_rotary(
-                    rotary, torch.zeros(1, 2, 8), torch.tensor([[0, 1]]), **extra
+                embedding = _meta(
+                    call_rotary(rotary, torch.zeros(1, 2, 8), torch.tensor([[0, 1]]), **extra)
                 )
-            if isinstance(embedding, tuple):
-                embedding = tuple(part.to("meta") for part in embedding)
-            elif embedding is not None:
-                embedding = embedding.to("meta")
             widest = max(
                 (m.in_features for m in layer.modules() if isinstance(m, torch.nn.Linear)),
                 default=config.hidden_size,
@@ -166,12 +189,20 @@ def engine_layers(module, rotary_cls, config, row: dict, count: int) -> list[Eng
                     bool(calls),
                     getattr(layer, "sliding_window", None),
                     _pairing(called, rotary, config, extra) if called else None,
+                    label,
                 )
             )
         return out
     finally:
         for name, apply in applies.items():
             setattr(module, name, apply)
+
+
+def _meta(embedding):
+    """cos and sin (or a complex freqs_cis) moved to the meta device."""
+    if isinstance(embedding, tuple):
+        return tuple(part.to("meta") for part in embedding)
+    return embedding.to("meta")
 
 
 def _run(layer, calls: list, width: int, embedding, index: int) -> None:

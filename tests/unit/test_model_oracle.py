@@ -34,20 +34,10 @@ NOT_TEXT_DECODERS = {
     "moonshine": "speech encoder-decoder (attention built with other arguments)",
     "moonshine_streaming": "speech encoder-decoder (attention built with other arguments)",
 }
-ENGINE_FAILS_ON_DEFAULTS = {
-    # transformers' own modules cannot be built or run from the class's own defaults.
-    "deepseek_v4": "the rotary module's layer labels differ from the config's layer types",
-    "dbrx": "its rope_theta lives in attn_config, a sub-config the reader does not open",
-}
 # Read wrong today, in exactly these forms: the test fails the day one is fixed, so the list
-# shrinks.
-KNOWN_WRONG = {
-    # Its rotary buffer holds the frequencies pre-rotated for its 3-D sections (even, then
-    # odd pairs of the height-width part): the same frequencies on other dimensions.
-    ("ernie4_5_vl_moe_text", f): "frequencies in the order its 3-D sections lay them out"
-    for f in FORMS
-}
-LEFT_OUT = NOT_TEXT_DECODERS | ENGINE_FAILS_ON_DEFAULTS
+# shrinks. None at transformers 5.23.0.
+KNOWN_WRONG: dict[tuple[str, str], str] = {}
+LEFT_OUT = NOT_TEXT_DECODERS
 # Model types whose frequencies are checked but not their layers (which rotate, the pairing):
 # their attention cannot run on the meta device as the oracle calls it.
 LAYERS_UNCHECKED = {
@@ -83,6 +73,9 @@ SUPPLEMENT = {
     **{t: {"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
            "partial_rotary_factor": 0.5, "mrope_section": [8, 12, 12]}, "head_dim": 128}
        for t in ("glm4v_text", "glm4v_moe_text", "glm_image_text")},
+    # DbrxAttention reads attn_config.rope_theta, which its default attn_config lacks; as
+    # DBRX publishes it (its rotary, though, turns at rope_parameters' θ: engine-ignores-key).
+    "dbrx": {"attn_config": {"rope_theta": 500000, "kv_n_heads": 8, "clip_qkv": 8}},
     "cohere_compass_text": {"rope_parameters": {"full_attention": {"rope_type": "default",
         "rope_theta": 10000.0}}},  # its class has no RoPE parameters: its rotary raises
 }  # fmt: skip
@@ -114,17 +107,44 @@ def compare_config(given: dict) -> list[str]:
         model = read_model(given)
     except ValueError as error:  # the reader's ModelError: a plain sentence, but a disagreement
         return [f"read_model refuses it: {error}"]
+    key = (json.dumps(config.to_dict(), sort_keys=True, default=str), len(model.layers))
+    if key not in ENGINE_LAYERS:  # the three forms of one default config: one engine run
+        ENGINE_LAYERS[key] = transformers_oracle.engine_layers(
+            module, rotary_cls, config, row, len(model.layers)
+        )
+    layers = ENGINE_LAYERS[key]
+    problems = compare_frequencies(model, config, rotary_cls, layers)
+    if isinstance(layers, list):
+        problems += compare_layers(model, layers)
+        if config.model_type in LAYERS_UNCHECKED:
+            problems.append("its layers are checked now: take it off LAYERS_UNCHECKED")
+    elif config.model_type not in LAYERS_UNCHECKED:
+        problems.append(f"its layers cannot be checked: {layers}")
+    return problems
+
+
+def compare_frequencies(model, config, rotary_cls, engine_layers) -> list[str]:
+    """Each rotating layer's inv_freq and cos/sin scale against the rotary module's entry that
+    layer's attention reads: its layer type, or the entry its attention names (DeepSeek V4's
+    "compress" for its compressed layers)."""
     kinds = getattr(config, "layer_types", None)
     rotary = rotary_cls(config=config)
-    takes_type = bool(kinds) and any(hasattr(rotary, f"{k}_inv_freq") for k in set(kinds))
-    # the layer types the module keeps frequencies for (LFM3's conv layers have none)
-    types = (
-        sorted(k for k in set(kinds) if hasattr(rotary, f"{k}_inv_freq")) if takes_type else ["*"]
-    )
-    ran = transformers_oracle.run_rotary(rotary_cls, config, types, model.max_context or 2)
+    labels = [
+        (layer.label if isinstance(engine_layers, list) and layer.label else None)
+        for layer in (engine_layers if isinstance(engine_layers, list) else [])
+    ]
+    names = {
+        i: labels[i] if i < len(labels) and labels[i] else (kinds[i] if kinds else "*")
+        for i in range(len(model.layers))
+    }
+    # the entries the module keeps frequencies for (LFM3's conv layers have none)
+    kept = sorted({n for n in names.values() if hasattr(rotary, f"{n}_inv_freq")})
+    if not kept:
+        names = dict.fromkeys(names, "*")
+    ran = transformers_oracle.run_rotary(rotary_cls, config, kept or ["*"], model.max_context or 2)
     problems = []
     for layer in model.layers:
-        kind = kinds[layer.index] if takes_type else "*"
+        kind = names[layer.index]
         if layer.method != "rope" or kind not in ran:
             continue
         want = ran[kind]
@@ -142,18 +162,6 @@ def compare_config(given: dict) -> list[str]:
             )
         if len(problems) > 4:
             break
-    key = (json.dumps(config.to_dict(), sort_keys=True, default=str), len(model.layers))
-    if key not in ENGINE_LAYERS:  # the three forms of one default config: one engine run
-        ENGINE_LAYERS[key] = transformers_oracle.engine_layers(
-            module, rotary_cls, config, row, len(model.layers)
-        )
-    layers = ENGINE_LAYERS[key]
-    if isinstance(layers, list):
-        problems += compare_layers(model, layers)
-        if config.model_type in LAYERS_UNCHECKED:
-            problems.append("its layers are checked now: take it off LAYERS_UNCHECKED")
-    elif config.model_type not in LAYERS_UNCHECKED:
-        problems.append(f"its layers cannot be checked: {layers}")
     return problems
 
 
@@ -188,7 +196,7 @@ def test_read_model_agrees_with_transformers(model_type: str) -> None:
 def test_every_rotary_text_model_type_is_tested_or_left_out_with_a_reason() -> None:
     covered = {t for t in transformers_data.MODEL_TYPES if t not in LEFT_OUT}
     assert covered | set(LEFT_OUT) == set(transformers_data.MODEL_TYPES)
-    assert len(covered) >= 140
+    assert len(covered) >= 160  # every text decoder of the 193 rotary modeling files
 
 
 # Scaled configs, each on a model type's defaults: the engine runs its rotary module at the
