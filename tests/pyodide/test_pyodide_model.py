@@ -148,7 +148,9 @@ def steps(site, tmp) -> dict:
     big = tmp / "sparse.gguf"
     write_gguf(big, 5 << 30)
     choose(site, big)
-    page_holds(site.page, f"() => ({STATUS_JS})().includes('gguf')")
+    # (the preset's own status names convert_hf_to_gguf.py: wait for the file's)
+    page_holds(site.page, f"() => ({LABEL_JS})().includes('Sparse Qwen')")
+    page_holds(site.page, f"() => ({STATUS_JS})().includes(' MiB')")
     seen["gguf_status"] = site.page.evaluate(STATUS_JS)
     seen["gguf"] = site.page.evaluate(LABEL_JS)
     bad = tmp / "bad.gguf"
