@@ -30,6 +30,8 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+from scripts.generated import write_or_check
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "components" / "model" / "converter_data.py"
 MIRROR = "unslothai/llama.cpp"
@@ -245,14 +247,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"converter_tables: {e}", file=sys.stderr)
         return 2
     text = render(commit, rows, args.mirror)
-    if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        if current != text:
-            print(f"{args.out} is stale: run python -m scripts.converter_tables", file=sys.stderr)
-            return 1
-        return 0
-    args.out.write_text(text, encoding="utf-8")
-    return 0
+    return write_or_check(args.out, text, "converter_tables", args.check)
 
 
 if __name__ == "__main__":

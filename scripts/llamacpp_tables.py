@@ -23,6 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from scripts.generated import write_or_check
+
 OUT = Path(__file__).resolve().parents[1] / "components" / "model" / "llamacpp_data.py"
 MIRROR = "unslothai/llama.cpp"
 
@@ -1225,14 +1227,7 @@ def main(argv: list[str] | None = None) -> int:
     except Stop as e:
         print(f"llamacpp_tables: {e}", file=sys.stderr)
         return 2
-    if args.check:
-        current = args.out.read_text(encoding="utf-8") if args.out.exists() else ""
-        if current != text:
-            print(f"{args.out} is stale: run python -m scripts.llamacpp_tables", file=sys.stderr)
-            return 1
-        return 0
-    args.out.write_text(text, encoding="utf-8")
-    return 0
+    return write_or_check(args.out, text, "llamacpp_tables", args.check)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ import sys
 import warnings
 from pathlib import Path
 
+from scripts.generated import write_or_check
+
 OUT = Path(__file__).resolve().parents[1] / "components" / "model" / "transformers_data.py"
 
 # The keys of a config the reader reads (components/model/arch.py, frequencies.py).
@@ -238,7 +240,7 @@ def rotary_width(config_cls: type, rotary: type, layer_type: str | None) -> str 
     except Exception:
         return None
     for key in ("qk_rope_head_dim", "rotary_dim", "head_dim"):
-        value = getattr(default, key, None) if key != "head_dim" else _head_dim(default)
+        value = getattr(default, key, None) if key != "head_dim" else head_dim_of(default)
         if not isinstance(value, int) or isinstance(value, bool) or value < 8:
             continue
         try:
@@ -249,7 +251,7 @@ def rotary_width(config_cls: type, rotary: type, layer_type: str | None) -> str 
     return None
 
 
-def _head_dim(config) -> int | None:
+def head_dim_of(config) -> int | None:
     try:
         return getattr(config, "head_dim", None)
     except Exception:  # Gemma 4: head_dim differs per layer
@@ -264,7 +266,7 @@ def pairing(module, folder: str, rotary: type, config, layer_type: str | None) -
     apply = getattr(module, "apply_rotary_pos_emb", None)
     if apply is None:
         return None
-    head = _head_dim(config)
+    head = head_dim_of(config)
     try:
         cos, sin = rotary_output(rotary, config, [1], layer_type)
     except Exception:  # its rotary cannot run on the defaults (GLM-4.1V's sections): one angle
@@ -580,10 +582,7 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
         if pattern:
             row[attribute] = pattern
     kinds = sorted(k for k, v in (row["rope_parameters"] or {}).items() if isinstance(v, dict))
-    try:
-        resolved = getattr(config, "head_dim", None)
-    except Exception:  # Gemma 4: head_dim differs per layer
-        resolved = None
+    resolved = head_dim_of(config)
     if isinstance(resolved, int):
         row["resolved_head_dim"] = resolved
     head_dims = per_type_head_dim(config_cls, config)
@@ -698,14 +697,7 @@ Read by components/model/engines.py when a model is first read, never at start-u
 
 
 def main() -> int:
-    text = generate()
-    if "--check" in sys.argv:
-        stale = not OUT.is_file() or OUT.read_text(encoding="utf-8") != text
-        print(f"{OUT} is {'stale' if stale else 'up to date'}")
-        return int(stale)
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT} ({len(text):,} characters)")
-    return 0
+    return write_or_check(OUT, generate(), "transformers_tables", "--check" in sys.argv)
 
 
 if __name__ == "__main__":

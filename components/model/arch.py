@@ -299,6 +299,16 @@ def _without_attention(reading: Reading, row: dict | None, kinds: list[str]) -> 
     ]
 
 
+def _rope_labels(reading: Reading, row: dict | None) -> dict[str, str]:
+    """The rotary entry each layer type reads where the two are named apart (transformers_data's
+    "rope_labels": DeepSeek V4's compressed layers read "compress"); {} where they are one."""
+    rule = (row or {}).get("rope_labels")
+    if not rule:
+        return {}
+    reading.note("rotary entry per layer type", f"transformers: {rule['source']}")
+    return rule["labels"]
+
+
 def _as_llamacpp(reading: Reading, arch: str, per_kind: dict, count: int):
     """Layer kinds, parameters per kind and pairing as llama.cpp runs a GGUF (llamacpp.plan)."""
     from . import llamacpp
@@ -325,9 +335,7 @@ def _as_llamacpp(reading: Reading, arch: str, per_kind: dict, count: int):
         sliding["rope_theta"] = plan.swa_theta
         if plan.swa_unscaled:
             sliding = {"rope_type": "default", "rope_theta": plan.swa_theta}
-    if plan.window is not None and not isinstance(reading.config.get("sliding_window"), int):
-        reading.config["sliding_window"] = plan.window  # llama.cpp's default window
-    return kinds, {FULL: base, SLIDING: sliding}, plan.pairing or "half-split"
+    return kinds, {FULL: base, SLIDING: sliding}, plan.pairing or "half-split", plan.window
 
 
 def _rotary_scale(row: dict | None, params: dict, att: float) -> float:
@@ -360,8 +368,8 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
     pairing = "interleaved" if reading.model_type in INTERLEAVED else "half-split"
     gguf_arch = reading.config.get("_gguf_architecture")
     if isinstance(gguf_arch, str):  # llama.cpp rotates by its own rules, whatever HF did
-        kinds, per_kind, pairing = _as_llamacpp(reading, gguf_arch, per_kind, len(kinds))
-        window = _window(reading)
+        kinds, per_kind, pairing, default = _as_llamacpp(reading, gguf_arch, per_kind, len(kinds))
+        window = window or default  # the file's window, else llama.cpp's (Llama 4's chunks)
     elif reading.model_type.startswith("deepseek") and reading.config.get("rope_interleave", True):
         pairing = "interleaved"
     gguf = isinstance(gguf_arch, str)
@@ -376,6 +384,7 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
         pairing = "interleaved"
         reading.sources["pairing"] = f"transformers: {interleave['source']}"
     kinds = _without_rope(reading, row, kinds, window)
+    labels = _rope_labels(reading, row)
     original, top = model_context(reading, next(iter(per_kind.values())))
     cache: dict[str, tuple] = {}
     built = []
@@ -383,10 +392,7 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
         if kind.endswith(NOPE):
             built.append(Layer(index, kind, "none", head_dim=head_dim, window=_size(kind, window)))
             continue
-        labels = (row or {}).get("rope_labels")  # DeepSeek V4: "compress" for CSA/HCA layers
-        if labels:
-            reading.note("rotary entry per layer type", f"transformers: {labels['source']}")
-        label = labels["labels"].get(kind, labels["labels"]["*"]) if labels else kind
+        label = labels.get(kind, labels.get("*", kind))
         params = (
             per_kind.get(label)
             or per_kind.get("*")

@@ -240,13 +240,9 @@ def _pairing(apply, rotary, config, extra: dict) -> str | None:
     """The pairing `apply` rotates, given the rotary module's cos and sin at position 1."""
     import torch
 
-    from scripts.transformers_tables import probe_pairing
+    from scripts.transformers_tables import head_dim_of, probe_pairing
 
     embedding = call_rotary(rotary, torch.zeros(1, 1, 8), torch.tensor([[1]]), **extra)
     if not isinstance(embedding, tuple):
         return None
-    try:
-        head = getattr(config, "head_dim", None)
-    except Exception:  # Gemma 4: head_dim differs per layer
-        head = None
-    return probe_pairing(apply, *embedding, head)
+    return probe_pairing(apply, *embedding, head_dim_of(config))

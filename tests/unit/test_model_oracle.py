@@ -129,12 +129,9 @@ def compare_frequencies(model, config, rotary_cls, engine_layers) -> list[str]:
     "compress" for its compressed layers)."""
     kinds = getattr(config, "layer_types", None)
     rotary = rotary_cls(config=config)
-    labels = [
-        (layer.label if isinstance(engine_layers, list) and layer.label else None)
-        for layer in (engine_layers if isinstance(engine_layers, list) else [])
-    ]
+    built = engine_layers if isinstance(engine_layers, list) else []
     names = {
-        i: labels[i] if i < len(labels) and labels[i] else (kinds[i] if kinds else "*")
+        i: (built[i].label if i < len(built) else None) or (kinds[i] if kinds else "*")
         for i in range(len(model.layers))
     }
     # the entries the module keeps frequencies for (LFM3's conv layers have none)
