@@ -169,11 +169,14 @@ INSIDE_JS = """(root, selector) => {
 
 def wait_for(site, expression: str, timeout_s: float = 90) -> bool:
     """Wait in the offline site's page (Playwright's wait_for_function) until the JS function
-    `expression` returns true: whether it did before time ran out."""
+    `expression` returns true: whether it did before time ran out. While a page is still being
+    drawn an element the expression reads may not exist yet; an exception then means "not yet",
+    never a failed wait (a polled predicate that throws ends Playwright's wait at once)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    guarded = f"() => {{ try {{ return ({expression})(); }} catch {{ return false; }} }}"
     try:
-        site.page.wait_for_function(expression, timeout=timeout_s * 1000, polling=100)
+        site.page.wait_for_function(guarded, timeout=timeout_s * 1000, polling=100)
     except PlaywrightTimeout:
         return False
     return True
@@ -188,11 +191,13 @@ class QuietHandler(SimpleHTTPRequestHandler):
 
 def page_holds(page, predicate: str, arg=None, timeout_s: float = 90) -> bool:
     """Wait in a page (Playwright's wait_for_function) until the JS function predicate(arg) returns
-    something truthy (True), or time runs out (False)."""
+    something truthy (True), or time runs out (False). An exception while the page is drawn
+    means "not yet", as in wait_for."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
+    guarded = f"(arg) => {{ try {{ return ({predicate})(arg); }} catch {{ return false; }} }}"
     try:
-        page.wait_for_function(predicate, arg=arg, timeout=timeout_s * 1000, polling=100)
+        page.wait_for_function(guarded, arg=arg, timeout=timeout_s * 1000, polling=100)
     except PlaywrightTimeout:
         return False
     return True
