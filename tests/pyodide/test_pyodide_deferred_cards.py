@@ -10,7 +10,12 @@ from __future__ import annotations
 import pytest
 from browser_support import look_at, next_frame, page_idle, plots, wait_for_text, wait_until
 from pe_explorer.views import VIEW_NAMES, VIEWS
-from pyodide_support import test_console_has_no_errors, wait_for  # noqa: F401 (collected here)
+from pyodide_support import (  # noqa: F401 (test_console_has_no_errors: collected here)
+    on_the_site,
+    test_console_has_no_errors,
+    visit_offline,
+    wait_for,
+)
 from viewport_support import COUNT_DRAWS_JS, on_screen, placeholder_text, titles
 
 pytestmark = pytest.mark.pyodide
@@ -45,7 +50,7 @@ def steps(site) -> dict:
     record["cards"] = site.page.evaluate(CARDS_JS)
     record["scroll_y"] = site.page.evaluate("window.scrollY")
     record["min_height"] = site.page.evaluate("document.documentElement.style.minHeight")
-    for name, part in (("lazy", lazy_views), ("draws", draws_per_step), ("no_io", no_observer)):
+    for name, part in (("lazy", lazy_views), ("draws", draws_per_step)):
         try:
             record[name] = part(site)
         except AssertionError as error:
@@ -112,7 +117,9 @@ def draws_per_step(site) -> dict:
 
 def no_observer(site) -> dict:
     """A browser without IntersectionObserver cannot say what is on screen: then nothing waits,
-    and every view is drawn. (Last: the script stays for the context's later pages.)"""
+    and every view is drawn. In a browser of its own (`without_an_observer`): the script stays
+    for every later page of its context, and the run's shared browser would then draw every
+    view on every step for the modules after this one."""
     site.page.context.add_init_script("delete window.IntersectionObserver;")
     site.goto("?d_model=16")
     drawn = wait_until(
@@ -163,5 +170,13 @@ def test_a_d_model_step_draws_each_plot_on_screen_once_and_none_off_screen(visit
     assert {view: draws[view] for view in views - shown} == dict.fromkeys(views - shown, 0)
 
 
-def test_without_an_intersection_observer_every_view_is_drawn(visit):
-    assert part(visit, "no_io")["drawn"]
+@pytest.fixture(scope="module")
+def without_an_observer(request) -> dict:
+    """no_observer's visit, in a browser of its own."""
+    return visit_offline(request, lambda site_dir: on_the_site(site_dir, no_observer))
+
+
+def test_without_an_intersection_observer_every_view_is_drawn(without_an_observer):
+    assert without_an_observer["load"]["interactive"], without_an_observer["load"]["error"]
+    assert without_an_observer["drawn"], without_an_observer["plots"]
+    assert without_an_observer["console_errors"] == [], without_an_observer["console_errors"]
