@@ -167,6 +167,17 @@ INSIDE_JS = """(root, selector) => {
 }"""
 
 
+def made_by_the_page(paths: list[str]) -> list[str]:
+    """The site's request paths a page's steps sent, less the one request Chromium sends of its
+    own: after a navigation it checks the service worker's script (/sw.js) for an update once,
+    when the worker has been idle a while, at a time of its own that a quick page's steps can
+    reach. A second one is the page's, and stays."""
+    rest = list(paths)
+    if "/sw.js" in rest:
+        rest.remove("/sw.js")
+    return rest
+
+
 def wait_for(site, expression: str, timeout_s: float = 90) -> bool:
     """Wait in the offline site's page (Playwright's wait_for_function) until the JS function
     `expression` returns true: whether it did before time ran out. While a page is still being
