@@ -1153,15 +1153,34 @@ class OffsetComparisons:
 
 def offset_comparisons(state) -> OffsetComparisons:
     """PE(pos) against PE(pos + k), the pairs k apart from other_starts, and the closed form."""
-    k, d, base = state.offset, state.d_model, state.base
-    starts = [state.pos, *other_starts(state.pos, k)]
-    positions = [p for m in starts for p in (m, m + k)]
-    rows = encoding.encode_positions(positions, d, base, layout=state.layout)
+    return offset_comparisons_at(state.pos, state.offset, state.d_model, state.base, state.layout)
+
+
+def offset_comparisons_at(
+    pos: int, offset: int, d_model: int, base: float, layout: str
+) -> OffsetComparisons:
+    """offset_comparisons of these numbers (the compare view's picks ask it for every pos)."""
+    starts = [pos, *other_starts(pos, offset)]
+    positions = [p for m in starts for p in (m, m + offset)]
+    rows = encoding.encode_positions(positions, d_model, base, layout=layout)
     pairs = tuple(
-        PairComparison(m, m + k, encoding.compare(rows[2 * j], rows[2 * j + 1]))
+        PairComparison(m, m + offset, encoding.compare(rows[2 * j], rows[2 * j + 1]))
         for j, m in enumerate(starts)
     )
-    return OffsetComparisons(pairs, encoding.offset_comparison(k, d, base))
+    return OffsetComparisons(pairs, offset_comparison(offset, d_model, float(base)))
+
+
+@lru_cache(maxsize=4096)
+def offset_comparison(offset: int, d_model: int, base: float) -> encoding.Comparison:
+    """D(k), 2D(k)/d_model and √(d_model − 2D(k)), from k alone."""
+    return encoding.offset_comparison(offset, d_model, base)
+
+
+@read_only_cache()
+def pe_rows(count: int, d_model: int, base: float, layout: str) -> np.ndarray:
+    """PE(0) … PE(count − 1), float64, beyond the shown positions as pos + k may be (the rows
+    the compare view's picks take)."""
+    return encoding.encode_positions(np.arange(count), d_model, base, layout=layout)
 
 
 @dataclass(frozen=True)

@@ -28,11 +28,20 @@ SCRIPT = Path(__file__).parents[1] / "js" / "fixes" / "chart_names.js"
 
 
 class NamedPlotly(PatchablePlotly):
-    """A PatchablePlotly whose chart carries an accessible name (shown by SCRIPT)."""
+    """A PatchablePlotly whose chart carries an accessible name (shown by SCRIPT), and the key
+    and generation of its view's picks (plotkit/picks.py: the page's picker matches a chart's
+    figure with the picks Python made for it)."""
 
     label = param.String(default="", doc="The chart's accessible name: what it shows, now.")
+    pick_key = param.String(default="", doc="The key of the view's picks ('' when none).")
+    pick_generation = param.Integer(default=0, doc="Which drawing of the view the chart shows.")
 
-    _rename = {**PatchablePlotly._rename, "label": "tags"}
+    _rename = {
+        **PatchablePlotly._rename,
+        "label": "tags",
+        "pick_key": None,
+        "pick_generation": None,
+    }
 
     def _init_params(self):
         params = super()._init_params()
@@ -40,7 +49,8 @@ class NamedPlotly(PatchablePlotly):
         return params
 
     def _process_param_change(self, params):
+        tagged = any(name in params for name in ("label", "pick_key", "pick_generation"))
         props = super()._process_param_change(params)
-        if "tags" in props:
-            props["tags"] = [props["tags"]]
+        if tagged:
+            props["tags"] = [self.label, self.pick_key, self.pick_generation]
         return props

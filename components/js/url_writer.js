@@ -15,7 +15,18 @@ function hostValues(values, model) {
   return clean;
 }
 
-export function render({ model }) {
+// The query string with key's value replaced (or removed, when it is the default): the rest as
+// Python wrote it.
+function withValue(search, key, value, defaults) {
+  const segments = search
+    .replace(/^\?/, '')
+    .split('&')
+    .filter((segment) => segment !== '' && !segment.startsWith(`${key}=`));
+  if (defaults[key] !== value) segments.push(`${key}=${value}`);
+  return segments.length ? `?${segments.join('&')}` : '';
+}
+
+export function render({ model, view }) {
   const framed = window.parent !== window;
   const tell = (type) => {
     if (!framed) return;
@@ -28,6 +39,9 @@ export function render({ model }) {
   };
   let ready = false;
   let theme = null;
+  // The values of pos and k the page picked last: the address shows them over Python's query,
+  // which may still be an earlier one while a drag is under way.
+  const picked = {};
   // The page's colours outside Panel's components (theme.document_css), and the visitor's
   // choice for their next visit (static/startup.js reads it) when the toggle changed it.
   const showTheme = () => {
@@ -51,7 +65,10 @@ export function render({ model }) {
     } else {
       tell('pe-explorer:state');
     }
-    const search = model.query ? `?${model.query}` : '';
+    let search = model.query ? `?${model.query}` : '';
+    for (const [key, value] of Object.entries(picked)) {
+      search = withValue(search, key, value, model.picked_defaults);
+    }
     if (window.location.search === search) return;
     try {
       const url = window.location.pathname + search + window.location.hash;
@@ -67,10 +84,34 @@ export function render({ model }) {
     if (values) model.send_msg({ values });
     else tell('pe-explorer:refused');
   };
+  // A move of pos or k the page picks (components/js/picker.js): the address follows it in the
+  // same frame; Python writes its canonical query once the value reaches it.
+  const onPick = (event) => {
+    const { axis, value, doc } = event.detail ?? {};
+    if (!(axis in model.picked_defaults) || typeof value !== 'number') return;
+    if (doc != null && view?.model?.document != null && doc !== view.model.document) return;
+    picked[axis] = value;
+    if (!model.active) return;
+    const search = withValue(window.location.search, axis, value, model.picked_defaults);
+    if (window.location.search === search) return;
+    try {
+      window.history.replaceState(
+        window.history.state,
+        '',
+        window.location.pathname + search + window.location.hash,
+      );
+    } catch {
+      // A sandboxed iframe may forbid it.
+    }
+  };
+  document.addEventListener('pe-pick', onPick);
   if (framed) window.addEventListener('message', listen);
   model.on('query', write);
   model.on('active', write);
-  model.on('remove', () => window.removeEventListener('message', listen));
+  model.on('remove', () => {
+    window.removeEventListener('message', listen);
+    document.removeEventListener('pe-pick', onPick);
+  });
   write();
   const element = document.createElement('span');
   element.hidden = true;

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import math
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ from ..fixes.chart_names import NamedPlotly
 from ..state import ExplorerState
 from .narrow import for_narrow_screen, for_wide_screen
 from .numbers import number
+from .picks import Picks, ViewPicks
 
 # Show data lists the rows near the selection: pos − 3 … pos + 3, and at most 16 columns.
 DATA_ROWS, DATA_COLUMNS = 7, 16
@@ -226,6 +228,10 @@ class PlotView(pn.viewable.Viewer):
         # The numbers the chart draws, as a table; kept open across updates (fixes/chart_names).
         self._data = self.text_pane(DATA_STYLE, (0, 8, 4, 8), "pe-data-pane")
         self._content: pn.Column | None = None
+        # What a drag of pos or k changes, sent for the page to pick (plotkit/picks.py).
+        self._generation = 0
+        self._picks = ViewPicks(key=f"{self.spec.name}-{uuid.uuid4().hex[:12]}", margin=0)
+        self._plot.pick_key = self._picks.key if self.spec.picks is not None else ""
         self._extras = self.extra_panes()
         self._while_shown = WhileShown(self._redraw_unlocked)
         # A card that turns narrow or wide gets its figure whole: its charts move, a new layout.
@@ -238,7 +244,7 @@ class PlotView(pn.viewable.Viewer):
         """Panes shown under the plot: the readout, when the view has one."""
         if self.spec.readout is None:
             return []
-        self._readout = self.text_pane(self.spec.readout_style)
+        self._readout = self.text_pane(self.spec.readout_style, css_class="pe-readout-pane")
         return [self._readout]
 
     def update_extras(self) -> None:
@@ -258,6 +264,12 @@ class PlotView(pn.viewable.Viewer):
     def data_table(self) -> ChartData:
         """The numbers the chart draws, for its Show data table."""
         return self.spec.data(self.state, *self.own_arguments())
+
+    def picks(self) -> Picks | None:
+        """What a drag of pos or k changes, at every value (None: Python draws each)."""
+        if self.spec.picks is None:
+            return None
+        return self.spec.picks(self.state, *self.own_arguments())
 
     def figure(self) -> dict:
         """The view's figure for the state, at its height unless the figure sets its own."""
@@ -318,6 +330,7 @@ class PlotView(pn.viewable.Viewer):
             self.update_extras()
             label = self.description()
             data = data_html(self.data_table())
+            picks = self.picks()
         except ValueError as error:
             # The state never lets a bad value through; if one did, say so in words.
             self._error.object = f'<div class="pe-error">{html.escape(str(error))}</div>'
@@ -335,18 +348,32 @@ class PlotView(pn.viewable.Viewer):
         # Only what changed travels: a moved marker is a small relayout, not a new figure.
         self._plot.show(figure, whole=self._whole)
         self._whole = False
+        self._show_picks(picks)
+
+    def _show_picks(self, picks: Picks | None) -> None:
+        """The picks made for this drawing, and its generation on the chart (the page picks only
+        when the two match)."""
+        if self.spec.picks is None:
+            return
+        self._generation += 1
+        self._picks.show(picks, self.state, self._generation)
+        self._plot.pick_generation = self._generation
 
     def content(self) -> pn.Column:
         """What the view shows: its plot and the panes under it."""
         return pn.Column(
-            self._error, self._plot, self._data, *self._extras, sizing_mode="stretch_width"
+            self._error,
+            self._plot,
+            self._data,
+            *self._extras,
+            sizing_mode="stretch_width",
         )
 
     def __panel__(self):
         if self._content is None:
             self._content = self.content()
             self._content.visible = not self._note.visible
-        return pn.Column(self._note, self._content, sizing_mode="stretch_width")
+        return pn.Column(self._note, self._content, self._picks, sizing_mode="stretch_width")
 
 
 def offset_curves_table(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 from functools import partial
+from types import SimpleNamespace
 
 import panel as pn
 import param
@@ -21,6 +22,7 @@ from ..plotkit.presets import preset_buttons
 from ..scaling import PARAMETERS, SCALING_LABELS
 from ..state import MAX_CHOSEN_PAIRS, MAX_FACTORS_CHARS, MAX_TEXT_CHARS, ExplorerState
 from .player import Player
+from .throttle import Throttle
 
 D_MODEL_PRESETS = (4, 16, 64, 128, 512)
 # Stops of the base slider: a 1-2-5 log scale from 10 to 100 000.
@@ -59,6 +61,14 @@ SIMILARITY_LABELS = {"Dot product": "dot", "Cosine similarity": "cosine"}
 log = logging.getLogger(__name__)
 # The sliders whose range depends on other parameters (ExplorerState.limits).
 BOUNDED_SLIDERS = ("pos", "offset", "rotation_pair", "train_length")
+# The sliders whose every value the page shows from the views' picks (plotkit/picks.py), and
+# what their value, whoever set it, runs in the page: it tells the picker (components/js/
+# picker.js). Panel runs it in a try block that only logs: the event's listener reports its own.
+PICKED = ("pos", "offset")
+PICK_CODE = (
+    "document.dispatchEvent(new CustomEvent('pe-pick', "
+    "{detail: {axis: 'AXIS', value: cb_obj.value, doc: cb_obj.document}}));"
+)
 # Each RoPE scaling method's own controls (scaling.PARAMETERS, by the state's names): a card
 # shows the chosen method's alone; a link keeps every method's values all the same.
 METHOD_CONTROLS = {
@@ -254,9 +264,23 @@ class Controls(pn.viewable.Viewer):
         )
 
     def _keep_bounded_sliders_in_step(self) -> None:
-        """A bounded slider moved sets the state; the state moved sets every bounded control."""
+        """A bounded slider moved sets the state; the state moved sets every bounded control.
+
+        pos and k reach the state throttled (ui/throttle.py): the page shows each of their values
+        at once from the views' picks, and each value they take, from any source, tells the
+        page's picker in the browser (PICK_CODE).
+        """
+        self._throttles = {}
         for name in BOUNDED_SLIDERS:
-            getattr(self, name).param.watch(partial(self._slider_moved, name), "value")
+            slider = getattr(self, name)
+            if name in PICKED:
+                throttle = Throttle(partial(self._slider_settled, name))
+                self._throttles[name] = throttle
+                slider.param.watch(lambda event, t=throttle: t.push(), "value")
+                slider.param.watch(lambda event, t=throttle: t.flush(), "value_throttled")
+                slider.jscallback(value=PICK_CODE.replace("AXIS", name))
+            else:
+                slider.param.watch(partial(self._slider_moved, name), "value")
         self.state.param.watch(
             self._show_limits, [*BOUNDED_SLIDERS, "n_positions", "d_model", "pairs"]
         )
@@ -391,6 +415,10 @@ class Controls(pn.viewable.Viewer):
     def _show_text(self, event) -> None:
         if self.text.value != event.new:
             self.text.value = event.new
+
+    def _slider_settled(self, name: str) -> None:
+        """A throttled slider's value, now, goes to the state."""
+        self._slider_moved(name, SimpleNamespace(new=getattr(self, name).value))
 
     def _slider_moved(self, name: str, event) -> None:
         """A bounded slider moved: set the state (inside the limits), and show what it kept."""

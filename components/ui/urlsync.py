@@ -44,6 +44,12 @@ class UrlWriter(JSComponent):
         default=MAX_VALUE_LENGTH, constant=True, doc="The longest key or value a host may send."
     )
 
+    picked_defaults = param.Dict(
+        default={name: ExplorerState.param[name].default for name in ("pos", "offset")},
+        constant=True,
+        doc="The defaults of the values the page picks (a default is left out of the link).",
+    )
+
     _esm = Path(__file__).parents[1] / "js" / "url_writer.js"
 
     def __init__(self, on_host_values=None, **params):

@@ -16,6 +16,7 @@ import panel as pn
 
 from ..methods import METHOD_LABELS, METHODS
 from ..plotkit.frame import ChartData, PlotView
+from ..plotkit.picks import Picks
 from ..state import ExplorerState
 from . import (
     alibi,
@@ -72,6 +73,9 @@ class ViewSpec:
     # state -> a standalone NumPy script reproducing the view's numbers (Export / Code shows it);
     # the sinusoidal views share the export's own scripts instead.
     code: Callable[[ExplorerState], str] | None = None
+    # state -> what a drag of pos or k changes, for every value (plotkit/picks.py); None when
+    # the view draws nothing that follows them, or every value waits for Python.
+    picks: Callable[[ExplorerState], Picks | None] | None = None
 
     def method_note(self, method: str) -> str:
         """One line saying why the view shows nothing under method ("" when it means something)."""
@@ -118,6 +122,7 @@ def view_of(module, *, follows: str, controls: str, card_controls: str = "", **f
         readout=readout,
         readout_style=getattr(module, "READOUT_STYLE", "") if readout else "",
         code=getattr(module, "code", None),
+        picks=getattr(module, "picks", None),
         follows=tuple(follows.split()),
         controls=tuple(controls.split()),
         card_controls=tuple(card_controls.split()),

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from .. import derived
+from .. import derived, encoding
+from ..plotkit import picks as picks_kit
 from ..plotkit import theme
 from ..plotkit.charts import titled_layout
 from ..plotkit.frame import DATA_COLUMNS, ChartData, span_text
@@ -46,7 +49,11 @@ def _row(css_class: str, pair: str, comparison, classes: tuple[str, ...] = ("", 
 
 def readout(state: ExplorerState) -> str:
     """The readout table (numbers only; nothing a visitor typed is ever put in it)."""
-    shown = derived.offset_comparisons(state)
+    return readout_of(state.offset, derived.offset_comparisons(state))
+
+
+def readout_of(offset: int, shown: derived.OffsetComparisons) -> str:
+    """The readout table of the pairs k = offset apart in shown."""
     current, *others = shown.pairs
     live = ("pe-readout-dot", "pe-readout-cosine", "pe-readout-distance")
     rows = [
@@ -60,13 +67,21 @@ def readout(state: ExplorerState) -> str:
     head = "".join(f'<th scope="col" role="columnheader">{c}</th>' for c in ("positions", *COLUMNS))
     return (
         '<table class="pe-readouts" role="table">'
-        f'<caption class="pe-pos-readout">pos = {state.pos} · pos + k = {state.second_pos} '
-        f"· k = {state.offset}</caption>"
+        f'<caption class="pe-pos-readout">pos = {current.first} · pos + k = {current.second} '
+        f"· k = {offset}</caption>"
         f'<thead role="rowgroup"><tr role="row">{head}</tr></thead>'
         f'<tbody role="rowgroup">{"".join(rows)}</tbody></table>'
         '<p class="pe-note">Every pair k positions apart gives the same three numbers: '
         "PE(pos + k) is PE(pos) rotated by angles k·ω<sub>i</sub> that do not depend on pos.</p>"
     )
+
+
+def trace_name(position: int) -> str:
+    return f"PE({position})"
+
+
+def hovertemplate(position: int) -> str:
+    return f"PE({position})<br>dim %{{x}}<br>%{{y:.6f}}<extra></extra>"
 
 
 def vector_subplot(state: ExplorerState, row: int, values: np.ndarray) -> Subplot:
@@ -76,8 +91,8 @@ def vector_subplot(state: ExplorerState, row: int, values: np.ndarray) -> Subplo
     trace = {
         "x": np.arange(state.d_model),
         "y": values,
-        "name": f"PE({position})",
-        "hovertemplate": f"PE({position})<br>dim %{{x}}<br>%{{y:.6f}}<extra></extra>",
+        "name": trace_name(position),
+        "hovertemplate": hovertemplate(position),
     }
     if state.d_model <= MAX_BARS:
         trace.update(type="bar", marker={"color": colour, "line": {"width": 0}})
@@ -117,12 +132,21 @@ def figure(state: ExplorerState) -> dict:
 
 def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the two positions and how they compare."""
-    current = derived.offset_comparisons(state).pairs[0]
+    return describe_of(state.d_model, state.offset, derived.offset_comparisons(state).pairs[0])
+
+
+def describe_of(d_model: int, offset: int, current: derived.PairComparison) -> str:
+    """The accessible name for the pair current, k = offset apart."""
     return (
-        f"PE({current.first}) and PE({current.second}) over the {state.d_model} dimensions, "
-        f"k = {state.offset}: dot product {number(current.comparison.dot)}, cosine similarity "
+        f"PE({current.first}) and PE({current.second}) over the {d_model} dimensions, "
+        f"k = {offset}: dot product {number(current.comparison.dot)}, cosine similarity "
         f"{number(current.comparison.cosine)}, distance {number(current.comparison.distance)}"
     )
+
+
+def caption_of(first: int, second: int) -> str:
+    """The Show data table's caption."""
+    return f"PE({first}) and PE({second}) by dimension"
 
 
 def data(state: ExplorerState) -> ChartData:
@@ -130,9 +154,68 @@ def data(state: ExplorerState) -> ChartData:
     first, second = derived.pe_pair(state)
     dimensions = range(min(state.d_model, DATA_COLUMNS))
     return ChartData(
-        caption=f"PE({state.pos}) and PE({state.second_pos}) by dimension",
+        caption=caption_of(state.pos, state.second_pos),
         columns=("dimension", f"PE({state.pos})", f"PE({state.second_pos})"),
         rows=tuple((c, first[c], second[c]) for c in dimensions),
         note=f"Dimensions {span_text(dimensions)} of {state.d_model} shown; "
         "Export has the whole vectors.",
     )
+
+
+def axis_updates(state: ExplorerState, moved: picks_kit.Moved, rows: np.ndarray) -> list:
+    """The two vectors, their names, the chart's name, the caption and the readout at each
+    value of one axis; rows holds PE(0), PE(1) … (the table "pe")."""
+    d = state.d_model
+    names, labels, readouts, captions = [[], []], [], [], []
+
+    @functools.cache
+    def compared(m: int, k: int) -> encoding.Comparison:
+        if max(m, m + k) < len(rows):
+            return encoding.compare(rows[m], rows[m + k])
+        pair = encoding.encode_positions([m, m + k], d, state.base, layout=state.layout)
+        return encoding.compare(pair[0], pair[1])
+
+    for first, second, offset in zip(moved.firsts, moved.seconds, moved.offsets, strict=True):
+        first, second, offset = int(first), int(second), int(offset)
+        starts = [first, *derived.other_starts(first, offset)]
+        shown = derived.OffsetComparisons(
+            tuple(derived.PairComparison(m, m + offset, compared(m, offset)) for m in starts),
+            derived.offset_comparison(offset, d, float(state.base)),
+        )
+        for row, position in enumerate((first, second)):
+            names[row].append(position)
+        labels.append(describe_of(d, offset, shown.pairs[0]))
+        readouts.append(readout_of(offset, shown))
+        captions.append(caption_of(first, second))
+    updates = []
+    for row, positions in enumerate((moved.firsts, moved.seconds)):
+        updates += [
+            picks_kit.Update("trace", "y", row, rows="pe", index=positions),
+            picks_kit.Update(
+                "trace", "name", row, text=picks_kit.compressed([trace_name(p) for p in names[row]])
+            ),
+            picks_kit.Update(
+                "trace",
+                "hovertemplate",
+                row,
+                text=picks_kit.compressed([hovertemplate(p) for p in names[row]]),
+            ),
+        ]
+    return [
+        *updates,
+        picks_kit.Update("label", text=picks_kit.compressed(labels)),
+        picks_kit.Update("caption", text=picks_kit.compressed(captions)),
+        picks_kit.Update("pane", "pe-readout-pane", text=picks_kit.compressed(readouts)),
+    ]
+
+
+def picks(state: ExplorerState) -> picks_kit.Picks | None:
+    """What a drag of pos or k moves: both vectors (rows of PE), their names, the chart's name,
+    the caption and the readout; nothing when the rows would be too many to send."""
+    moved = picks_kit.moved_positions(state)
+    last = max(int(m.seconds.max()) for m in moved)
+    rows = derived.pe_rows(last + 1, state.d_model, float(state.base), state.layout)
+    if not picks_kit.fits(rows):
+        return None
+    axes = tuple(m.picks(axis_updates(state, m, rows)) for m in moved)
+    return picks_kit.Picks({"pe": rows}, axes)

@@ -6,7 +6,12 @@ under the plot (HeatmapView).
 
 from __future__ import annotations
 
-from .. import derived, formula
+import dataclasses
+
+import numpy as np
+
+from .. import derived, encoding, formula
+from ..plotkit import picks as picks_kit
 from ..plotkit import theme
 from ..plotkit.charts import pe_matrix_layout, pe_matrix_trace
 from ..plotkit.frame import (
@@ -65,6 +70,33 @@ def row_marker(position: float, half_height: float, colour: str, dash: str) -> d
     }
 
 
+def below_note(second: int, n: int) -> dict:
+    """The note under the heatmap when pos + k lies beyond its rows (hidden otherwise: the figure
+    keeps one layout, so that a pick moves markers and never adds or removes one)."""
+    return {
+        "text": below_text(second, n),
+        "visible": second >= n,
+        "xref": "paper",
+        "yref": "paper",
+        "x": 1,
+        "y": -0.08,
+        "xanchor": "right",
+        "showarrow": False,
+        "font": {"size": 12},
+    }
+
+
+def below_text(second: int, n: int) -> str:
+    """The note's text (while hidden, one that does not change with the positions)."""
+    shown = f"pos + k = {second}" if second >= n else "pos + k"
+    return f"{shown} is below the {n} rows shown"
+
+
+def second_row(second: int, n: int) -> int:
+    """Where the dotted marker of pos + k sits: its row, or (hidden) the last row."""
+    return min(second, n - 1)
+
+
 def figure(state: ExplorerState) -> dict:
     """The heatmap figure for the state."""
     n, d = state.n_positions, state.d_model
@@ -72,27 +104,13 @@ def figure(state: ExplorerState) -> dict:
     hover = derived.hover_cells(n, d, float(state.base), state.layout)
     palette = theme.colours(state.theme)
     half = 0.5 * cells.row_stride
-    markers = [row_marker(state.pos, half, palette["pos"], "solid")]
-    annotations = []
     second = state.second_pos
-    if second < n:
-        markers.append(row_marker(second, half, palette["second"], "dot"))
-    else:
-        annotations.append(
-            {
-                "text": f"pos + k = {second} is below the {n} rows shown",
-                "xref": "paper",
-                "yref": "paper",
-                "x": 1,
-                "y": -0.08,
-                "xanchor": "right",
-                "showarrow": False,
-                "font": {"size": 12},
-            }
-        )
+    dotted = row_marker(second_row(second, n), half, palette["second"], "dot")
+    dotted["visible"] = second < n
+    markers = [row_marker(state.pos, half, palette["pos"], "solid"), dotted]
     title = f"PE matrix: {n} positions × {d} dimensions ({state.layout})"
     layout = pe_matrix_layout(state, cells, hover.labels, title, f"heatmap-{n}-{d}")
-    layout.update(images=markers, annotations=annotations)
+    layout.update(images=markers, annotations=[below_note(second, n)])
     trace = pe_matrix_trace(
         cells, hover.labels, customdata=hover.customdata, hovertemplate=HOVERTEMPLATE
     )
@@ -195,3 +213,84 @@ def data(state: ExplorerState) -> ChartData:
     return pe_table(
         caption, matrix, rows, columns, f", near pos = {pos}; Export has the whole matrix."
     )
+
+
+def marked_text(second: int, n: int) -> str:
+    """How the accessible name tells where pos + k is."""
+    return f"row pos + k = {second} dotted" if second < n else f"pos + k = {second} below"
+
+
+def formula_texts(state: ExplorerState, positions, dimension: int) -> tuple[str, ...]:
+    """The formula under the plot at each position, in the example (or clicked) dimension: one
+    cell's formula with each position's angle (the product encode_positions takes) and value."""
+    first = formula.cell_formula(
+        int(positions[0]), dimension, state.d_model, state.base, state.layout
+    )
+    frequency = encoding.angular_frequencies(state.d_model, state.base)[first.pair]
+    column = derived.shown_pe_matrix(state)[:, dimension]
+    texts = {}
+    for pos in dict.fromkeys(int(p) for p in positions):
+        cell = dataclasses.replace(
+            first, pos=pos, angle=float(pos * frequency), value=float(column[pos])
+        )
+        texts[pos] = cell.html(DIGITS)
+    return tuple(texts[int(pos)] for pos in positions)
+
+
+def axis_updates(state: ExplorerState, moved: picks_kit.Moved, formulas: str) -> list:
+    """The markers, the note below, the name and the caption at each value of one axis."""
+    n, d, count = state.n_positions, state.d_model, moved.count
+    firsts, seconds = moved.firsts, moved.seconds
+    example = example_dimension(d)
+    values = derived.shown_pe_matrix(state)[firsts, example]
+    label = picks_kit.joined(
+        count,
+        f"PE matrix, {n} positions by {d} dimensions ({state.layout}), row ",
+        picks_kit.whole(firsts),
+        " highlighted, ",
+        [marked_text(int(second), n) for second in seconds],
+        "; PE(",
+        picks_kit.whole(firsts),
+        f", {example}) = ",
+        picks_kit.numbers(values),
+    )
+    below = picks_kit.compressed([below_text(int(second), n) for second in seconds])
+    return [
+        picks_kit.Update("layout", "images[0].y", each=firsts.astype(np.float64)),
+        picks_kit.Update("layout", "images[1].y", each=np.minimum(seconds, n - 1).astype(float)),
+        picks_kit.Update("layout", "images[1].visible", each=tuple(bool(s < n) for s in seconds)),
+        picks_kit.Update(
+            "layout", "annotations[0].visible", each=tuple(bool(s >= n) for s in seconds)
+        ),
+        picks_kit.Update("layout", "annotations[0].text", text=below),
+        picks_kit.Update("label", text=label),
+        picks_kit.Update(
+            "caption",
+            text=picks_kit.joined(
+                count,
+                "PE(pos, dimension) near pos = ",
+                picks_kit.whole(firsts),
+                f" ({state.layout})",
+            ),
+        ),
+        picks_kit.Update("pane", "pe-cell-formula", text=formulas),
+    ]
+
+
+def picks(state: ExplorerState, formula_at=None) -> picks_kit.Picks:
+    """What a drag of pos or k moves: the markers, the note below, the name, the caption and the
+    formula under the plot (formula_at(positions): its text at each; the example cell's, with
+    the hint, unless a view passes its clicked cell's)."""
+    if formula_at is None:
+        dimension = example_dimension(state.d_model)
+
+        def formula_at(positions):
+            return picks_kit.joined(
+                len(positions), HINT, formula_texts(state, positions, dimension)
+            )
+
+    axes = []
+    for moved in picks_kit.moved_positions(state):
+        formulas = formula_at(moved.firsts)
+        axes.append(moved.picks(axis_updates(state, moved, formulas)))
+    return picks_kit.Picks({}, tuple(axes))

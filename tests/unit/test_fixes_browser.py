@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from pe_explorer.fixes import browser
+from pe_explorer.plotkit import picks
 
 # A stand-in BokehJS: Slider and RangeSlider views share the prototype that defines render and
 # _update_slider (as BokehJS's AbstractSliderView does); Spinner, MultiChoice, Panel's HTML and
@@ -66,8 +67,9 @@ globalThis.window = {
     index: {query: (test) => views.filter(test)},
   },
   Plotly: {relayout() {}, Plots: {resize() {}}},
+  addEventListener() {},
 };
-globalThis.document = {createElement: () => ({})};
+globalThis.document = {createElement: () => ({}), addEventListener() {}};
 globalThis.log = log;
 const HOOKS = Symbol.for('pe-fixes-hooks');
 const [modulePath, script] = process.argv.slice(1);
@@ -195,7 +197,8 @@ def test_update_slider_is_wrapped_once_for_both_slider_fixes(tmp_path):
 
 def test_every_fix_script_is_installed():
     scripts = set((browser.HELPER.parent).glob("*.js")) - {browser.HELPER}
-    assert set(browser.SCRIPTS) == scripts
+    # and the picker, no fix, which hooks the same views (plotkit/picks.py)
+    assert set(browser.SCRIPTS) == scripts | {picks.SCRIPT}
 
 
 def test_a_fix_that_exports_is_refused(tmp_path):

@@ -1,0 +1,242 @@
+// Picker: a move of pos or k shown in the frame of its input, from the picks Python sent with
+// each view (components/plotkit/picks.py says what a pick holds). Python draws the same later;
+// whatever it draws, the value the sliders hold now is put back on top, so that no frame shows
+// two positions. No arithmetic here: a pick is an index into what Python computed.
+import { addFix, patchView, wrapOnce } from './patch_view.js';
+
+const REGISTRY = Symbol.for('pe-picks');
+const PICKER = Symbol.for('pe-picker');
+const OTHER = { pos: 'offset', offset: 'pos' };
+
+// A field of what BokehJS decoded from a Python dict: a Map or a plain object.
+function field(object, key) {
+  if (object == null) return undefined;
+  return object instanceof Map ? object.get(key) : object[key];
+}
+
+// Errors in the picker are the page's errors: say so in the console, as the page's own would.
+function report(error) {
+  console.error('pe-explorer picker:', error);
+}
+
+// The one picker of the window: the charts that can be picked, and what each Bokeh document's
+// sliders hold now ({pos, offset, last: the axis moved last}).
+function picker() {
+  if (!window[PICKER]) {
+    window[PICKER] = { views: new Set(), byChart: new WeakMap(), wanted: new WeakMap() };
+    document.addEventListener('pe-pick', (event) => {
+      try {
+        wish(event.detail);
+      } catch (error) {
+        report(error);
+      }
+    });
+    window.addEventListener('pe-picks-changed', (event) => {
+      for (const view of picker().views) {
+        if (keyOf(view) === event.detail?.key) refresh(view);
+      }
+    });
+  }
+  return window[PICKER];
+}
+
+function keyOf(view) {
+  const tags = view.model.tags || [];
+  return typeof tags[1] === 'string' && tags[1] !== '' ? tags[1] : null;
+}
+
+// A slider of pos or k moved (its value set by a person, a key, Play or Python): remember it,
+// and pick in the next animation frame, before it is painted.
+function wish({ axis, value, doc }) {
+  if (!(axis in OTHER) || typeof value !== 'number' || doc == null) return;
+  const { wanted } = picker();
+  const now = wanted.get(doc) ?? {};
+  now[axis] = value;
+  now.last = axis;
+  wanted.set(doc, now);
+  const state = picker();
+  if (state.frame) return;
+  state.frame = requestAnimationFrame(() => {
+    state.frame = 0;
+    for (const view of state.views) {
+      if (view.model.document === doc) pickInto(view);
+    }
+  });
+}
+
+// What update gives at index i: a Text filled in, a table's row, or one value of each.
+function valueAt(update, tables, i) {
+  const text = field(update, 'text');
+  if (text) {
+    const parts = field(text, 'parts');
+    const slots = field(text, 'slots');
+    let out = parts[0];
+    for (let j = 0; j < slots.length; j += 1) out += slots[j][i] + parts[j + 1];
+    return out;
+  }
+  const rows = field(update, 'rows');
+  if (rows) {
+    const table = field(tables, rows);
+    const width = table.shape[1];
+    const row = field(update, 'index')[i];
+    return new Float64Array(table.buffer, table.byteOffset + row * width * 8, width);
+  }
+  return field(update, 'each')[i];
+}
+
+// The panes under the chart (its card's column), by CSS class.
+function pane(view, cssClass) {
+  const siblings = view.parent?.child_views ?? [];
+  return siblings.find((child) => (child.model.css_classes || []).includes(cssClass));
+}
+
+function showTexts(view, texts) {
+  const chart = view.container;
+  if (texts.label !== undefined && chart) chart.setAttribute('aria-label', texts.label);
+  if (texts.caption !== undefined) {
+    const caption = pane(view, 'pe-data-pane')?.container?.querySelector('caption');
+    if (caption) caption.textContent = texts.caption;
+  }
+  for (const [cssClass, html] of Object.entries(texts.panes)) {
+    const element = pane(view, cssClass)?.container;
+    if (element && element.innerHTML !== html) element.innerHTML = html;
+  }
+}
+
+// The chart's traces and layout at the pick, in one Plotly.update (which the page does not send
+// back to Python, as it would a restyle or relayout).
+function showFigure(view, traces, layout) {
+  const gd = view.container;
+  if (!gd?._fullLayout || !window.Plotly) return;
+  const indices = [...traces.keys()].sort((a, b) => a - b);
+  const attributes = new Set(indices.flatMap((index) => Object.keys(traces.get(index))));
+  const data = {};
+  for (const attribute of attributes) {
+    data[attribute] = indices.map((index) => traces.get(index)[attribute]);
+  }
+  if (indices.length === 0 && Object.keys(layout).length === 0) return;
+  const state = picker();
+  state.applying = true;
+  try {
+    window.Plotly.update(gd, data, layout, indices.length ? indices : undefined);
+  } finally {
+    state.applying = false;
+  }
+}
+
+// The pick of what the sliders hold now, if this view's picks were made for the figure it
+// shows (same generation) and for the other axis's value now.
+function pickInto(view) {
+  const picks = window[REGISTRY]?.get(keyOf(view));
+  const wanted = picker().wanted.get(view.model.document);
+  if (!picks || !wanted?.last) return;
+  const generation = (view.model.tags || [])[2];
+  if (field(picks.drawn, 'generation') !== generation) return;
+  const axis = wanted.last;
+  const axisPicks = field(picks.axes, axis);
+  if (!axisPicks) return;
+  const other = wanted[OTHER[axis]] ?? field(picks.drawn, OTHER[axis]);
+  if (field(axisPicks, 'at') !== other) return;
+  const i = wanted[axis] - field(axisPicks, 'start');
+  if (!(i >= 0 && i < field(axisPicks, 'count'))) return;
+  const mark = `${generation}:${axis}:${wanted[axis]}:${other}`;
+  if (view.pePicked === mark) return;
+  const traces = new Map();
+  const layout = {};
+  const texts = { panes: {} };
+  for (const update of field(axisPicks, 'updates')) {
+    const target = field(update, 'target');
+    const path = field(update, 'path');
+    const value = valueAt(update, picks.tables, i);
+    if (target === 'trace') {
+      const index = field(update, 'trace');
+      if (!traces.has(index)) traces.set(index, {});
+      traces.get(index)[path] = value;
+    } else if (target === 'layout') layout[path] = value;
+    else if (target === 'pane') texts.panes[path] = value;
+    else texts[target] = value;
+  }
+  showFigure(view, traces, layout);
+  showTexts(view, texts);
+  view.pePicked = mark;
+}
+
+// Python drew something in this view: put the sliders' values back on top of it.
+function refresh(view) {
+  view.pePicked = undefined;
+  try {
+    pickInto(view);
+  } catch (error) {
+    report(error);
+  }
+}
+
+function track(view) {
+  if (view.pePickTracked) return;
+  view.pePickTracked = true;
+  const state = picker();
+  state.views.add(view);
+  view.on_change(view.model.properties.tags, () => refresh(view));
+}
+
+function refreshChart(gd) {
+  const state = picker();
+  const view = state.byChart.get(gd);
+  if (view && !state.applying) refresh(view);
+}
+
+// Panel applies Python's patches with Plotly.restyle and Plotly.relayout: after each, the pick.
+function wrapPlotly(Plotly) {
+  for (const method of ['restyle', 'relayout']) {
+    if (typeof Plotly[method] !== 'function') continue;
+    wrapOnce(
+      Plotly,
+      method,
+      (original) =>
+        function (gd, ...rest) {
+          const result = original.call(this, gd, ...rest);
+          refreshChart(gd);
+          if (result instanceof Promise)
+            result.then(
+              () => refreshChart(gd),
+              () => {},
+            );
+          return result;
+        },
+    );
+  }
+}
+
+addFix(() => {
+  picker();
+  patchView({
+    name: 'picker',
+    model: 'panel.models.plotly.PlotlyPlot',
+    method: 'plot',
+    after: (view) => {
+      track(view);
+      if (view.container) picker().byChart.set(view.container, view);
+      refresh(view);
+    },
+    replay: (view) => {
+      track(view);
+      if (view.container) picker().byChart.set(view.container, view);
+    },
+  });
+  patchView({
+    name: 'picker',
+    model: 'panel.models.markup.HTML',
+    method: 'set_html',
+    after: (htmlView) => {
+      for (const view of picker().views) {
+        if (view.parent && view.parent === htmlView.parent) refresh(view);
+      }
+    },
+  });
+  const start = performance.now();
+  const wait = () => {
+    if (window.Plotly?.relayout) wrapPlotly(window.Plotly);
+    else if (performance.now() - start < 60000) setTimeout(wait, 50);
+  };
+  wait();
+});
