@@ -14,13 +14,15 @@
 | chart_names | Panel's Plotly pane giving a chart no name; its HTML pane closing `<details>` |
 | control_names | BokehJS's slider handles, Spinner buttons, MultiChoice items without names |
 | scroll_regions | Panel's HTML pane leaving a sideways-scrolling region out of the tab order |
+| plotly_quiet | Panel's Plotly view sending each relayout made in the page back to Python |
 | design_theme | Panel switching its theme (each component's `default.css`) only at load |
 | bokeh_signatures | Bokeh building IDE signatures for ~450 models at import (site's worker only) |
 
-The five that run in the browser (redraw_guard, slider_keys, chart_names, control_names,
-scroll_regions) are scripts in components/js/fixes/, each built on one helper, patch_view.js
+The six that run in the browser (redraw_guard, slider_keys, chart_names, control_names,
+scroll_regions, plotly_quiet) are scripts in components/js/fixes/, each built on one helper, patch_view.js
 (find a BokehJS view's method, wrap it once for every fix, mark it, replay over the views drawn);
-browser.py installs them all from one hidden component.
+browser.py installs them all from one hidden component (with the picker of plotkit/picks.py,
+no fix, which hooks the same views).
 
 Outside this folder, components/worker.py (the Python side of the site's worker, which replaces
 Panel's: static/worker.js) calls Panel's private worker helpers, and scripts/panel_output.py

@@ -17,14 +17,29 @@ from pathlib import Path
 from panel.custom import JSComponent
 
 from ..plotkit import picks
-from . import chart_names, control_names, redraw_guard, scroll_regions, slider_keys
+from . import (
+    chart_names,
+    control_names,
+    plotly_quiet,
+    redraw_guard,
+    scroll_regions,
+    slider_keys,
+)
 
 HELPER = Path(__file__).parents[1] / "js" / "fixes" / "patch_view.js"
 # Each fix's script: the page's order (a Plotly guard first, as when each was a component), and
 # last the picker, which is no fix but hooks the same views (after chart names: its name wins).
 SCRIPTS = tuple(
     fix.SCRIPT
-    for fix in (redraw_guard, slider_keys, chart_names, control_names, scroll_regions, picks)
+    for fix in (
+        redraw_guard,
+        slider_keys,
+        chart_names,
+        control_names,
+        scroll_regions,
+        plotly_quiet,
+        picks,
+    )
 )
 IMPORT_HELPER = re.compile(r"^import \{[\w\s,]+\} from '\./patch_view\.js';\n", re.M)
 
