@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import tempfile
 import time
@@ -109,12 +108,14 @@ RECORD_JS = """() => {
 }"""
 
 GEOMETRY_JS = """() => {
-  const deep = (s) => window.__offline ? window.__offline.deep(s) : [...document.querySelectorAll(s)];
+  const deep = (s) => window.__offline ? window.__offline.deep(s)
+    : [...document.querySelectorAll(s)];
   const range = document.getElementById('pos');
   let track, handle;
   if (range) {
     track = range.getBoundingClientRect();
-    const fraction = (Number(range.value) - Number(range.min)) / (Number(range.max) - Number(range.min));
+    const span = Number(range.max) - Number(range.min);
+    const fraction = (Number(range.value) - Number(range.min)) / span;
     handle = {x: track.left + 8 + fraction * (track.width - 16), y: track.top + track.height / 2};
   } else {
     const host = deep('.pe-control-pos')[0];

@@ -61,8 +61,9 @@ TRACK_JS = """(slider) => {
 
 
 def drag_by_cdp(page, slider: str, to: float, seconds: float = 2.0, hz: float = 60.0) -> int:
-    """Press the handle of the slider (a CSS selector of its widget), move it to fraction `to` of its track in `seconds` at `hz` moves a
-    second (Input.dispatchMouseEvent, Chrome's own mouse), release: how many moves were sent."""
+    """Press the handle of the slider (a CSS selector of its widget), move it to fraction `to`
+    of its track in `seconds` at `hz` moves a second (Input.dispatchMouseEvent, Chrome's own
+    mouse), release: how many moves were sent."""
     where = page.evaluate(TRACK_JS, slider)
     cdp = page.context.new_cdp_session(page)
     x0, y = where["x"], where["y"]
