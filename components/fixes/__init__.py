@@ -21,8 +21,8 @@
 The six that run in the browser (redraw_guard, slider_keys, chart_names, control_names,
 scroll_regions, plotly_quiet) are scripts in components/js/fixes/, each built on one helper,
 patch_view.js (find a BokehJS view's method, wrap it once for every fix, mark it, replay over
-the views drawn); browser.py installs them all from one hidden component (with the picker of plotkit/picks.py,
-no fix, which hooks the same views).
+the views drawn); browser.py installs them all from one hidden component (with the picker of
+plotkit/picks.py, no fix, which hooks the same views).
 
 Outside this folder, components/worker.py (the Python side of the site's worker, which replaces
 Panel's: static/worker.js) calls Panel's private worker helpers, and scripts/panel_output.py
