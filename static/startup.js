@@ -293,6 +293,53 @@
     }
   }
 
+  // Panel's deferred scripts (BokehJS, Panel's models) have all run once DOMContentLoaded fires,
+  // and Panel then embeds the prerendered page (its first call of Bokeh.embed.embed_items). A
+  // worker message may arrive between two of those scripts, and a shared Python already warm (a
+  // second page in the same tab) renders at once: Panel's handler then embedded a document of
+  // models not registered yet ("could not resolve type 'panel.models.layout.Column'") and the
+  // page never became interactive. So its handler gets each message, in order, only once that
+  // first embedding has settled.
+  let pageEmbedded = false;
+  const releases = [];
+  function releaseMessages() {
+    if (pageEmbedded) return;
+    pageEmbedded = true;
+    for (const release of releases.splice(0)) release();
+  }
+  document.addEventListener('DOMContentLoaded', () => {
+    const embed = window.Bokeh?.embed;
+    if (!embed) {
+      releaseMessages();
+      return;
+    }
+    const first = embed.embed_items;
+    embed.embed_items = function (...args) {
+      embed.embed_items = first;
+      const result = first.apply(this, args);
+      Promise.resolve(result).finally(releaseMessages);
+      return result;
+    };
+    setTimeout(releaseMessages, 10000);  // should Panel's page never embed anything
+  }, {once: true});
+  function afterPageEmbedded(worker) {
+    let handler = null;
+    const held = [];
+    const deliver = (event) => handler?.call(worker, event);
+    Object.defineProperty(worker, 'onmessage', {
+      configurable: true,
+      get: () => handler,
+      set: (fn) => { handler = fn; },
+    });
+    worker.addEventListener('message', (event) => {
+      if (pageEmbedded && held.length === 0) deliver(event);
+      else held.push(event);
+    });
+    releases.push(() => {
+      for (const event of held.splice(0)) deliver(event);
+    });
+  }
+
   // Panel's page script creates the worker as the body is parsed, before Panel's deferred
   // scripts run (scripts/panel_output.py): Python starts while they load and draw the
   // prerendered page. Listen to it alongside Panel's own handler.
@@ -320,6 +367,7 @@
     } else {
       worker.postMessage({type: P.FRAME, location});
     }
+    afterPageEmbedded(worker);
     watch(worker);
     return worker;
   };

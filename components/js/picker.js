@@ -2,7 +2,7 @@
 // each view (components/plotkit/picks.py says what a pick holds). Python draws the same later;
 // whatever it draws, the value the sliders hold now is put back on top, so that no frame shows
 // two positions. No arithmetic here: a pick is an index into what Python computed.
-import { addFix, patchView, wrapOnce } from './patch_view.js';
+import { addFix, patchView } from './patch_view.js';
 
 const REGISTRY = Symbol.for('pe-picks');
 const PICKER = Symbol.for('pe-picker');
@@ -23,7 +23,7 @@ function report(error) {
 // sliders hold now ({pos, offset, last: the axis moved last}).
 function picker() {
   if (!window[PICKER]) {
-    window[PICKER] = { views: new Set(), byChart: new WeakMap(), wanted: new WeakMap() };
+    window[PICKER] = { views: new Set(), wanted: new WeakMap() };
     document.addEventListener('pe-pick', (event) => {
       try {
         wish(event.detail);
@@ -139,24 +139,18 @@ function showFigure(view, traces, layout) {
   }
   const indices = [...traces.keys()].sort((a, b) => a - b);
   if (indices.length === 0 && Object.keys(layout).length === 0) return;
-  const state = picker();
-  state.applying = true;
-  try {
-    if (indices.length === 0) {
-      const quietly = window[Symbol.for('pe-plotly-quiet')];
-      if (quietly) quietly(gd, layout);
-      else window.Plotly.update(gd, {}, layout, []);
-      return;
-    }
-    const attributes = new Set(indices.flatMap((index) => Object.keys(traces.get(index))));
-    const data = {};
-    for (const attribute of attributes) {
-      data[attribute] = indices.map((index) => traces.get(index)[attribute]);
-    }
-    window.Plotly.update(gd, data, layout, indices);
-  } finally {
-    state.applying = false;
+  if (indices.length === 0) {
+    const quietly = window[Symbol.for('pe-plotly-quiet')];
+    if (quietly) quietly(gd, layout);
+    else window.Plotly.update(gd, {}, layout, []);
+    return;
   }
+  const attributes = new Set(indices.flatMap((index) => Object.keys(traces.get(index))));
+  const data = {};
+  for (const attribute of attributes) {
+    data[attribute] = indices.map((index) => traces.get(index)[attribute]);
+  }
+  window.Plotly.update(gd, data, layout, indices);
 }
 
 // The pick of what the sliders hold now, if this view's picks were made for the figure it
@@ -196,14 +190,21 @@ function pickInto(view) {
   view.pePicked = mark;
 }
 
-// Python drew something in this view: put the sliders' values back on top of it.
+// Python drew something in this view: put the sliders' values back on top of it, once the
+// message that drew it has been applied whole (its chart, its name and its picks are separate
+// models, changed one after another in one task), before the frame is painted.
 function refresh(view) {
-  view.pePicked = undefined;
-  try {
-    pickInto(view);
-  } catch (error) {
-    report(error);
-  }
+  if (view.pePending) return;
+  view.pePending = true;
+  queueMicrotask(() => {
+    view.pePending = false;
+    view.pePicked = undefined;
+    try {
+      pickInto(view);
+    } catch (error) {
+      report(error);
+    }
+  });
 }
 
 function track(view) {
@@ -214,31 +215,16 @@ function track(view) {
   view.on_change(view.model.properties.tags, () => refresh(view));
 }
 
-function refreshChart(gd) {
-  const state = picker();
-  const view = state.byChart.get(gd);
-  if (view && !state.applying) refresh(view);
-}
-
-// Panel applies Python's patches with Plotly.restyle and Plotly.relayout: after each, the pick.
-function wrapPlotly(Plotly) {
-  for (const method of ['restyle', 'relayout']) {
-    if (typeof Plotly[method] !== 'function') continue;
-    wrapOnce(
-      Plotly,
-      method,
-      (original) =>
-        function (gd, ...rest) {
-          const result = original.call(this, gd, ...rest);
-          refreshChart(gd);
-          if (result instanceof Promise)
-            result.then(
-              () => refreshChart(gd),
-              () => {},
-            );
-          return result;
-        },
-    );
+// Panel applies Python's patches with Plotly.restyle and Plotly.relayout, each of which ends in
+// its event on the chart: after each, the pick. (The picker's own changes fire neither.)
+function listenToChart(view) {
+  const gd = view.container;
+  if (!gd?.on || gd.pePickListening) return;
+  gd.pePickListening = true;
+  for (const event of ['plotly_relayout', 'plotly_restyle']) {
+    gd.on(event, () => {
+      if (picker().views.has(view)) refresh(view);
+    });
   }
 }
 
@@ -250,12 +236,12 @@ addFix(() => {
     method: 'plot',
     after: (view) => {
       track(view);
-      if (view.container) picker().byChart.set(view.container, view);
+      listenToChart(view);
       refresh(view);
     },
     replay: (view) => {
       track(view);
-      if (view.container) picker().byChart.set(view.container, view);
+      listenToChart(view);
     },
   });
   patchView({
@@ -268,10 +254,4 @@ addFix(() => {
       }
     },
   });
-  const start = performance.now();
-  const wait = () => {
-    if (window.Plotly?.relayout) wrapPlotly(window.Plotly);
-    else if (performance.now() - start < 60000) setTimeout(wait, 50);
-  };
-  wait();
 });
