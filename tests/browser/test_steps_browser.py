@@ -1,9 +1,10 @@
 """Issue 17 in the served app, in Chromium: a tap on a touch screen shows a cell's formula (the
 clicks, the pipeline and the code walkthrough are tested in the Pyodide build:
-tests/pyodide/test_pyodide_site.py)."""
+tests/pyodide/test_pyodide_site.py); and a drag of pos, every frame of it."""
 
 import pytest
 from browser_support import ConsoleLog, install_probe, wait_for_text
+from frames_support import RECORD_JS, STOP_JS, disagreements, drag_by_cdp, positions_shown
 from views_support import CELL_JS, formula_value, narrow_cell
 
 pytestmark = pytest.mark.browser
@@ -29,3 +30,16 @@ def test_a_tap_on_a_touch_screen_shows_the_formula_too(browser, served_app):
     assert cell["fills"]
     assert log.relevant_errors() == []
     context.close()
+
+
+def test_every_frame_of_a_served_drag_shows_one_pos(open_app):
+    """Under `panel serve` too, the page picks each value of a drag from the views' picks: on
+    every frame of a 2 s drag the views agree with the slider."""
+    page, log = open_app("")
+    page.evaluate(RECORD_JS)
+    drag_by_cdp(page, ".pe-control-pos", 0.85)
+    page.wait_for_timeout(200)
+    frames = page.evaluate(STOP_JS)
+    assert len({positions_shown(frame).get("chart 0 name") for frame in frames}) >= 15
+    assert [disagreements(frame) for frame in frames if disagreements(frame)] == []
+    assert log.relevant_errors() == []

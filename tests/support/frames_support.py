@@ -13,8 +13,21 @@ from __future__ import annotations
 import re
 import time
 
+# Every element matching selector, in the document and in every shadow root.
+DEEP_JS = """(selector) => {
+  const found = [];
+  const walk = (root) => {
+    for (const element of root.querySelectorAll('*')) {
+      if (element.matches(selector)) found.push(element);
+      if (element.shadowRoot) walk(element.shadowRoot);
+    }
+  };
+  walk(document);
+  return found;
+}"""
+
 RECORD_JS = """() => {
-  const deep = (selector) => window.__offline.deep(selector);
+  const deep = """ + DEEP_JS + """;
   const frames = [];
   window.__peFrames = frames;
   window.__peRecording = true;
@@ -49,7 +62,7 @@ RECORD_JS = """() => {
 STOP_JS = """() => { window.__peRecording = false; return window.__peFrames; }"""
 
 TRACK_JS = """(slider) => {
-  const host = window.__offline.deep(slider)[0];
+  const host = (""" + DEEP_JS + """)(slider)[0];
   const handle = (host.shadowRoot || host).querySelector('.noUi-handle');
   handle.scrollIntoView({block: 'center'});
   const track = handle.closest('.noUi-target') || handle.parentElement.parentElement;
