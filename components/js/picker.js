@@ -162,10 +162,11 @@ function pickInto(view) {
   const generation = (view.model.tags || [])[2];
   if (field(picks.drawn, 'generation') !== generation) return;
   const axis = wanted.last;
-  const axisPicks = field(picks.axes, axis);
+  const axisPicks = picks[`${axis}_picks`];
   if (!axisPicks) return;
   const other = wanted[OTHER[axis]] ?? field(picks.drawn, OTHER[axis]);
-  if (field(axisPicks, 'at') !== other) return;
+  const at = field(axisPicks, 'at');
+  if (at !== null && at !== other) return;
   const i = wanted[axis] - field(axisPicks, 'start');
   if (!(i >= 0 && i < field(axisPicks, 'count'))) return;
   const mark = `${generation}:${axis}:${wanted[axis]}:${other}`;

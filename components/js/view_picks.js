@@ -8,7 +8,8 @@ export function render({ model }) {
   registry.set(model.key, model);
   const changed = () =>
     window.dispatchEvent(new CustomEvent('pe-picks-changed', { detail: { key: model.key } }));
-  model.on('axes', changed);
+  model.on('pos_picks', changed);
+  model.on('offset_picks', changed);
   model.on('tables', changed);
   model.on('drawn', changed);
   model.on('remove', () => {

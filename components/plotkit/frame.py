@@ -356,7 +356,7 @@ class PlotView(pn.viewable.Viewer):
         if self.spec.picks is None:
             return
         self._generation += 1
-        self._picks.show(picks, self.state, self._generation)
+        self._picks.show(picks, self.state, self._generation, self.spec.follows)
         self._plot.pick_generation = self._generation
 
     def content(self) -> pn.Column:

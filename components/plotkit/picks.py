@@ -26,6 +26,7 @@ from .numbers import number
 # The page script that picks (installed with the browser fixes, whose view hooks it uses).
 SCRIPT = Path(__file__).parents[1] / "js" / "picker.js"
 AXES = ("pos", "offset")
+OTHER = {"pos": "offset", "offset": "pos"}
 # A view's tables hold at most this many numbers (8 bytes each); a larger one is not sent and its
 # axis is drawn by Python alone, as before (a 2048 × 2048 comparison would be 32 MB).
 MAX_TABLE_VALUES = 1 << 19
@@ -247,31 +248,38 @@ def moved_positions(state) -> tuple[Moved, ...]:
 
 class ViewPicks(JSComponent):
     """A view's picks in the page, found by the picker (SCRIPT) through `key`, which the view's
-    chart carries too (NamedPlotly.pick_key). Hidden."""
+    chart carries too (NamedPlotly.pick_key). Hidden. Each axis's picks are a parameter of their
+    own: a drag of pos changes the picks of k (made at each pos), and only those travel."""
 
     key = param.String(default="", constant=True, doc="The key the view's chart carries.")
     tables = param.Dict(default={}, doc="The tables rows are picked from (float64 arrays).")
-    axes = param.Dict(default={}, doc="Each axis's picks (AxisPicks.to_json), by axis name.")
-    drawn = param.Dict(default={}, doc="pos and offset as Python drew the view for these picks.")
+    pos_picks = param.Dict(default={}, doc="What each value of pos shows (AxisPicks.to_json).")
+    offset_picks = param.Dict(default={}, doc="What each value of k shows (AxisPicks.to_json).")
+    drawn = param.Dict(default={}, doc="pos, offset and the generation Python drew them at.")
 
     _esm = Path(__file__).parents[1] / "js" / "view_picks.js"
 
-    def show(self, picks: Picks | None, state, generation: int) -> None:
+    def show(self, picks: Picks | None, state, generation: int, follows=AXES) -> None:
         """Send picks made for the drawing generation of the view (None: nothing to pick,
-        Python draws every value), only what changed."""
+        Python draws every value), only what changed. An axis's picks hold for any value of
+        the other axis when the view does not follow it (`at` None)."""
         tables = dict(picks.tables) if picks is not None else {}
-        axes = {axis.axis: axis.to_json() for axis in picks.axes} if picks is not None else {}
         update = {"drawn": {"pos": state.pos, "offset": state.offset, "generation": generation}}
         if not _same_tables(tables, self.tables):
             update["tables"] = tables
-        if not same_value(axes, self._sent_axes):
-            update["axes"] = axes
-            self._sent_axes = axes
+        for axis in AXES:
+            axis_picks = picks.axis(axis) if picks is not None else None
+            sent = axis_picks.to_json() if axis_picks is not None else {}
+            if sent and OTHER[axis] not in follows:
+                sent["at"] = None
+            if not same_value(sent, self._sent[axis]):
+                update[f"{axis}_picks"] = sent
+                self._sent[axis] = sent
         self.param.update(update)
 
     def __init__(self, **params):
         super().__init__(**params)
-        self._sent_axes: dict = {}
+        self._sent: dict[str, dict] = dict.fromkeys(AXES, {})
 
 
 def _same_tables(new: dict, old: dict) -> bool:
