@@ -23,15 +23,28 @@ class Throttle:
     there is no page to show the values in between.
     """
 
-    def __init__(self, apply: Callable[[], None], interval_ms: int = THROTTLE_MS):
+    def __init__(
+        self,
+        apply: Callable[[], None],
+        interval_ms: int = THROTTLE_MS,
+        later: Callable[[Callable[[], None], int], object] | None = None,
+        in_a_page: Callable[[], bool] = lambda: pn.state.curdoc is not None,
+    ):
         self._apply = apply
         self._interval_ms = interval_ms
+        self._later = later or self._once_later
+        self._in_a_page = in_a_page
         self._pending = False
         self._window = None
 
+    @staticmethod
+    def _once_later(callback: Callable[[], None], ms: int):
+        """Panel's timer, once (served, in the worker and in a notebook alike)."""
+        return pn.state.add_periodic_callback(callback, period=ms, count=1)
+
     def push(self) -> None:
         """A new value is waiting."""
-        if pn.state.curdoc is None:
+        if not self._in_a_page():
             self._apply()
             return
         self._pending = True
@@ -49,9 +62,7 @@ class Throttle:
             self._window = None
             return
         self._pending = False
-        self._window = pn.state.add_periodic_callback(
-            self._closed, period=self._interval_ms, count=1
-        )
+        self._window = self._later(self._closed, self._interval_ms)
         self._apply()
 
     def _closed(self) -> None:

@@ -128,3 +128,13 @@ def test_another_methods_parameters_from_a_link_stay_in_the_state_while_hidden()
     assert state.beta_fast == 24.0 and controls.beta_fast.value == 24.0
     state.scaling = "yarn"
     assert controls.method_groups["beta_fast"].visible and controls.beta_fast.value == 24.0
+
+
+@pytest.mark.parametrize("name", ["pos", "offset"])
+def test_every_value_of_pos_and_k_tells_the_page_picker(name):
+    """The slider's value, whoever sets it (a drag, a key, Play, a link), runs the pick in the
+    page (components/js/picker.js): the views show it in the same frame."""
+    controls = Controls(state=ExplorerState())
+    model = getattr(controls, name).get_root()
+    (callback,) = model.js_property_callbacks["change:value"]
+    assert "'pe-pick'" in callback.code and f"axis: '{name}'" in callback.code
