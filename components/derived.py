@@ -286,13 +286,17 @@ def causal_mask(n_positions: int) -> np.ndarray:
 # The masked cells are NaN; NaN ≠ NaN, so figures compare equal (an unchanged figure is not
 # resent) only when they hold the same arrays: these caches return the same object each time.
 @read_only_cache(maxsize=8)
-def head_bias_cells(n_positions: int, pos: int, n_heads: int) -> np.ndarray:
-    """Bias −m_h·|pos − j| of the query pos, heads h (rows) × keys j = 0 … n − 1 (columns),
-    NaN where the causal mask hides key j (j > pos); float32."""
-    keys = np.arange(n_positions)
-    cells = np.stack([methods.alibi_offset_bias(keys - pos, m) for m in alibi_slopes(n_heads)])
-    cells[:, ~causal_mask(n_positions)[pos]] = np.nan
-    # Adding 0.0 turns the −0.0 at j = pos into 0.0, so hover never shows "−0".
+def head_bias_band(n_positions: int, n_heads: int) -> np.ndarray:
+    """Bias −m_h·|d| of a query for the key d = n − 1 … −(n − 1) positions before it, heads h
+    (rows) × 2n − 1 columns, NaN where the causal mask hides the key (d < 0); float32.
+
+    Drawn from x0 = pos − (n − 1), column j is the key j = pos − d, and the keys 0 … n − 1
+    are the query pos's row: moving pos moves the band, and recomputes nothing.
+    """
+    distances = np.arange(n_positions - 1, -n_positions, -1)
+    cells = np.stack([methods.alibi_offset_bias(distances, m) for m in alibi_slopes(n_heads)])
+    cells[:, distances < 0] = np.nan
+    # Adding 0.0 turns the −0.0 at d = 0 into 0.0, so hover never shows "−0".
     return (cells + 0.0).astype(np.float32)
 
 
@@ -404,6 +408,7 @@ def cached_functions() -> tuple:
         pe_matrix,
         matrix_cells,
         dot_product_cells,
+        offset_spreads,
         offset_dot_curve,
         offset_distance_curve,
         value_range,
@@ -420,7 +425,7 @@ def cached_functions() -> tuple:
         nope_scores,
         encoded_nope_scores,
         causal_mask,
-        head_bias_cells,
+        head_bias_band,
         masked_bias_cells,
         hover_cells,
         rope_self_curve,
@@ -803,9 +808,23 @@ def t5_run_of(
 ) -> tuple[int, relative.BucketRun]:
     """(side, run): the side of the query key − query = offset is on (−1: at or before it, +1:
     after it) and the run of distances on that side holding it."""
+    return t5_runs_of([offset], num_buckets, max_distance, bidirectional)[0]
+
+
+def t5_runs_of(
+    offsets, num_buckets: int, max_distance: int, bidirectional: bool
+) -> list[tuple[int, relative.BucketRun]]:
+    """t5_run_of at each key − query of offsets, at once (the T5 view's picks ask for
+    thousands): the run on the key's side whose bucket is the key's (along a side the buckets
+    only grow, so each bucket is one run)."""
+    offsets = np.asarray(offsets)
     before, after = t5_runs(num_buckets, max_distance, bidirectional)
-    side = 1 if offset > 0 else -1
-    return side, relative.run_holding(before if side < 0 else after, abs(offset))
+    run_of = {(-1, run.bucket): run for run in before} | {(1, run.bucket): run for run in after}
+    buckets = relative.t5_relative_bucket(offsets, bidirectional, num_buckets, max_distance)
+    sides = np.where(offsets > 0, 1, -1)
+    return [
+        (side, run_of[side, b]) for side, b in zip(sides.tolist(), buckets.tolist(), strict=True)
+    ]
 
 
 @dataclass(frozen=True)
@@ -1200,9 +1219,23 @@ def offset_diagonal(n_positions: int, d_model: int, base: float, offset: int) ->
     products of the interleaved matrix: the layout changes none of them)."""
     exact = encoding.offset_comparison(offset, d_model, base)
     matrix = pe_matrix(n_positions, d_model, base, "interleaved")
+    spread = diagonal_spread(matrix, offset)
+    entries = n_positions - abs(offset)
+    return OffsetDiagonal(offset, exact.dot, exact.cosine, exact.distance, entries, spread)
+
+
+def diagonal_spread(matrix: np.ndarray, offset: int) -> float:
+    """max − min of the entries PE(i)·PE(i + k) on diagonal k = offset of PE·PEᵀ."""
     diagonal = encoding.diagonal_products(matrix, offset)
-    spread = float(diagonal.max() - diagonal.min())
-    return OffsetDiagonal(offset, exact.dot, exact.cosine, exact.distance, diagonal.size, spread)
+    return float(diagonal.max() - diagonal.min())
+
+
+@read_only_cache()
+def offset_spreads(n_positions: int, d_model: int, base: float) -> np.ndarray:
+    """The spread of diagonal k of PE·PEᵀ for k = 0 … n_positions − 1 (offset_diagonal's, and
+    diagonal −k's too: the same products, each factor's order swapped)."""
+    matrix = pe_matrix(n_positions, d_model, base, "interleaved")
+    return np.array([diagonal_spread(matrix, k) for k in range(n_positions)])
 
 
 def offset_similarity_curve(n_positions: int, d_model: int, base: float, similarity: str):
@@ -1234,24 +1267,97 @@ class PairRotation:
 
 def pair_rotation(state) -> PairRotation:
     """The rotation of the state's pair (rotation_pair) by its offset k."""
-    k, d, base, layout = state.offset, state.d_model, state.base, state.layout
-    i, pos, second = state.rotation_pair, state.pos, state.second_pos
-    far = pos + FAR_START
-    first, after = pe_pair(state)
-    dimensions = tuple(int(c) for c in encoding.pair_columns(d, layout, i))
-    omega = float(angular_frequencies(d, float(base))[i])
+    k, i, pos = state.offset, state.rotation_pair, state.pos
+    shown = pair_rotations([pos], [k], state.d_model, float(state.base), state.layout, i)
     return PairRotation(
         pair=i,
+        dimensions=shown.dimensions,
+        omega=shown.omega,
+        angle=float(shown.angles[0]),
+        points=shown.points[0],
+        formula=shown.formula[0],
+        measured=shown.measured[0],
+        far_start=pos + FAR_START,
+        measured_far=shown.measured_far[0],
+        error=float(shown.errors[0]),
+    )
+
+
+@dataclass(frozen=True)
+class PairRotations:
+    """PairRotation's numbers at many (pos, k) at once (the rotation view's picks take one per
+    value of a slider): an entry of each array per pos and k."""
+
+    pair: int
+    dimensions: tuple[int, int]
+    omega: float
+    angles: np.ndarray  # k·ω_i
+    points: np.ndarray  # (entries, 2, 2): pair i's (sin, cos) at pos and at pos + k
+    formula: np.ndarray  # (entries, 2, 2): R_i(k)
+    measured: np.ndarray  # (entries, 2, 2): read off PE(pos) and PE(pos + k)
+    measured_far: np.ndarray  # read off PE(pos + FAR_START) and PE(pos + FAR_START + k)
+    errors: np.ndarray  # ‖PE(pos + k) − R(k)·PE(pos)‖ over all d_model dimensions
+
+
+def pair_rotations(
+    positions, offsets, d_model: int, base: float, layout: str, pair: int, reach: int = 0
+) -> PairRotations:
+    """Pair i's rotation by each k of offsets from each pos of positions (pos + k ≥ 0).
+
+    cos(k·ω_i) and sin(k·ω_i), R(k)'s, are PE(k)'s own for k ≥ 0: only a negative k's are
+    computed as rotation_blocks computes them. The encodings are those of the positions used,
+    or, with a reach, rows of PE(0 … reach − 1) (pe_rows), one table for many calls.
+    """
+    positions = np.asarray(positions, dtype=np.int64)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    seconds = positions + offsets
+    omega_all = angular_frequencies(d_model, base)
+    omega = float(omega_all[pair])
+    ahead = offsets >= 0
+    used = np.concatenate([positions, seconds, offsets[ahead]])
+    if reach:
+        rows = pe_rows(reach, d_model, base, layout)[used]
+    else:
+        encoded, where = np.unique(used, return_inverse=True)
+        rows = encoding.encode_positions(encoded, d_model, base, layout=layout)[where]
+    first, after, at_offsets = np.split(rows, [positions.size, 2 * positions.size])
+    sin_cols, cos_cols = encoding.pair_columns(d_model, layout)
+    cos, sin = np.empty((offsets.size, omega_all.size)), np.empty((offsets.size, omega_all.size))
+    cos[ahead], sin[ahead] = at_offsets[:, cos_cols], at_offsets[:, sin_cols]
+    behind, where = np.unique(offsets[~ahead], return_inverse=True)
+    angle = behind.astype(np.float64)[:, None] * omega_all
+    cos[~ahead], sin[~ahead] = np.cos(angle)[where], np.sin(angle)[where]
+    residuals = after - encoding.turn_pairs(first, cos, sin, layout)
+    # The sum over the dimensions as np.linalg.norm takes it, x.dot(x): numpy's matmul of a row
+    # by a column is that same dot, one per entry.
+    errors = np.sqrt((residuals[:, None, :] @ residuals[:, :, None])[:, 0, 0])
+    dimensions = tuple(int(c) for c in encoding.pair_columns(d_model, layout, pair))
+    points = np.stack([first[:, list(dimensions)], after[:, list(dimensions)]], axis=1)
+    # Pair i's columns of encode_positions at pos + FAR_START and pos + FAR_START + k, alone.
+    far = (np.stack([positions, seconds], axis=1) + FAR_START) * omega
+    far_points = np.stack([np.sin(far), np.cos(far)], axis=-1)
+    angles = offsets * omega
+    return PairRotations(
+        pair=pair,
         dimensions=dimensions,
         omega=omega,
-        angle=k * omega,
-        points=np.stack([first[list(dimensions)], after[list(dimensions)]]),
-        formula=encoding.rotation_blocks(k, d, base)[i],
-        measured=encoding.measured_rotation_block(pos, second, i, d, base, layout),
-        far_start=far,
-        measured_far=encoding.measured_rotation_block(far, far + k, i, d, base, layout),
-        error=float(np.linalg.norm(after - encoding.rotate(first, k, base, layout=layout))),
+        angles=angles,
+        points=points,
+        formula=_rotation_block(cos[:, pair], sin[:, pair]),
+        measured=_rotation_block(*_turn(points)),
+        measured_far=_rotation_block(*_turn(far_points)),
+        errors=errors,
     )
+
+
+def _turn(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of the turn from each entry's first point to its second."""
+    return encoding.turn_between(points[:, 0, 0], points[:, 0, 1], points[:, 1, 0], points[:, 1, 1])
+
+
+def _rotation_block(cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    """The 2 × 2 rotations [[cos, sin], [−sin, cos]], one per entry."""
+    return np.stack([np.stack([cos, sin], axis=-1), np.stack([-sin, cos], axis=-1)], axis=-2)
 
 
 @read_only_cache()
@@ -1286,7 +1392,7 @@ def position_properties(state) -> PositionProperties:
         *value_range(state.n_positions, d, base, state.layout),
         row_norm=math.sqrt(d / 2),
         neighbour=float(curve[1]),
-        mean_distance=float(distances.mean()),
+        mean_distance=float(encoding.mean_distances(pos, curve)),
     )
 
 
@@ -1335,32 +1441,138 @@ class RopeOffsetScores:
 
     current: RopeScore  # m = pos, n = pos + k
     others: tuple[RopeScore, ...]  # from other_starts, the same k
-    offset_only: float  # the score from k alone (methods.rope_offset_scores)
+    offset_only: float  # the score from k alone: the curve's (rope_offset_curve) at k
     unrotated: float  # q·k, no rotation
     link_score: float  # RoPE score of q = k = PE(0) at m = pos, n = pos + k
     link_dot: float  # D(k) = PE(pos)·PE(pos + k) = Σ cos(k·ω_i)
-    decay: float  # RoFormer's long-term-decay bound at |k|
+    decay: float  # RoFormer's long-term-decay bound at |k|: the curve's (rope_decay_curve)
+
+
+@dataclass(frozen=True)
+class RopeScoresAt:
+    """RopeOffsetScores at each of several (pos, k), as arrays with one entry (or row) per
+    value: the RoPE view's picks take thousands at once, its readout one."""
+
+    firsts: np.ndarray  # m = pos
+    offsets: np.ndarray  # k
+    scores: np.ndarray  # q_m·k_(m+k)
+    other_firsts: np.ndarray  # (values, OTHER_PAIRS): the other starts m, at the same k
+    other_scores: np.ndarray  # (values, OTHER_PAIRS)
+    offset_only: np.ndarray
+    unrotated: float
+    link_scores: np.ndarray
+    link_dots: np.ndarray
+    decays: np.ndarray
+
+    def part(self, values: slice) -> RopeScoresAt:
+        """The scores of some of the values."""
+        fields = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return RopeScoresAt(
+            **{name: f[values] if isinstance(f, np.ndarray) else f for name, f in fields.items()}
+        )
+
+    def at(self, index: int) -> RopeOffsetScores:
+        """The scores of one value."""
+        m, k = int(self.firsts[index]), int(self.offsets[index])
+        others = zip(
+            self.other_firsts[index].tolist(), self.other_scores[index].tolist(), strict=True
+        )
+        return RopeOffsetScores(
+            current=RopeScore(m, m + k, float(self.scores[index])),
+            others=tuple(RopeScore(start, start + k, score) for start, score in others),
+            offset_only=float(self.offset_only[index]),
+            unrotated=self.unrotated,
+            link_score=float(self.link_scores[index]),
+            link_dot=float(self.link_dots[index]),
+            decay=float(self.decays[index]),
+        )
+
+
+def other_starts_at(firsts: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """other_starts at each pos of firsts and k of offsets, one row each, at once (the RoPE
+    view's picks ask for thousands): the first OTHER_PAIRS of OTHER_STARTS shifted by
+    max(0, −k), pos left out."""
+    starts = np.asarray(OTHER_STARTS) + np.maximum(0, -offsets)[:, None]
+    # Stable: the kept starts stay in order, pos (at most one of them) goes last.
+    order = np.argsort(starts == firsts[:, None], axis=1, kind="stable")[:, :OTHER_PAIRS]
+    return np.take_along_axis(starts, order, axis=1)
+
+
+def rope_scores_at(
+    firsts, offsets, n_positions: int, d_model: int, base: float, layout: str, seed: int
+) -> RopeScoresAt:
+    """The live score q_m·k_(m+k) for each m = pos of firsts and k of offsets (|k| < n), the
+    same at other starts, from k alone and unrotated, and the score of PE(0) with itself, which
+    is D(k); the bound and the score from k alone are the curves' the view draws.
+
+    A score turns q by m·θ_i and k by n·θ_i (methods.rope_rotate's turn) and sums their
+    products along its own row: each position's angles are taken once for all the pairs, and
+    a score does not depend on the others asked with it.
+    """
+    firsts, offsets = np.asarray(firsts, dtype=np.int64), np.asarray(offsets, dtype=np.int64)
+    q, key = query_key(d_model, seed)
+    unit = unit_pairs(d_model, layout)
+    starts = np.concatenate([firsts[:, None], other_starts_at(firsts, offsets)], axis=1)
+    positions, where = np.unique(np.stack([starts, starts + offsets[:, None]]), return_inverse=True)
+    cos, sin = methods.rope_angles(positions, d_model, base)
+    where = where.reshape(2, *starts.shape)
+
+    def turned(vector: np.ndarray) -> np.ndarray:
+        every = np.broadcast_to(vector, (positions.size, d_model))
+        return methods.rope_turn(every, cos, sin, layout)
+
+    # Each distinct pair once: along the pos slider the other starts hardly change.
+    pairs, pair_of = np.unique(where[0] * positions.size + where[1], return_inverse=True)
+    scores = _row_products(turned(q), turned(key), *np.divmod(pairs, positions.size))
+    scores = scores[pair_of.reshape(starts.shape)]
+    unit_turned = turned(unit)
+    links = _row_products(unit_turned, unit_turned, where[0][:, 0], where[1][:, 0])
+    distinct, at = np.unique(offsets, return_inverse=True)
+    _, curve = rope_offset_curve(n_positions, d_model, base, layout, seed)
+    _, decay = rope_decay_curve(n_positions, d_model, base)
+    return RopeScoresAt(
+        firsts=firsts,
+        offsets=offsets,
+        scores=scores[:, 0],
+        other_firsts=starts[:, 1:],
+        other_scores=scores[:, 1:],
+        offset_only=curve[offsets + n_positions - 1],
+        unrotated=float(q @ key),
+        link_scores=links,
+        link_dots=encoding.offset_dot(distinct, d_model, base)[at.ravel()],
+        decays=decay[np.abs(offsets)],
+    )
+
+
+# The rows _row_products multiplies at a time: a few MB, which the cache holds.
+PRODUCT_ROWS = 1024
+
+
+def _row_products(x: np.ndarray, y: np.ndarray, x_rows: np.ndarray, y_rows: np.ndarray):
+    """The dot product of row x_rows[i] of x with row y_rows[i] of y, for each i: each summed
+    along its own row, so it does not depend on the other rows asked with it."""
+    products = np.empty(len(x_rows))
+    for start in range(0, len(x_rows), PRODUCT_ROWS):
+        rows = slice(start, start + PRODUCT_ROWS)
+        both = x[x_rows[rows]]
+        both *= y[y_rows[rows]]
+        products[rows] = both.sum(axis=-1)
+    return products
 
 
 def rope_offset_scores(state) -> RopeOffsetScores:
     """The live score q_pos·k_(pos+k), the same at other starts and from k alone, q·k, and the
     score of PE(0) with itself, which is D(k)."""
-    d, base, layout, k = state.d_model, float(state.base), state.layout, state.offset
-    q, key = query_key(d, state.seed)
-
-    def score(m: int) -> RopeScore:
-        return RopeScore(m, m + k, methods.rope_score(q, key, m, m + k, base, layout))
-
-    unit = unit_pairs(d, layout)
-    return RopeOffsetScores(
-        current=score(state.pos),
-        others=tuple(score(m) for m in other_starts(state.pos, k)),
-        offset_only=methods.rope_offset_scores(q, key, k, base, layout),
-        unrotated=float(q @ key),
-        link_score=methods.rope_score(unit, unit, state.pos, state.second_pos, base, layout),
-        link_dot=encoding.offset_dot(k, d, base),
-        decay=methods.rope_decay(abs(k), d, base),
+    shown = rope_scores_at(
+        [state.pos],
+        [state.offset],
+        state.n_positions,
+        state.d_model,
+        float(state.base),
+        state.layout,
+        state.seed,
     )
+    return shown.at(0)
 
 
 # ---- A model's positions (views/model.py) ------------------------------------------------------

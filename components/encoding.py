@@ -368,10 +368,44 @@ def nearest_position(
         raise ValueError(
             f"offset_curve must hold horizon = {horizon} distances, got {len(offset_curve)}"
         )
-    distances = position_distances(pos, offset_curve)
-    distances[pos] = np.inf
-    nearest = int(np.argmin(distances))
-    return nearest, float(distances[nearest])
+    pos = check_integer("pos", pos, 0, horizon - 1)
+    nearest, distance = nearest_positions(np.array([pos]), offset_curve)
+    return int(nearest[0]), float(distance[0])
+
+
+def nearest_positions(positions, offset_curve: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """nearest_position for each pos of positions (in 0 … len(offset_curve) - 1), at once.
+
+    The q nearest pos is pos - j or pos + j for the j ≥ 1 of smallest curve[j] on either side:
+    running minima of the curve give both sides for every pos. Ties go to the smallest q, as
+    argmin over the distances from pos gives it: the left side, its largest j; the right side,
+    its smallest j.
+    """
+    curve = np.asarray(offset_curve, dtype=np.float64)
+    positions = np.asarray(positions, dtype=np.int64)
+    steps = np.arange(1, curve.size)
+    lowest = np.minimum.accumulate(curve[1:])
+    before = np.concatenate([[np.inf], lowest[:-1]])
+    # The largest and the smallest j ≤ j' at which curve[j] is the minimum of curve[1 … j'].
+    last = np.maximum.accumulate(np.where(curve[1:] <= before, steps, 0))
+    first = np.maximum.accumulate(np.where(curve[1:] < before, steps, 0))
+    left, right = np.maximum(positions - 1, 0), np.maximum(curve.size - 2 - positions, 0)
+    left_distance = np.where(positions >= 1, lowest[left], np.inf)
+    right_distance = np.where(positions <= curve.size - 2, lowest[right], np.inf)
+    to_left = left_distance <= right_distance
+    nearest = np.where(to_left, positions - last[left], positions + first[right])
+    return nearest, np.where(to_left, left_distance, right_distance)
+
+
+def mean_distances(positions, offset_curve: np.ndarray) -> np.ndarray:
+    """The mean distance from PE(pos) to PE(q) over q = 0 … len(offset_curve) - 1, for each pos,
+    from one running sum of the curve for every pos: its sum up to pos (q = pos … 0) and up to
+    the last q less pos (q = pos … the last); curve[0], q = pos's own, is in both and taken out
+    once."""
+    curve = np.asarray(offset_curve, dtype=np.float64)
+    positions = np.asarray(positions, dtype=np.int64)
+    total = np.cumsum(curve)
+    return (total[positions] + (total[curve.size - 1 - positions] - curve[0])) / curve.size
 
 
 def rotate(encodings, offset: float, base: float = DEFAULT_BASE, layout: str = "interleaved"):
@@ -379,13 +413,19 @@ def rotate(encodings, offset: float, base: float = DEFAULT_BASE, layout: str = "
     vectors = np.asarray(encodings, dtype=np.float64)
     if vectors.ndim not in (1, 2):
         raise ValueError(f"encodings must be a vector or a 2-D array, got shape {vectors.shape}")
-    d_model = check_d_model(vectors.shape[-1])
-    blocks = rotation_blocks(offset, d_model, base)
-    sin_cols, cos_cols = pair_columns(d_model, layout)
+    blocks = rotation_blocks(offset, check_d_model(vectors.shape[-1]), base)
+    return turn_pairs(vectors, blocks[:, 0, 0], blocks[:, 0, 1], layout)
+
+
+def turn_pairs(vectors: np.ndarray, cos, sin, layout: str = "interleaved") -> np.ndarray:
+    """Each pair (s, c) of each row of vectors turned as R_i turns it: (cos·s + sin·c,
+    −sin·s + cos·c). cos and sin hold one number per pair, or (2-D vectors) one per row and
+    pair: rows turned by different angles, as the rotation view's picks turn theirs."""
+    sin_cols, cos_cols = pair_columns(vectors.shape[-1], layout)
     sines, cosines = vectors[..., sin_cols], vectors[..., cos_cols]
     rotated = np.empty_like(vectors)
-    rotated[..., sin_cols] = blocks[:, 0, 0] * sines + blocks[:, 0, 1] * cosines
-    rotated[..., cos_cols] = blocks[:, 1, 0] * sines + blocks[:, 1, 1] * cosines
+    rotated[..., sin_cols] = cos * sines + sin * cosines
+    rotated[..., cos_cols] = -sin * sines + cos * cosines
     return rotated
 
 
@@ -404,10 +444,17 @@ def measured_rotation_block(
     """
     pair = check_pair(pair, d_model)
     rows = encode_positions([first, second], d_model, base, layout=layout)
-    u, v = rows[:, list(pair_columns(d_model, layout, pair))]
-    cos = float(u @ v)
-    sin = float(u[1] * v[0] - u[0] * v[1])
-    return np.array([[cos, sin], [-sin, cos]])
+    (u_sin, u_cos), (v_sin, v_cos) = rows[:, list(pair_columns(d_model, layout, pair))]
+    cos, sin = turn_between(u_sin, u_cos, v_sin, v_cos)
+    return np.array([[float(cos), float(sin)], [-float(sin), float(cos)]])
+
+
+def turn_between(first_sin, first_cos, second_sin, second_cos):
+    """cos and sin of the turn from the point (sin a, cos a) to (sin b, cos b) of the unit
+    circle: u·v and u_1 v_0 − u_0 v_1, element by element (numbers, or arrays of points)."""
+    return first_sin * second_sin + first_cos * second_cos, (
+        first_cos * second_sin - first_sin * second_cos
+    )
 
 
 def gram_matrix(encodings, similarity: str = "dot") -> np.ndarray:

@@ -10,12 +10,10 @@ no Panel, no Plotly, no I/O.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from . import encoding
 from .diagnosis import MatrixError, check_matrix
 
 # Two principal components need three positions (two differences between rows).
@@ -119,31 +117,45 @@ class RowComparison:
     distance: float
 
 
-def rows_within(n_positions: int, pos: int, offset: int) -> tuple[int, int, bool]:
+def rows_within(n_positions: int, pos, offset):
     """(first, second, moved): pos and pos + k moved into the rows 0 … n − 1 of a table.
 
     The offset is kept when it fits (|k| ≤ n − 1; else it becomes ±(n − 1)), and pos moves as
-    little as it can for pos + k to fit too.
+    little as it can for pos + k to fit too. pos and offset may be arrays (of equal shape).
     """
     last = n_positions - 1
-    offset_shown = min(max(offset, -last), last)
-    first = min(max(pos, max(0, -offset_shown)), min(last, last - offset_shown))
-    moved = (first, offset_shown) != (pos, offset)
+    offset_shown = np.clip(offset, -last, last)
+    low, high = np.maximum(0, -offset_shown), np.minimum(last, last - offset_shown)
+    first = np.minimum(np.maximum(pos, low), high)
+    moved = (first != pos) | (offset_shown != offset)
     return first, first + offset_shown, moved
+
+
+def compare_row_pairs(table, firsts, seconds) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Dot products, cosine similarities (NaN where a row is all zeros) and Euclidean distances
+    of rows firsts[j] and seconds[j] of table.
+
+    Each is a sum along one row, so a pair's numbers are the same bits however many pairs are
+    asked for: the learned view prints one pair, its picks every pair a slider reaches.
+    """
+    table = np.asarray(table, dtype=np.float64)
+    u, v = table[firsts], table[seconds]
+    dot = (u * v).sum(axis=1)
+    norms = np.sqrt((u * u).sum(axis=1)) * np.sqrt((v * v).sum(axis=1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cosine = np.where(norms > 0, dot / norms, np.nan)
+    return dot, cosine, np.sqrt(((u - v) ** 2).sum(axis=1))
 
 
 def compare_rows(table, pos: int, offset: int) -> RowComparison:
     """Dot product, cosine similarity and Euclidean distance of rows pos and pos + k of table
     (moved into its rows as rows_within says)."""
     table = np.asarray(table, dtype=np.float64)
-    first, second, moved = rows_within(len(table), pos, offset)
-    u, v = table[first], table[second]
-    if np.any(u) and np.any(v):
-        result = encoding.compare(u, v)
-        dot, cosine, distance = result.dot, result.cosine, result.distance
-    else:
-        dot, cosine, distance = float(u @ v), math.nan, float(np.linalg.norm(u - v))
-    return RowComparison(first, second, moved, dot, cosine, distance)
+    first, second, moved = (int(value) for value in rows_within(len(table), pos, offset))
+    dot, cosine, distance = (
+        float(values[0]) for values in compare_row_pairs(table, [first], [second])
+    )
+    return RowComparison(first, second, bool(moved), dot, cosine, distance)
 
 
 def synthetic_table(

@@ -156,11 +156,23 @@ def rope_rotate(
             )
     rows = max(angle_positions.size, vectors.shape[0] if vectors.ndim == 2 else 1)
     _check_cells("rows", rows, d_model)
-    angle = angle_positions[..., None] * angular_frequencies(d_model, base)
-    if vectors.ndim == 1 and angle.ndim == 2:
-        vectors = np.broadcast_to(vectors, (angle.shape[0], d_model))
-    cos, sin = np.cos(angle), np.sin(angle)
-    first, second = encoding.pair_columns(d_model, layout)
+    cos, sin = rope_angles(angle_positions, d_model, base)
+    if vectors.ndim == 1 and cos.ndim == 2:
+        vectors = np.broadcast_to(vectors, (cos.shape[0], d_model))
+    return rope_turn(vectors, cos, sin, layout)
+
+
+def rope_angles(positions, d_model: int, base: float = DEFAULT_BASE):
+    """cos and sin of pos * theta_i for each pair i: of one position, or rows of them for an
+    array of positions (checked by the caller)."""
+    angle = np.asarray(positions, dtype=np.float64)[..., None] * angular_frequencies(d_model, base)
+    return np.cos(angle), np.sin(angle)
+
+
+def rope_turn(vectors: np.ndarray, cos: np.ndarray, sin: np.ndarray, layout: str) -> np.ndarray:
+    """rope_rotate's turn of each pair of vectors, by angles already taken (rope_angles: one row
+    of cos and sin per row of vectors): several vectors turned by the same positions share them."""
+    first, second = encoding.pair_columns(vectors.shape[-1], layout)
     x0, x1 = vectors[..., first], vectors[..., second]
     rotated = np.empty(vectors.shape)
     rotated[..., first] = x0 * cos - x1 * sin

@@ -198,9 +198,11 @@ def run_holding(runs: list[BucketRun] | tuple[BucketRun, ...], distance: int) ->
     return next(r for r in runs if r.first <= distance and (r.last is None or distance <= r.last))
 
 
-def shaw_vector(offset: int, clip: int) -> int:
-    """c = clip(j − i, −K, K): the vector a_c Shaw et al.'s pair k = j − i apart uses."""
-    return int(np.clip(offset, -clip, clip))
+def shaw_vector(offset, clip: int):
+    """c = clip(j − i, −K, K): the vector a_c Shaw et al.'s pair k = j − i apart uses (an int,
+    or an array of them for an array of offsets)."""
+    vector = np.clip(offset, -clip, clip)
+    return int(vector) if np.ndim(vector) == 0 else vector
 
 
 def shaw_sharing_pairs(vector: int, clip: int, n_positions: int) -> int:

@@ -208,12 +208,22 @@ def _rope_parameters(given: dict, row: dict, reading: Reading, where: str) -> di
             continue
         entry.setdefault("rope_type", entry.pop("type", "default"))
         if "rope_theta" not in entry:
-            theta = (fallback.get(kind) or next(iter(fallback.values()), {})).get("rope_theta")
+            theta = _fallback_entry(fallback, kind).get("rope_theta")
             if theta is not None:
                 entry["rope_theta"] = theta
                 reading.note("rope_theta", where)
                 _default_theta(reading, row, {kind: entry}, True)
     return params
+
+
+def _fallback_entry(fallback: dict, kind: str) -> dict:
+    """The class's default entry for a layer kind: its own, else (a file nested where the class
+    is flat, e.g. rope_parameters {"": {}}) the flat default, else the first entry."""
+    if isinstance(fallback.get(kind), dict):
+        return fallback[kind]
+    if "rope_theta" in fallback:
+        return fallback
+    return next((entry for entry in fallback.values() if isinstance(entry, dict)), {})
 
 
 def _default_theta(reading: Reading, row: dict, params: dict, nested: bool) -> None:

@@ -167,9 +167,19 @@ def point_trace(
         "x": np.array([x]),
         "y": np.array([y]),
         "marker": {"color": colour, "size": size, "symbol": "diamond"},
-        "name": f"{x_label} = {x}",
-        "hovertemplate": f"{x_label} = {x}<br>{y_label} = %{{y:.{digits}f}}<extra></extra>",
+        "name": point_name(x_label, x),
+        "hovertemplate": point_hovertemplate(x_label, x, y_label, digits),
     }
+
+
+def point_name(x_label: str, x: float) -> str:
+    """A curve's point's name: where it is."""
+    return f"{x_label} = {x}"
+
+
+def point_hovertemplate(x_label: str, x: float, y_label: str, digits: int) -> str:
+    """A curve's point's hover: where it is, and its y with digits decimals."""
+    return f"{x_label} = {x}<br>{y_label} = %{{y:.{digits}f}}<extra></extra>"
 
 
 def toeplitz_layout(state: ExplorerState, uirevision: str, title: str) -> dict:

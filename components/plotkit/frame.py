@@ -14,7 +14,7 @@ import param
 
 from ..fixes.chart_names import NamedPlotly
 from ..state import ExplorerState
-from .narrow import for_narrow_screen, for_wide_screen
+from .narrow import for_narrow_screen, for_wide_screen, narrow_picks
 from .numbers import number
 from .picks import Picks, ViewPicks
 
@@ -228,6 +228,8 @@ class PlotView(pn.viewable.Viewer):
         # The numbers the chart draws, as a table; kept open across updates (fixes/chart_names).
         self._data = self.text_pane(DATA_STYLE, (0, 8, 4, 8), "pe-data-pane")
         self._content: pn.Column | None = None
+        self._wide_layout: dict = {}  # the figure's layout before card_figure, and its result
+        self._card: dict = {}
         # What a drag of pos or k changes, sent for the page to pick (plotkit/picks.py).
         self._generation = 0
         self._picks = ViewPicks(key=f"{self.spec.name}-{uuid.uuid4().hex[:12]}", margin=0)
@@ -266,10 +268,14 @@ class PlotView(pn.viewable.Viewer):
         return self.spec.data(self.state, *self.own_arguments())
 
     def picks(self) -> Picks | None:
-        """What a drag of pos or k changes, at every value (None: Python draws each)."""
+        """What a drag of pos or k changes, at every value (None: Python draws each), for the
+        card as drawn: narrow, its titles wrapped and its wide-only notes left out."""
         if self.spec.picks is None:
             return None
-        return self.spec.picks(self.state, *self.own_arguments())
+        picks = self.spec.picks(self.state, *self.own_arguments())
+        if picks is None or not self.narrow:
+            return picks
+        return narrow_picks(picks, self._wide_layout, self._card)
 
     def figure(self) -> dict:
         """The view's figure for the state, at its height unless the figure sets its own."""
@@ -281,7 +287,10 @@ class PlotView(pn.viewable.Viewer):
         """The figure as the card draws it: laid out for a narrow card or a wide one
         (plotkit/narrow.py). Views with a figure of their own (an upload, the model) get it too."""
         figure = self.figure()
-        return for_narrow_screen(figure) if self.narrow else for_wide_screen(figure)
+        self._wide_layout = figure["layout"]
+        card = for_narrow_screen(figure) if self.narrow else for_wide_screen(figure)
+        self._card = card
+        return card
 
     def _config(self) -> dict:
         state = self.state

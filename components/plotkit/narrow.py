@@ -10,9 +10,14 @@ titles and captions wrap. Only the layout changes: the traces, and so the number
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
 import textwrap
 from dataclasses import dataclass
+
+import numpy as np
+
+from .picks import AxisPicks, Picks, Text, Update, compressed
 
 # The widest card drawn as a stack (px): ui/navigation.PHONE_MAX_PX lays the page out as a phone
 # up to this width too.
@@ -301,3 +306,76 @@ def for_narrow_screen(figure: dict) -> dict:
     # Says, in the browser (gd.layout.meta), which figure this is.
     layout["meta"] = {**layout.get("meta", {}), NARROW_MARK: True}
     return figure
+
+
+def narrow_update(update, wide_layout: dict):
+    """A pick's update (plotkit/picks.Update) as the narrow card's figure takes it: a title or an
+    annotation's text wrapped as for_narrow_screen wraps them, an annotation's index counted
+    without the ones a narrow card leaves out; None for an update of one of those."""
+    path = update.path
+    if update.target != "layout":
+        return update
+    match = re.match(r"annotations\[(\d+)\](.*)", path)
+    width = TITLE_CHARS if path == "title.text" else CAPTION_CHARS
+    if match:
+        annotations = wide_layout.get("annotations") or []
+        index = int(match[1])
+        if index >= len(annotations) or annotations[index].get("name") == WIDE_ONLY:
+            return None
+        kept = sum(1 for a in annotations[:index] if a.get("name") != WIDE_ONLY)
+        path = f"annotations[{kept}]{match[2]}"
+    if path != "title.text" and not (match and match[2] == ".text"):
+        return dataclasses.replace(update, path=path)
+    if update.text is not None:
+        count = len(update.text.slots[0]) if update.text.slots else 1
+        texts = [wrap(update.text.at(i), width)[0] for i in range(count)]
+        text = compressed(texts) if update.text.slots else Text((texts[0],), ())
+        return Update("layout", path, text=text)
+    return Update("layout", path, each=tuple(wrap(str(v), width)[0] for v in update.each))
+
+
+def card_room(axis: AxisPicks, card: dict) -> list[Update]:
+    """The top margin, bottom margin and height of the narrow card at each value of axis, from
+    the card drawn now: each title line past the first adds TITLE_LINE_PX
+    (_title_under_the_mode_bar), each legend row LEGEND_ROW_PX (_legend_at_the_foot). Nothing
+    when neither changes."""
+    layout = card["layout"]
+    title = next((u for u in axis.updates if u.target == "layout" and u.path == "title.text"), None)
+    names = {u.trace: u for u in axis.updates if u.target == "trace" and u.path == "name"}
+    if (title is None or title.text is None) and not names:
+        return []
+    now_lines = str(layout.get("title", {}).get("text", "")).count("<br>") + 1
+    now_rows = legend_rows(legend_names(card)) if legend_names(card) else 0
+    tops, bottoms = [], []
+    for i in range(axis.count):
+        lines = wrap(title.value({}, i), TITLE_CHARS)[1] if title is not None else now_lines
+        data = [
+            {**trace, "name": names[t].value({}, i)} if t in names else trace
+            for t, trace in enumerate(card["data"])
+        ]
+        shown = legend_names({"data": data, "layout": layout})
+        rows = legend_rows(shown) if shown else 0
+        tops.append((lines - now_lines) * TITLE_LINE_PX)
+        bottoms.append((rows - now_rows) * LEGEND_ROW_PX)
+    tops, bottoms = np.array(tops, dtype=float), np.array(bottoms, dtype=float)
+    if not tops.any() and not bottoms.any():
+        return []
+    margin = layout.get("margin", {})
+    return [
+        Update("layout", "margin.t", each=margin.get("t", 80) + tops),
+        Update("layout", "margin.b", each=margin.get("b", 80) + bottoms),
+        Update("layout", "height", each=layout["height"] + tops + bottoms),
+    ]
+
+
+def narrow_picks(picks: Picks, wide_layout: dict, card: dict) -> Picks:
+    """Picks made for a wide card, for the narrow card (card: the figure drawn) made from the
+    same figure."""
+    axes = []
+    for axis in picks.axes:
+        updates = [narrow_update(update, wide_layout) for update in axis.updates]
+        kept = [update for update in updates if update is not None]
+        narrow = AxisPicks(axis.axis, axis.start, axis.count, axis.at, tuple(kept))
+        room = card_room(narrow, card)
+        axes.append(AxisPicks(axis.axis, axis.start, axis.count, axis.at, (*kept, *room)))
+    return Picks(picks.tables, tuple(axes))

@@ -8,6 +8,8 @@ digit against the closed form.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..formula import MINUS, fixed
 
 # Decimals of the numbers in a chart's name and its Show data table, as in the hover labels.
@@ -30,3 +32,21 @@ def readout_number(value: float) -> str:
 def signed(value: int) -> str:
     """A whole number with U+2212 for its minus sign."""
     return str(int(value)).replace("-", MINUS)
+
+
+def numbers_of(values, digits: int = DATA_DIGITS) -> tuple[str, ...]:
+    """Each value as number(value, digits) prints it, each distinct one printed once and all in
+    one call (a view's picks print thousands): Python's format rounds the exact binary value to
+    the nearest, as fixed does, but an exact half (value·2^(digits + 1) odd) to even, so those,
+    and values that are not finite, go to fixed."""
+    distinct, at = np.unique(np.asarray(values, dtype=np.float64).ravel(), return_inverse=True)
+    magnitudes = np.abs(distinct)
+    texts = (f"{{:.{digits}f}}\0" * distinct.size).format(*magnitudes.tolist()).split("\0")
+    zero = f"{0:.{digits}f}"
+    for index in np.flatnonzero(distinct < 0).tolist():
+        if texts[index] != zero:
+            texts[index] = MINUS + texts[index]
+    scaled = magnitudes * 2.0 ** (digits + 1)
+    for index in np.flatnonzero(~np.isfinite(scaled) | (np.mod(scaled, 2.0) == 1.0)).tolist():
+        texts[index] = fixed(float(distinct[index]), digits)
+    return tuple(map(texts.__getitem__, at.tolist()))

@@ -117,5 +117,10 @@ def offset_curve_subplot(
     ]
     offset_title, value_title = titles
     y_axis = {"range": [-1.05 * scale, 1.05 * scale], "title": {"text": value_title}}
-    label = offset_label(f"k = {k}: {value} = {current + 0.0:.4f}", k, colour, xref="x")
+    label = offset_label(offset_mark_text(k, value, current), k, colour, xref="x")
     return Subplot(traces, {"title": {"text": offset_title}}, y_axis, place, annotations=[label])
+
+
+def offset_mark_text(offset: int, value: str, current: float) -> str:
+    """The label over a curve's point at k = offset: its value there, named value."""
+    return f"k = {offset}: {value} = {current + 0.0:.4f}"

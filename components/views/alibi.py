@@ -9,10 +9,13 @@ from fractions import Fraction
 import numpy as np
 
 from .. import derived
+from ..plotkit import picks as picks_kit
 from ..plotkit import theme
 from ..plotkit.charts import panel_caption, titled_layout
 from ..plotkit.frame import DATA_COLUMNS, DATA_ROWS, ChartData, indices_near, span_text
-from ..plotkit.numbers import number, readout_number
+from ..plotkit.markers import column_marker, row_marker
+from ..plotkit.numbers import DATA_DIGITS, READOUT_DIGITS, number, readout_number
+from ..plotkit.picked_texts import printed, whole
 from ..plotkit.subplots import Subplot, axis_names, compose, heatmap_axis
 from ..state import ExplorerState
 
@@ -28,7 +31,10 @@ NEGATIVE_SCALE = [[2 * stop, colour] for stop, colour in theme.DIVERGING_SCALE i
 TOP_DOMAIN, BOTTOM_DOMAIN = [0.62, 1.0], [0.0, 0.4]
 SLOPES_DOMAIN, MATRIX_DOMAIN = [0.0, 0.36], [0.52, 1.0]
 # The steepest head's matrix is the figure's third subplot: its y axis is scaled to its x axis.
-MATRIX_X_AXIS = axis_names(3)[0]
+MATRIX_AXES = axis_names(3)
+# Where the figure keeps what pos and k move: the heads' band of biases (trace 0, moved by its
+# x0) and the marks of the keys pos and pos + k and of the query pos's row (layout images).
+BAND, KEY_POS, KEY_SECOND, QUERY_ROW = 0, 0, 1, 2
 
 READOUT_STYLE = """
 :host { overflow-x: auto; max-width: 100%; }
@@ -83,75 +89,75 @@ def listed_heads(n_heads: int) -> list[int | None]:
     return [*range(1, FIRST_LISTED_HEADS + 1), None, n_heads]
 
 
-def _head_row(shown: AlibiReadout, head: int | None) -> str:
-    """A head's row of the readout's table: h, m_h, m_h as a power of 2 and its bias at k."""
+def _head_row(shown: AlibiReadout, head: int | None, biases: list[str] | str) -> list:
+    """A head's row of the readout's table: h, m_h, m_h as a power of 2 and its bias at k (at
+    each value: biases)."""
     if head is None:
-        return '<tr class="pe-alibi-more"><td>…</td><td>…</td><td>…</td><td>…</td></tr>'
-    return (
+        return ['<tr class="pe-alibi-more"><td>…</td><td>…</td><td>…</td><td>…</td></tr>']
+    return [
         f'<tr class="pe-alibi-head"><td class="pe-alibi-h">{head}</td>'
         f'<td class="pe-alibi-slope">{readout_number(shown.slopes[head - 1])}</td>'
         f'<td class="pe-alibi-power">{power_of_two(shown.exponents[head - 1])}</td>'
-        f'<td class="pe-alibi-bias">{readout_number(shown.biases[head - 1])}</td></tr>'
-    )
+        '<td class="pe-alibi-bias">',
+        biases,
+        "</td></tr>",
+    ]
 
 
-def _mask_note(shown: AlibiReadout) -> str:
-    """What the causal mask does to the key pos + k, in one paragraph."""
-    if shown.masked:
-        where = (
-            f"the key pos + k = {shown.second_pos} comes after the query pos = {shown.pos}, so "
-            f"it is masked there; the bias above is what query {shown.second_pos} adds when it "
-            f"looks back at key {shown.pos}."
-        )
-    else:
-        where = f"the key pos + k = {shown.second_pos} is visible to the query pos = {shown.pos}."
-    return (
+def _mask_note(firsts: list[str], seconds: list[str], offsets: np.ndarray) -> list:
+    """What the causal mask does to the key pos + k, in one paragraph, at each value."""
+    masked = (offsets > 0).tolist()
+    return [
         '<p class="pe-note pe-alibi-mask">A decoder\'s query i attends only to keys j ≤ i (the '
-        f"causal mask): {where} Nothing is added to the input: the bias alone tells the heads "
-        "how far apart two tokens are.</p>"
+        "causal mask): the key pos + k = ",
+        seconds,
+        " ",
+        ["comes after" if m else "is visible to" for m in masked],
+        " the query pos = ",
+        firsts,
+        [", so it is masked there" if m else "" for m in masked],
+        "; the bias above is what query ",
+        [second if m else first for m, first, second in zip(masked, firsts, seconds, strict=True)],
+        " adds when it looks back at key ",
+        [first if m else second for m, first, second in zip(masked, firsts, seconds, strict=True)],
+        ". Nothing is added to the input: the bias alone tells the heads how far apart two "
+        "tokens are.</p>",
+    ]
+
+
+def readout_text(shown: AlibiReadout, firsts, offsets) -> picks_kit.Text:
+    """The slopes and the biases at offset k as a table, and the causal mask in one line, at
+    each pos of firsts and k of offsets (shown: the slopes)."""
+    firsts, offsets = np.asarray(firsts), np.asarray(offsets)
+    poses, seconds, ks = whole(firsts), whole(firsts + offsets), whole(offsets)
+    biases = derived.alibi_biases(shown.heads, offsets)
+    rows = []
+    for head in listed_heads(shown.heads):
+        bias = printed(biases[head - 1], READOUT_DIGITS) if head is not None else ""
+        rows += _head_row(shown, head, bias)
+    return picks_kit.joined(
+        len(poses),
+        '<table class="pe-alibi-table">'
+        f'<caption class="pe-alibi-caption">{shown.heads} head{"s" if shown.heads > 1 else ""}'
+        ": query pos = ",
+        poses,
+        ", key pos + k = ",
+        seconds,
+        ", k = ",
+        ks,
+        "</caption><thead><tr><th>head h</th><th>slope m<sub>h</sub></th><th>as a power of 2"
+        "</th><th>bias −m<sub>h</sub>·|k| at k = ",
+        ks,
+        "</th></tr></thead><tbody>",
+        *rows,
+        "</tbody></table>",
+        *_mask_note(poses, seconds, offsets),
     )
 
 
 def readout(state: ExplorerState) -> str:
     """The slopes and the biases at offset k as a table, and the causal mask in one line."""
-    shown = readout_values(state)
-    k = shown.offset
-    return "".join(
-        [
-            '<table class="pe-alibi-table">',
-            f'<caption class="pe-alibi-caption">{shown.heads} head'
-            f"{'s' if shown.heads > 1 else ''}: query pos = {shown.pos}, key pos + k = "
-            f"{shown.second_pos}, k = {k}</caption>",
-            "<thead><tr><th>head h</th><th>slope m<sub>h</sub></th><th>as a power of 2</th>"
-            f"<th>bias −m<sub>h</sub>·|k| at k = {k}</th></tr></thead><tbody>",
-            *(_head_row(shown, head) for head in listed_heads(shown.heads)),
-            "</tbody></table>",
-            _mask_note(shown),
-        ]
-    )
-
-
-def _outline(x: tuple[float, float], y: tuple[float, float], refs, line: dict, name: str) -> dict:
-    """A rectangle outlined by line over x and y (in refs: the axes or their domains)."""
-    xref, yref = refs
-    return {
-        "type": "rect",
-        "xref": xref,
-        "yref": yref,
-        "x0": x[0],
-        "x1": x[1],
-        "y0": y[0],
-        "y1": y[1],
-        "line": line,
-        "fillcolor": "rgba(0,0,0,0)",
-        "name": name,
-    }
-
-
-def _column_mark(x: float, colour: str, dash: str, name: str) -> dict:
-    """An outline around the column of key x of a heatmap, full height."""
-    line = {"color": colour, "width": 2, "dash": dash}
-    return _outline((x - 0.5, x + 0.5), (0, 1), ("x", "y domain"), line, name)
+    return readout_text(readout_values(state), [state.pos], [state.offset]).at(0)
 
 
 def _colorbar(domain: list[float]) -> dict:
@@ -160,16 +166,17 @@ def _colorbar(domain: list[float]) -> dict:
 
 
 def head_bias_subplot(state: ExplorerState, steepest: float) -> Subplot:
-    """Each head's bias for the query pos over the keys j, the keys pos and pos + k outlined."""
+    """Each head's bias for the query pos over the keys j: the heads' band of biases, its keys
+    0 … n − 1 in view (derived.head_bias_band)."""
     n, pos = state.n_positions, state.pos
-    palette = theme.colours(state.theme)
     trace = {
         "type": "heatmap",
-        "x": np.arange(n),
+        "x0": band_start(pos, n),
+        "dx": 1,
         "y": np.arange(1, state.heads + 1),
-        "z": derived.head_bias_cells(n, pos, state.heads),
+        "z": derived.head_bias_band(n, state.heads),
         # At pos = 0 every visible bias is 0: keep a range so the scale stays readable.
-        "zmin": -steepest * max(pos, 1),
+        "zmin": float(lowest_bias(steepest, pos)),
         "zmax": 0.0,
         "colorscale": NEGATIVE_SCALE,
         "hoverongaps": False,
@@ -177,9 +184,6 @@ def head_bias_subplot(state: ExplorerState, steepest: float) -> Subplot:
         "hovertemplate": "head %{y}, key j = %{x}<br>bias = %{z:.6g}<extra></extra>",
         "name": "bias of the query pos",
     }
-    shapes = [_column_mark(pos, palette["pos"], "solid", "pos")]
-    if state.second_pos < n:
-        shapes.append(_column_mark(state.second_pos, palette["second"], "dot", "pos+k"))
     return Subplot(
         traces=[trace],
         x_axis=heatmap_axis("key position j", range=[-0.5, n - 0.5]),
@@ -187,8 +191,35 @@ def head_bias_subplot(state: ExplorerState, steepest: float) -> Subplot:
         domain=([0.0, 1.0], TOP_DOMAIN),
         caption="<b>Bias of each head for the query pos</b> · keys j > pos masked (empty) · "
         "pos solid, pos + k dotted",
-        shapes=shapes,
     )
+
+
+def band_start(pos, n_positions: int):
+    """Where the band of biases starts (x0) for the query pos: the key n − 1 before it."""
+    return pos - (n_positions - 1)
+
+
+def lowest_bias(steepest: float, pos):
+    """The colour scale's lowest bias for the query pos (numbers or arrays)."""
+    return -steepest * np.maximum(pos, 1)
+
+
+def markers(state: ExplorerState, steepest_head: int) -> list[dict]:
+    """The keys pos (solid) and pos + k (dotted; hidden past the last key) of the heads' band,
+    and the query pos's row of the steepest head's matrix."""
+    n, pos, second = state.n_positions, state.pos, state.second_pos
+    palette = theme.colours(state.theme)
+    matrix = derived.masked_bias_cells(n, float(derived.alibi_slopes(state.heads)[steepest_head]))
+    # In data units: the matrix's axis is constrained to a square, so its domain is not the
+    # matrix's width.
+    half = matrix.stride / 2
+    return [
+        column_marker(pos, palette["pos"], False, "key pos"),
+        column_marker(second, palette["second"], True, "key pos+k", visible=second < n),
+        row_marker(
+            pos, (-half, matrix.rows[-1] + half), 2 * half, palette["pos"], "query pos", MATRIX_AXES
+        ),
+    ]
 
 
 def slopes_subplot(state: ExplorerState) -> Subplot:
@@ -229,9 +260,8 @@ def slopes_subplot(state: ExplorerState) -> Subplot:
 
 
 def masked_matrix_subplot(state: ExplorerState, head: int) -> Subplot:
-    """Head's bias over every query i and key j, empty above the diagonal (the causal mask),
-    the query pos's row outlined."""
-    n, pos = state.n_positions, state.pos
+    """Head's bias over every query i and key j, empty above the diagonal (the causal mask)."""
+    n = state.n_positions
     steepest = float(derived.alibi_slopes(state.heads)[head])
     matrix = derived.masked_bias_cells(n, steepest)
     trace = {
@@ -247,12 +277,6 @@ def masked_matrix_subplot(state: ExplorerState, head: int) -> Subplot:
         "hovertemplate": "query i = %{y}, key j = %{x}<br>bias = %{z:.6g}<extra></extra>",
         "name": f"head {head + 1} with the causal mask",
     }
-    # The query pos is one row of this head's matrix: the top panel's row of the head. In data
-    # units: the axis is constrained to a square, so its domain is not the matrix's width.
-    half = matrix.stride / 2
-    line = {"color": theme.colours(state.theme)["pos"], "width": 1.5}
-    columns, rows = (-half, matrix.rows[-1] + half), (pos - half, pos + half)
-    query_row = _outline(columns, rows, ("x", "y"), line, "query pos")
     reduced = (
         f"<br>every {matrix.stride}th position ({matrix.rows.size} × {matrix.rows.size} of "
         f"{n} × {n} cells)"
@@ -264,14 +288,13 @@ def masked_matrix_subplot(state: ExplorerState, head: int) -> Subplot:
         f"empty above the diagonal{reduced}"
     )
     y_axis = heatmap_axis(
-        "query i", autorange="reversed", scaleanchor=MATRIX_X_AXIS, constrain="domain"
+        "query i", autorange="reversed", scaleanchor=MATRIX_AXES[0], constrain="domain"
     )
     return Subplot(
         traces=[trace],
         x_axis=heatmap_axis("key j"),
         y_axis=y_axis,
         domain=(MATRIX_DOMAIN, BOTTOM_DOMAIN),
-        shapes=[query_row],
         annotations=[panel_caption(caption, MATRIX_DOMAIN[0], BOTTOM_DOMAIN[1])],
     )
 
@@ -289,6 +312,7 @@ def figure(state: ExplorerState) -> dict:
     )
     layout = titled_layout(state, f"alibi-{n}-{n_heads}", title)
     layout.update(margin={"l": 64, "r": 24, "t": 76, "b": 48}, showlegend=False)
+    layout["images"] = markers(state, steepest_head)
     subplots = (
         head_bias_subplot(state, steepest),
         slopes_subplot(state),
@@ -297,15 +321,34 @@ def figure(state: ExplorerState) -> dict:
     return compose(state, layout, subplots)
 
 
+def label_text(shown: AlibiReadout, firsts, offsets) -> picks_kit.Text:
+    """The chart's accessible name at each pos of firsts and k of offsets (shown: the slopes)."""
+    firsts, offsets = np.asarray(firsts), np.asarray(offsets)
+    biases = derived.alibi_biases(shown.heads, offsets)
+    return picks_kit.joined(
+        len(firsts),
+        f"ALiBi biases of {shown.heads} heads for query pos = ",
+        whole(firsts),
+        f": slopes from {number(max(shown.slopes))} to {number(min(shown.slopes))}; for key "
+        "pos + k = ",
+        whole(firsts + offsets),
+        [", which the causal mask hides" if k > 0 else "" for k in offsets.tolist()],
+        ", head 1 adds ",
+        printed(biases[0], DATA_DIGITS),
+        f" and head {shown.heads} adds ",
+        printed(biases[-1], DATA_DIGITS),
+    )
+
+
 def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the heads' slopes and biases for the key pos + k."""
-    shown = readout_values(state)
-    mask = ", which the causal mask hides" if shown.masked else ""
-    return (
-        f"ALiBi biases of {shown.heads} heads for query pos = {shown.pos}: slopes from "
-        f"{number(max(shown.slopes))} to {number(min(shown.slopes))}; for key pos + k = "
-        f"{shown.second_pos}{mask}, head 1 adds {number(shown.biases[0])} and head "
-        f"{shown.heads} adds {number(shown.biases[-1])}"
+    return label_text(readout_values(state), [state.pos], [state.offset]).at(0)
+
+
+def caption_text(firsts) -> picks_kit.Text:
+    """The Show data table's caption at each pos of firsts."""
+    return picks_kit.joined(
+        len(firsts), "Bias −m_h·|pos − j| of query pos = ", whole(firsts), ", by head and key j"
     )
 
 
@@ -321,10 +364,40 @@ def data(state: ExplorerState) -> ChartData:
         for row in biases
     ]
     return ChartData(
-        caption=f"Bias −m_h·|pos − j| of query pos = {pos}, by head and key j",
+        caption=caption_text([pos]).at(0),
         columns=("head h", "slope m_h", *(f"key {j}" for j in keys)),
         rows=tuple((h + 1, float(slopes[h]), *cells[h]) for h in heads),
         note=f"Keys {span_text(keys)} of {state.n_positions} shown"
         + (f", heads 1–{len(heads)} of {n_heads}" if len(heads) < n_heads else "")
         + "; a decoder masks the keys after the query.",
     )
+
+
+def axis_updates(state: ExplorerState, moved: picks_kit.Moved) -> list:
+    """Everything pos and k move, at each value of one axis."""
+    n, firsts, seconds = state.n_positions, moved.firsts, moved.seconds
+    slopes = derived.alibi_slopes(state.heads)
+    steepest = float(slopes[derived.extreme_alibi_heads(state.heads)[0]])
+    shown = readout_values(state)
+    return [
+        picks_kit.Update("trace", "x0", BAND, each=band_start(firsts, n)),
+        picks_kit.Update("trace", "zmin", BAND, each=lowest_bias(steepest, firsts)),
+        picks_kit.Update("layout", f"images[{KEY_POS}].x", each=firsts),
+        picks_kit.Update("layout", f"images[{KEY_SECOND}].x", each=seconds),
+        picks_kit.Update(
+            "layout", f"images[{KEY_SECOND}].visible", each=tuple((seconds < n).tolist())
+        ),
+        picks_kit.Update("layout", f"images[{QUERY_ROW}].y", each=firsts),
+        picks_kit.Update("label", text=label_text(shown, firsts, moved.offsets)),
+        picks_kit.Update("caption", text=caption_text(firsts)),
+        picks_kit.Update(
+            "pane", "pe-readout-pane", text=readout_text(shown, firsts, moved.offsets)
+        ),
+    ]
+
+
+def picks(state: ExplorerState) -> picks_kit.Picks:
+    """What a drag of pos or k moves: the heads' band of biases, the keys and the query row
+    marked, the chart's name, the caption and the readout."""
+    moved = picks_kit.moved_positions(state)
+    return picks_kit.Picks({}, tuple(m.picks(axis_updates(state, m)) for m in moved))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import html
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import panel as pn
@@ -17,6 +18,7 @@ import param
 
 from .. import derived, encoding
 from ..code_templates import reference_lines, slice_code
+from ..plotkit import picks as picks_kit
 from ..plotkit import theme
 from ..plotkit.charts import pe_matrix_layout, pe_matrix_trace
 from ..plotkit.frame import (
@@ -27,7 +29,8 @@ from ..plotkit.frame import (
     indices_near,
     span_text,
 )
-from ..plotkit.numbers import number
+from ..plotkit.markers import layout_image
+from ..plotkit.picked_texts import filled, formatted, printed, whole, written
 from ..state import ExplorerState
 
 # The batch the last step adds pe to: this many sequences of the sentence's length.
@@ -191,15 +194,18 @@ def region_path(row_mask: np.ndarray, column_mask: np.ndarray) -> str:
     )
 
 
-def outline_boxes(state: ExplorerState, cells: derived.MatrixCells, step: int) -> list[tuple]:
+def outline_boxes(
+    state: ExplorerState, cells: derived.MatrixCells, step: int, pos=None
+) -> list[tuple]:
     """(x, y, width, height) of what the readout's numbers are about, in shown cells (a shown
-    row j spans y = j … j + 1, position p is centred at y = p / row_stride + 0.5)."""
+    row j spans y = j … j + 1, position p is centred at y = p / row_stride + 0.5), at the
+    state's pos or at pos (an array of positions: y, where pos moves it, an array)."""
     stride = cells.row_stride
     width = len(cells.columns)
     pair = example_pair(state)
     sin_column, cos_column = encoding.pair_columns(state.d_model, state.layout, pair)
     at = {int(c): index for index, c in enumerate(cells.columns)}
-    row_top = state.pos / stride
+    row_top = (state.pos if pos is None else pos) / stride
     if step == 1:
         return [(0, row_top, width, 1)]
     if step == 2:
@@ -226,11 +232,6 @@ def cover_source(state: ExplorerState, cells: derived.MatrixCells, step: int) ->
                 f'<path d="{d}" fill="{palette["plot"]}" fill-opacity="{opacity}" '
                 'shape-rendering="crispEdges"/>'
             )
-    for x, y, width, height in outline_boxes(state, cells, step):
-        paths.append(
-            f'<rect x="{x:g}" y="{y:g}" width="{width:g}" height="{height:g}" fill="none" '
-            f'stroke="{palette["pos"]}" stroke-width="2" vector-effect="non-scaling-stroke"/>'
-        )
     svg = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {columns} {rows}" '
         f'preserveAspectRatio="none">{"".join(paths)}</svg>'
@@ -238,32 +239,67 @@ def cover_source(state: ExplorerState, cells: derived.MatrixCells, step: int) ->
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
 
 
+# The readout's numbers are about at most this many boxes (step 2: a sine and a cosine column).
+OUTLINES = 2
+# Where an outline a step does not use waits, hidden (the figure keeps its images whatever pos).
+UNUSED_BOX = (0, 0, 1, 1)
+
+
+def outline_place(box: tuple, stride: int) -> dict:
+    """Where the outline image of box (outline_boxes: shown cells) lies on the axes; its
+    numbers are arrays where the box's are."""
+    x, y, width, height = box
+    return {"x": x - 0.5, "y": (y - 0.5) * stride, "sizex": width, "sizey": height * stride}
+
+
+def outline_places(state: ExplorerState, cells: derived.MatrixCells, step: int, pos=None):
+    """The OUTLINES outline images' places and whether each is shown, at pos (outline_boxes)."""
+    boxes = outline_boxes(state, cells, step, pos)
+    shown = [index < len(boxes) for index in range(OUTLINES)]
+    boxes = [*boxes, *[UNUSED_BOX] * (OUTLINES - len(boxes))]
+    return [outline_place(box, cells.row_stride) for box in boxes], shown
+
+
+def outline_images(state: ExplorerState, cells: derived.MatrixCells, step: int) -> list[dict]:
+    """What the readout's numbers are about, outlined: layout images that Plotly moves without
+    redrawing the heatmap when pos moves them."""
+    source = theme.outline_source(theme.colours(state.theme)["pos"])
+    places, shown = outline_places(state, cells, step)
+    return [
+        layout_image(
+            source,
+            ("x", "y"),
+            f"outline {index + 1}",
+            xanchor="left",
+            yanchor="top",
+            visible=visible,
+            **{key: float(value) for key, value in place.items()},
+        )
+        for index, (place, visible) in enumerate(zip(places, shown, strict=True))
+    ]
+
+
 def figure(state: ExplorerState, step: int = 1) -> dict:
-    """The PE matrix with the cells step fills clear and the rest covered (step 1 by default)."""
+    """The PE matrix with the cells step fills clear and the rest covered (step 1 by default),
+    and what the step's numbers are about outlined."""
     step = check_step(step)
     n, d = state.n_positions, state.d_model
     cells = derived.matrix_cells(n, d, float(state.base), state.layout)
     title = f"{step_label(step)}: {STEPS[step - 1].title}"
     layout = pe_matrix_layout(state, cells, cells.labels, title, f"code-{n}-{d}")
-    layout.update(
-        # One image covers the matrix: a new step replaces its source, not the heatmap.
-        images=[
-            {
-                "source": cover_source(state, cells, step),
-                "xref": "x",
-                "yref": "y",
-                "x": -0.5,
-                "y": -0.5 * cells.row_stride,
-                "sizex": len(cells.columns),
-                "sizey": len(cells.rows) * cells.row_stride,
-                "sizing": "stretch",
-                "xanchor": "left",
-                "yanchor": "top",
-                "layer": "above",
-                "name": "cover",
-            }
-        ],
+    # One image covers the matrix: a new step replaces its source, not the heatmap.
+    cover_image = layout_image(
+        cover_source(state, cells, step),
+        ("x", "y"),
+        "cover",
+        x=-0.5,
+        y=-0.5 * cells.row_stride,
+        sizex=len(cells.columns),
+        sizey=len(cells.rows) * cells.row_stride,
+        xanchor="left",
+        yanchor="top",
     )
+    layout.update(images=[cover_image, *outline_images(state, cells, step)])
     trace = pe_matrix_trace(
         cells,
         cells.labels,
@@ -278,15 +314,15 @@ def _columns_text(columns: np.ndarray) -> str:
     return ", ".join(str(c) for c in columns[:3]) + f", …, {columns[-1]}"
 
 
-def _angle_text(state: ExplorerState, pair: int) -> str:
+def _angle_text(state: ExplorerState, pair: int, *, pos: str, angle: str, **_: str) -> str:
     """Step 1: position * div_term broadcast to the angle of every position and pair."""
-    n, d, pos = state.n_positions, state.d_model, state.pos
+    n, d = state.n_positions, state.d_model
     omega = derived.angular_frequencies(d, float(state.base))[pair]
     shape = np.broadcast_shapes((n, 1), (d // 2,))
     return (
         f"position has shape ({n}, 1) and div_term ({d // 2},): NumPy broadcasts the product "
         f"to shape {shape}, the angle pos·ω<sub>i</sub> of every position and pair. At "
-        f"<i>i</i> = {pair}, pos = {pos}: {pos} × {omega:.6g} = {pos * omega:.6g} rad."
+        f"<i>i</i> = {pair}, pos = {pos}: {pos} × {omega:.6g} = {angle} rad."
     )
 
 
@@ -304,20 +340,21 @@ def _div_term_text(state: ExplorerState, pair: int) -> str:
     )
 
 
-def _fill_text(state: ExplorerState, pair: int, step: int) -> str:
-    """Steps 3 and 4: the sine or cosine columns filled, and the cell of pos and pair i."""
-    n, d, base, pos = state.n_positions, state.d_model, float(state.base), state.pos
+def _fill_text(
+    state: ExplorerState, pair: int, step: int, *, pos: str, angle: str, **values: str
+) -> str:
+    """Steps 3 and 4: the sine or cosine columns filled, and the cell of pos and pair i (values:
+    its sine and cosine, sin_value and cos_value)."""
+    d = state.d_model
     name = "sin" if step == 3 else "cos"
     columns_slice = encoding.pair_columns(d, state.layout)[step - 3]
     columns = np.arange(d)[columns_slice]
     column = encoding.pair_columns(d, state.layout, pair)[step - 3]
-    angle = pos * derived.angular_frequencies(d, base)[pair]
-    value = derived.pe_matrix(n, d, base, state.layout)[pos, column]
     return (
         f"np.{name}(position * div_term) fills pe[:, {slice_code(columns_slice, d)}]: columns "
         f"{_columns_text(columns)} ({columns.size} columns, one per pair <i>i</i>), in every "
-        f"row. At <i>i</i> = {pair}, pos = {pos}: pe[{pos}, {column}] = {name}({angle:.6g}) = "
-        f"{value:.6f}."
+        f"row. At <i>i</i> = {pair}, pos = {pos}: pe[{pos}, {column}] = {name}({angle}) = "
+        f"{values[f'{name}_value']}."
     )
 
 
@@ -343,18 +380,42 @@ def _batch_text(state: ExplorerState) -> str:
     return text + (f" Rows {length} … {n - 1} of pe are not used." if length < n else "")
 
 
-def step_html(state: ExplorerState, step: int) -> str:
-    """What the step computes, with its numbers for pos and the example pair i; words escaped."""
-    step, pair = check_step(step), example_pair(state)
+def step_text(state: ExplorerState, step: int, **numbers: str) -> str:
+    """What the step computes, with its numbers for pos and the example pair i (numbers:
+    step_numbers' printed); words escaped."""
+    pair = example_pair(state)
     if step == 1:
-        text = _angle_text(state, pair)
+        text = _angle_text(state, pair, **numbers)
     elif step == 2:
         text = _div_term_text(state, pair)
     elif step in (3, 4):
-        text = _fill_text(state, pair, step)
+        text = _fill_text(state, pair, step, **numbers)
     else:
         text = _batch_text(state)
     return f'<p class="pe-code-note">{text}</p>'
+
+
+def step_numbers(state: ExplorerState, positions) -> dict[str, list[str]]:
+    """The numbers the texts print at each pos of positions: the angle pos·ω_i of the example
+    pair, the sine and cosine the matrix holds for it, and the sine as the name prints it."""
+    d, base = state.d_model, float(state.base)
+    pair = example_pair(state)
+    positions = np.asarray(positions)
+    matrix = derived.pe_matrix(state.n_positions, d, base, state.layout)
+    sin_column, cos_column = encoding.pair_columns(d, state.layout, pair)
+    return {
+        "pos": whole(positions),
+        "angle": formatted(positions * derived.angular_frequencies(d, base)[pair], ".6g"),
+        "sin_value": formatted(matrix[positions, sin_column], ".6f"),
+        "cos_value": formatted(matrix[positions, cos_column], ".6f"),
+        "value": printed(matrix[positions, sin_column]),
+    }
+
+
+def step_html(state: ExplorerState, step: int) -> str:
+    """What the step computes, with its numbers for pos and the example pair i; words escaped."""
+    write = partial(step_text, state, check_step(step))
+    return written(write, **step_numbers(state, [state.pos]))
 
 
 class CodeView(PlotView):
@@ -397,8 +458,10 @@ class CodeView(PlotView):
 
     def content(self) -> pn.Column:
         stepper = self.step_bar("pe-code-controls", self._prev, self._next, self._indicator)
+        # The buttons in a column of their own: the chart's siblings are the panes a drag of
+        # pos changes, where the page's picker finds them (plotkit/picks.py).
         return pn.Column(
-            stepper,
+            pn.Column(stepper, sizing_mode="stretch_width", margin=0),
             self._code,
             self._readout,
             self._error,
@@ -408,18 +471,26 @@ class CodeView(PlotView):
         )
 
 
-def describe(state: ExplorerState, step: int = 1) -> str:
+def describe_text(state: ExplorerState, step: int, *, pos: str, value: str, **_: str) -> str:
     """The chart's accessible name: the step, the matrix and the cell the readout follows."""
-    step = check_step(step)
-    n, d, pos = state.n_positions, state.d_model, state.pos
-    pair = example_pair(state)
-    column = encoding.pair_columns(d, state.layout, pair)[0]
-    value = derived.shown_pe_matrix(state)[pos, column]
-    filled = step_cells(n, d, state.layout, seq_len(state), step).filled.size
+    n, d = state.n_positions, state.d_model
+    column = encoding.pair_columns(d, state.layout, example_pair(state))[0]
+    filled_columns = step_cells(n, d, state.layout, seq_len(state), step).filled.size
     return (
         f"{step_label(step)}, {STEPS[step - 1].title}: PE matrix, {n} positions by {d} "
-        f"dimensions, {filled} columns filled; pe[{pos}, {column}] = {number(value)}"
+        f"dimensions, {filled_columns} columns filled; pe[{pos}, {column}] = {value}"
     )
+
+
+def caption_text(step: int, *, pos: str, **_: str) -> str:
+    """The Show data table's caption."""
+    return f"pe[pos, dimension] near pos = {pos}, after {step_label(step).lower()}"
+
+
+def describe(state: ExplorerState, step: int = 1) -> str:
+    """The chart's accessible name: the step, the matrix and the cell the readout follows."""
+    write = partial(describe_text, state, check_step(step))
+    return written(write, **step_numbers(state, [state.pos]))
 
 
 def data(state: ExplorerState, step: int = 1) -> ChartData:
@@ -430,13 +501,52 @@ def data(state: ExplorerState, step: int = 1) -> ChartData:
     rows = indices_near(pos, n, DATA_ROWS)
     columns = range(min(d, DATA_COLUMNS))
     matrix = derived.shown_pe_matrix(state)
-    filled = set(step_cells(n, d, state.layout, seq_len(state), step).filled.tolist())
+    filled_columns = set(step_cells(n, d, state.layout, seq_len(state), step).filled.tolist())
     return ChartData(
-        caption=f"pe[pos, dimension] near pos = {pos}, after {step_label(step).lower()}",
+        caption=written(partial(caption_text, step), pos=str(pos)),
         columns=("pos", *(f"dim {c}" for c in columns)),
         rows=tuple(
-            (r, *(matrix[r, c] if c in filled else float("nan") for c in columns)) for r in rows
+            (r, *(matrix[r, c] if c in filled_columns else float("nan") for c in columns))
+            for r in rows
         ),
         note=f"Rows {span_text(rows)} of {n} and dimensions {span_text(columns)} of {d} shown, "
         "near pos; – marks a cell not filled yet.",
     )
+
+
+# ---- What a drag of pos moves (plotkit/picks.py) -------------------------------------------
+
+
+def outline_updates(state: ExplorerState, step: int, positions: np.ndarray) -> list:
+    """The outline images at each pos of positions (those a step draws at pos move)."""
+    cells = derived.matrix_cells(state.n_positions, state.d_model, float(state.base), state.layout)
+    places, shown = outline_places(state, cells, step, positions)
+    count, updates = len(positions), []
+    for index, (place, visible) in enumerate(zip(places, shown, strict=True), start=1):
+        for key, value in place.items():
+            each = np.full(count, value, dtype=np.float64) if np.ndim(value) == 0 else value * 1.0
+            updates.append(picks_kit.Update("layout", f"images[{index}].{key}", each=each))
+        updates.append(
+            picks_kit.Update("layout", f"images[{index}].visible", each=(visible,) * count)
+        )
+    return updates
+
+
+def picks(state: ExplorerState, step: int = 1) -> picks_kit.Picks:
+    """What a drag of pos moves: the outlines, the name, the caption and the step's numbers."""
+    step = check_step(step)
+    moved = picks_kit.moved_positions(state)[0]
+    count, numbers = moved.count, step_numbers(state, moved.firsts)
+    updates = [
+        *outline_updates(state, step, moved.firsts),
+        picks_kit.Update(
+            "label", text=filled(count, partial(describe_text, state, step), **numbers)
+        ),
+        picks_kit.Update("caption", text=filled(count, partial(caption_text, step), **numbers)),
+        picks_kit.Update(
+            "pane",
+            "pe-code-readout",
+            text=filled(count, partial(step_text, state, step), **numbers),
+        ),
+    ]
+    return picks_kit.Picks({}, (moved.picks(updates),))

@@ -213,8 +213,9 @@ def picks(state: ExplorerState) -> picks_kit.Picks | None:
     """What a drag of pos or k moves: both vectors (rows of PE), their names, the chart's name,
     the caption and the readout; nothing when the rows would be too many to send."""
     moved = picks_kit.moved_positions(state)
-    last = max(int(m.seconds.max()) for m in moved)
-    rows = derived.pe_rows(last + 1, state.d_model, float(state.base), state.layout)
+    # pos + k ≤ 2n − 2 on either axis: one size of table for every pos and k, computed once.
+    count = 2 * state.n_positions - 1
+    rows = derived.pe_rows(count, state.d_model, float(state.base), state.layout)
     if not picks_kit.fits(rows):
         return None
     axes = tuple(m.picks(axis_updates(state, m, rows)) for m in moved)

@@ -18,10 +18,11 @@ import param
 from .. import derived
 from .. import diagnosis as diagnose
 from .. import learned as analysis
+from ..plotkit import picks as picks_kit
 from ..plotkit import theme
 from ..plotkit.charts import panel_caption, panel_heatmap, titled_layout
 from ..plotkit.frame import DATA_ROWS, ChartData, indices_near, span_text
-from ..plotkit.numbers import number, signed
+from ..plotkit.numbers import DATA_DIGITS, number, numbers_of, signed
 from ..plotkit.upload import UploadView, box_style, file_input, input_button, labelled_choice
 from ..state import ExplorerState
 
@@ -61,6 +62,11 @@ p.pe-learned-privacy { margin: 0.3em 0; font-size: 0.9em; line-height: 1.4; }
 )
 
 READOUT_STYLE = theme.READOUT_TABLE_STYLE
+# Decimals of the rows' dot products, cosines and distances in the readout.
+ROW_DIGITS = 6
+# What stands in a field's place while a text is written for the picks (filled): no text
+# holds it.
+MARK = "\x00"
 
 PRIVACY = (
     '<p class="pe-learned-privacy">No weights come with the site. On the static site the file '
@@ -70,8 +76,9 @@ PRIVACY = (
 
 
 def shown_name(table: analysis.LearnedTable) -> str:
-    """The table's name as the page shows it (plain text, cut to MAX_NAME_CHARS)."""
-    name = table.name if table.name else "your table"
+    """The table's name as the page shows it (plain text, cut to MAX_NAME_CHARS; a NUL, which
+    the picks' texts use as their mark, shown as U+FFFD)."""
+    name = table.name.replace(MARK, "\ufffd") if table.name else "your table"
     return name if len(name) <= MAX_NAME_CHARS else name[: MAX_NAME_CHARS - 1] + "…"
 
 
@@ -115,7 +122,7 @@ def figure(
     _, compared = comparisons(state, table)
     palette = theme.colours(state.theme)
     layout = titled_layout(state, f"learned-{n_positions}-{d_model}-{projection}", "", 14)
-    traces, shapes, annotations, notes = [], [], [], []
+    traces, images, annotations, notes = [], [], [], []
     if table is None:
         # Alone, the sinusoidal side takes the whole width.
         sides = [("sinusoidal", [0.0, 1.0], 1, matrix, components)]
@@ -133,11 +140,8 @@ def figure(
         traces.append(_matrix_trace(cells, side, suffix))
         traces.append(_gram_trace(gram_rows, gram, state.similarity, side, str(first_axis + 2)))
         traces += _pca_traces(side_components, projection, side, first_axis, palette, compared)
-        shapes += _row_marks(compared, suffix, palette)
-        shapes.append(
-            theme.cell_outline(compared.first, compared.second, _half(gram_rows), palette["pos"])
-            | {"xref": f"x{first_axis + 2}", "yref": f"y{first_axis + 2}"}
-        )
+        images += _row_marks(compared, _half(cells.rows), suffix, palette)
+        images.append(_cell_mark(compared, _half(gram_rows), str(first_axis + 2), palette["pos"]))
         kind = side if table is None or side == "sinusoidal" else _kind(table)
         annotations += _captions(kind, columns, cells, gram, state.similarity, side_components)
         # Beside a learned table the sinusoidal one shares its position axes (zoom one, both
@@ -150,7 +154,7 @@ def figure(
     # From the top down, so that its lines never reach the captions under it.
     layout["title"].update(text=title, yref="container", y=1.0, yanchor="top", pad={"t": 10})
     layout.update(
-        shapes=shapes,
+        images=images,
         annotations=annotations,
         showlegend=False,
         margin={"l": 56, "r": 64, "t": 56 + 22 * title.count("<br>"), "b": 48},
@@ -287,6 +291,16 @@ def _trajectory(xyz: dict, place: dict, side: str, palette) -> dict:
     return trajectory
 
 
+def mark_name(label: str, row: str) -> str:
+    """The name of the circle on a trajectory at row (printed): "pos = 7"."""
+    return f"{label} = {row}"
+
+
+def mark_hover(label: str, row: str) -> str:
+    """The hover label of that circle."""
+    return f"{mark_name(label, row)}<extra></extra>"
+
+
 def _pca_mark(xyz: dict, place: dict, row: int, colour: str, label: str) -> dict:
     """The row pos or pos + k circled on the trajectory."""
     three = "z" in xyz
@@ -300,30 +314,70 @@ def _pca_mark(xyz: dict, place: dict, row: int, colour: str, label: str) -> dict
             "size": 8 if three else 12,
             "line": {"color": colour, "width": 2},
         },
-        "name": f"{label} = {row}",
-        "hovertemplate": f"{label} = {row}<extra></extra>",
+        "name": mark_name(label, str(row)),
+        "hovertemplate": mark_hover(label, str(row)),
     }
 
 
-def _row_marks(compared: analysis.RowComparison, suffix: str, palette) -> list[dict]:
-    """Rows pos (solid) and pos + k (dotted) across a table's heatmap."""
+# Each side's layout images, in order: rows pos and pos + k across its table, and the cell
+# (pos, pos + k) of its T·Tᵀ. Images, not shapes: a moved shape makes Plotly redraw every
+# heatmap, a moved image is only moved.
+MARKS_PER_SIDE = 3
+# Each side's traces, in order: its table, its T·Tᵀ, its trajectory, the circles pos and pos + k.
+TRACES_PER_SIDE = 5
+
+
+def _mark(colour: str, dash: str, name: str, axes: tuple[str, str], **place) -> dict:
+    """A layout image outlining a box of a panel (theme.outline_source)."""
+    xref, yref = axes
+    return {
+        "source": theme.outline_source(colour, "2 3" if dash == "dot" else ""),
+        "xref": xref,
+        "yref": yref,
+        **place,
+        "sizing": "stretch",
+        "layer": "above",
+        "name": name,
+    }
+
+
+def _row_marks(compared: analysis.RowComparison, half: float, suffix: str, palette) -> list:
+    """Rows pos (solid) and pos + k (dotted) outlined across a table's heatmap, as tall as the
+    rows it draws (half: half of that)."""
     return [
-        {
-            "type": "line",
-            "xref": f"x{suffix} domain",
-            "yref": f"y{suffix}",
-            "x0": 0,
-            "x1": 1,
-            "y0": row,
-            "y1": row,
-            "line": {"color": colour, "width": 1.5, "dash": dash},
-            "name": name,
-        }
+        _mark(
+            colour,
+            dash,
+            name,
+            (f"x{suffix} domain", f"y{suffix}"),
+            x=0,
+            y=row,
+            sizex=1,
+            sizey=2 * half,
+            xanchor="left",
+            yanchor="middle",
+        )
         for row, colour, dash, name in (
             (compared.first, palette["pos"], "solid", "pos"),
             (compared.second, palette["second"], "dot", "pos + k"),
         )
     ]
+
+
+def _cell_mark(compared: analysis.RowComparison, half: float, suffix: str, colour: str) -> dict:
+    """The cell (pos, pos + k) of a T·Tᵀ outlined."""
+    return _mark(
+        colour,
+        "solid",
+        "pos, pos+k",
+        (f"x{suffix}", f"y{suffix}"),
+        x=compared.second,
+        y=compared.first,
+        sizex=2 * half,
+        sizey=2 * half,
+        xanchor="center",
+        yanchor="middle",
+    )
 
 
 def _captions(kind: str, columns, cells, gram, similarity: str, components) -> list[dict]:
@@ -423,11 +477,41 @@ def _shares(components: analysis.PrincipalComponents) -> str:
     return f"{number(100 * shares.sum(), 1)} % of the variance ({parts})"
 
 
-def _rows_text(comparison: analysis.RowComparison) -> str:
+def printed(values, digits: int = DATA_DIGITS) -> list[str]:
+    """Each value as the view prints it (plotkit.numbers.number), "undefined" for NaN (the
+    cosine of an all-zero row)."""
+    values = np.asarray(values, dtype=np.float64)
+    undefined = np.isnan(values)
+    texts = list(numbers_of(np.where(undefined, 0.0, values), digits))
+    for index in np.flatnonzero(undefined).tolist():
+        texts[index] = "undefined"
+    return texts
+
+
+def measures(comparison: analysis.RowComparison, digits: int, prefix: str = "") -> dict:
+    """A comparison's dot product, cosine and distance, printed, named prefix + dot …"""
+    values = (comparison.dot, comparison.cosine, comparison.distance)
+    return dict(zip(MEASURES[prefix], printed(values, digits), strict=True))
+
+
+# The names of the printed measures of the sinusoidal table ("") and of the learned one.
+MEASURES = {
+    "": ("dot", "cosine", "distance"),
+    "learned_": ("learned_dot", "learned_cosine", "learned_distance"),
+}
+MOVED = " (moved into the table)"
+
+
+def _rows_text(dot: str, cosine: str, distance: str) -> str:
+    return f"dot {dot}, cosine {cosine}, distance {distance}"
+
+
+def moved_note_of(pos: int, second_pos: int, n_positions: int, first: int, second: int) -> str:
+    """What the view says when pos or pos + k lay beyond the table's rows and first and second
+    are compared instead."""
     return (
-        f"dot {number(comparison.dot)}, cosine "
-        f"{'undefined' if math.isnan(comparison.cosine) else number(comparison.cosine)}, "
-        f"distance {number(comparison.distance)}"
+        f"pos = {pos} and pos + k = {second_pos} do not both fit in the table's "
+        f"{n_positions} rows: rows {first} and {second} are compared"
     )
 
 
@@ -435,79 +519,105 @@ def moved_note(state: ExplorerState, comparison: analysis.RowComparison, n_posit
     """What the view says when pos or pos + k lay beyond the table's rows ("" otherwise)."""
     if not comparison.moved:
         return ""
+    first, second = comparison.first, comparison.second
+    return moved_note_of(state.pos, state.second_pos, n_positions, first, second)
+
+
+def note_html(note: str) -> str:
+    """The moved note under the readout ("" without one)."""
+    return f'<p class="pe-note pe-learned-moved">{html.escape(note)}.</p>' if note else ""
+
+
+def described(state: ExplorerState, table: analysis.LearnedTable | None) -> dict:
+    """What describe_of takes that moving pos or k leaves alone."""
+    n_positions, d_model = table_size(state, table)
+    _, components = sinusoidal_side(state, table)
+    kind = None
+    if table is not None:
+        kind = (
+            "A synthetic learned-like table (not GPT-2: a seeded random helix plus noise)"
+            if table.synthetic
+            else f"Learned table {shown_name(table)}"
+        )
+    shares = "" if table is None else _shares(table.components)
+    return {
+        "kind": kind,
+        "n_positions": n_positions,
+        "d_model": d_model,
+        "base": f"{float(state.base):g}",
+        "shares": (shares, _shares(components)),
+    }
+
+
+def describe_of(
+    kind,
+    n_positions,
+    d_model,
+    base,
+    shares,
+    *,
+    first,
+    second,
+    moved,
+    dot,
+    cosine,
+    distance,
+    learned_dot="",
+    learned_cosine="",
+    learned_distance="",
+) -> str:
+    """The chart's accessible name from its parts (described) and its numbers printed: rows
+    first and second compared (moved: MOVED when they were moved into the table, else ""), the
+    sinusoidal table's measures and (kind not None) the learned one's."""
+    rows = f"rows {first} and {second}"
+    sinusoidal_text = (
+        f"the sinusoidal table's top components explain {shares[1]}; {rows}{moved}: "
+        f"{_rows_text(dot, cosine, distance)}"
+    )
+    if kind is None:
+        return (
+            f"No learned table given yet; the sinusoidal table of {n_positions} positions by "
+            f"{d_model} dimensions, base {base}: {sinusoidal_text}"
+        )
+    learned_text = _rows_text(learned_dot, learned_cosine, learned_distance)
     return (
-        f"pos = {state.pos} and pos + k = {state.second_pos} do not both fit in the table's "
-        f"{n_positions} rows: rows {comparison.first} and {comparison.second} are compared"
+        f"{kind}, {n_positions} positions by {d_model} dimensions, beside "
+        f"the sinusoidal table at base {base}: its top components explain "
+        f"{shares[0]}, and {rows}{moved} have {learned_text}; {sinusoidal_text}"
     )
 
 
 def describe(state: ExplorerState, table: analysis.LearnedTable | None = None) -> str:
     """The chart's accessible name: the variance the top components explain, and rows pos and
     pos + k of each table compared."""
-    n_positions, d_model = table_size(state, table)
-    _, components = sinusoidal_side(state, table)
     learned, sinusoidal = comparisons(state, table)
-    rows = f"rows {sinusoidal.first} and {sinusoidal.second}"
-    moved = " (moved into the table)" if sinusoidal.moved else ""
-    sinusoidal_text = (
-        f"the sinusoidal table's top components explain {_shares(components)}; {rows}{moved}: "
-        f"{_rows_text(sinusoidal)}"
+    return describe_of(
+        **described(state, table),
+        first=str(sinusoidal.first),
+        second=str(sinusoidal.second),
+        moved=MOVED if sinusoidal.moved else "",
+        **measures(sinusoidal, DATA_DIGITS),
+        **({} if learned is None else measures(learned, DATA_DIGITS, "learned_")),
     )
+
+
+def side_names(table: analysis.LearnedTable | None) -> tuple[str, ...]:
+    """The readout's name of each table, the learned one first."""
     if table is None:
-        return (
-            f"No learned table given yet; the sinusoidal table of {n_positions} positions by "
-            f"{d_model} dimensions, base {float(state.base):g}: {sinusoidal_text}"
-        )
-    kind = (
-        "A synthetic learned-like table (not GPT-2: a seeded random helix plus noise)"
-        if table.synthetic
-        else f"Learned table {shown_name(table)}"
-    )
-    return (
-        f"{kind}, {n_positions} positions by {d_model} dimensions, beside "
-        f"the sinusoidal table at base {float(state.base):g}: its top components explain "
-        f"{_shares(table.components)}, and {rows}{moved} have {_rows_text(learned)}; "
-        f"{sinusoidal_text}"
-    )
+        return ("sinusoidal",)
+    return ("synthetic" if table.synthetic else "learned", "sinusoidal")
 
 
-def _cell(value: float) -> str:
-    return "undefined" if math.isnan(value) else number(value, 6)
-
-
-def readout(state: ExplorerState, table: analysis.LearnedTable | None = None) -> str:
-    """Rows pos and pos + k compared, and the variance explained, for both tables (numbers and
-    escaped text only)."""
-    n_positions, _ = table_size(state, table)
+def variance_html(state: ExplorerState, table: analysis.LearnedTable | None) -> str:
+    """The readout's table of the variance the top components explain, for both tables."""
     _, components = sinusoidal_side(state, table)
-    learned, sinusoidal = comparisons(state, table)
-    sides = [("sinusoidal", sinusoidal, components)]
-    if table is not None:
-        kind = "synthetic" if table.synthetic else "learned"
-        sides.insert(0, (kind, learned, table.components))
-    caption = (
-        f"Rows pos = {sinusoidal.first} and pos + k = {sinusoidal.second} "
-        f"(k = {signed(sinusoidal.second - sinusoidal.first)})"
-    )
+    sides = [components] if table is None else [table.components, components]
     lines = [
-        '<table class="pe-readouts pe-learned-rows">',
-        f'<caption class="pe-learned-caption">{html.escape(caption)}</caption>',
-        "<thead><tr><th>table</th><th>dot product</th><th>cosine similarity</th>"
-        "<th>Euclidean distance</th></tr></thead><tbody>",
-    ]
-    for name, comparison, _ in sides:
-        lines.append(
-            f'<tr class="pe-learned-{name}"><td>{name}</td>'
-            f"<td>{_cell(comparison.dot)}</td><td>{_cell(comparison.cosine)}</td>"
-            f"<td>{_cell(comparison.distance)}</td></tr>"
-        )
-    lines += [
-        "</tbody></table>",
         '<table class="pe-readouts pe-learned-variance"><caption>Share of the variance '
         "explained by the top principal components</caption><thead><tr><th>table</th>"
         "<th>PC1</th><th>PC2</th><th>PC3</th><th>together</th></tr></thead><tbody>",
     ]
-    for name, _, side_components in sides:
+    for name, side_components in zip(side_names(table), sides, strict=True):
         shares = list(side_components.explained) + [math.nan] * (3 - side_components.explained.size)
         cells = "".join(
             f"<td>{'–' if math.isnan(share) else f'{number(100 * share, 2)} %'}</td>"
@@ -518,10 +628,57 @@ def readout(state: ExplorerState, table: analysis.LearnedTable | None = None) ->
             f"<td>{number(100 * side_components.explained.sum(), 2)} %</td></tr>"
         )
     lines.append("</tbody></table>")
-    note = moved_note(state, sinusoidal, n_positions)
-    if note:
-        lines.append(f'<p class="pe-note pe-learned-moved">{html.escape(note)}.</p>')
     return "".join(lines)
+
+
+def readout_of(
+    names,
+    variance,
+    *,
+    first,
+    second,
+    offset,
+    note,
+    dot,
+    cosine,
+    distance,
+    learned_dot="",
+    learned_cosine="",
+    learned_distance="",
+) -> str:
+    """The readout from its parts (side_names, variance_html) and its numbers printed: rows
+    first and second = first + offset compared in each table, and the moved note (note_html)."""
+    caption = f"Rows pos = {first} and pos + k = {second} (k = {offset})"
+    lines = [
+        '<table class="pe-readouts pe-learned-rows">',
+        f'<caption class="pe-learned-caption">{html.escape(caption)}</caption>',
+        "<thead><tr><th>table</th><th>dot product</th><th>cosine similarity</th>"
+        "<th>Euclidean distance</th></tr></thead><tbody>",
+    ]
+    # The learned table's row first, when there is one.
+    rows = [(learned_dot, learned_cosine, learned_distance)] * (len(names) - 1)
+    for name, row in zip(names, [*rows, (dot, cosine, distance)], strict=True):
+        cells = "".join(f"<td>{cell}</td>" for cell in row)
+        lines.append(f'<tr class="pe-learned-{name}"><td>{name}</td>{cells}</tr>')
+    lines += ["</tbody></table>", variance, note]
+    return "".join(lines)
+
+
+def readout(state: ExplorerState, table: analysis.LearnedTable | None = None) -> str:
+    """Rows pos and pos + k compared, and the variance explained, for both tables (numbers and
+    escaped text only)."""
+    n_positions, _ = table_size(state, table)
+    learned, sinusoidal = comparisons(state, table)
+    return readout_of(
+        side_names(table),
+        variance_html(state, table),
+        first=str(sinusoidal.first),
+        second=str(sinusoidal.second),
+        offset=signed(sinusoidal.second - sinusoidal.first),
+        note=note_html(moved_note(state, sinusoidal, n_positions)),
+        **measures(sinusoidal, ROW_DIGITS),
+        **({} if learned is None else measures(learned, ROW_DIGITS, "learned_")),
+    )
 
 
 def data(state: ExplorerState, table: analysis.LearnedTable | None = None) -> ChartData:
@@ -650,6 +807,10 @@ class LearnedView(UploadView):
         self._readout.object = readout(self.state, table)
         self._clear.visible = result is not None
 
+    def picks(self) -> picks_kit.Picks | None:
+        # The visitor's table and the trajectory's projection are the view's own.
+        return picks(self.state, self.table(), self.projection)
+
     def table(self) -> analysis.LearnedTable | None:
         result = self.result()
         return result if isinstance(result, analysis.LearnedTable) else None
@@ -737,3 +898,144 @@ def status_html(result) -> str:
             f"{d_model} dimensions, rows read as positions."
         )
     return f'<div class="pe-learned-status"><p>{what}{odd}</p></div>'
+
+
+# ---- What a drag of pos or k changes (plotkit/picks.py) ---------------------------------------
+
+
+def filled(count: int, write, **fields) -> picks_kit.Text:
+    """write(**fields) at each of count values, as a Text: a field is one string, or a sequence
+    of count strings. write runs once, with a mark in each field's place: no text is parsed."""
+    pieces = write(**{name: f"{MARK}{name}{MARK}" for name in fields}).split(MARK)
+    items: list = [pieces[0]]
+    for name, after in zip(pieces[1::2], pieces[2::2], strict=True):
+        items += [fields[name], after]
+    return picks_kit.joined(count, *items)
+
+
+def _each(texts: list[str], at: np.ndarray) -> list[str]:
+    """texts[at[v]] at each value v."""
+    return [texts[index] for index in at.tolist()]
+
+
+def _measure_fields(sides_measures, digits: int, at: np.ndarray) -> dict:
+    """Each table's measures (compare_row_pairs of the distinct pairs), printed, at each value;
+    named as measures names them (the learned table's first, when there is one)."""
+    prefixes = ["learned_"] * (len(sides_measures) - 1) + [""]
+    fields = {}
+    for prefix, values in zip(prefixes, sides_measures, strict=True):
+        for name, measure in zip(MEASURES[prefix], values, strict=True):
+            fields[name] = _each(printed(measure, digits), at)
+    return fields
+
+
+def axis_updates(
+    state: ExplorerState,
+    table: analysis.LearnedTable | None,
+    moved: picks_kit.Moved,
+    sides: list,
+    coordinates: int,
+) -> list:
+    """The circles on the trajectories, the outlines, the chart's name and the readout at each
+    value of one axis (sides: each table's values; the circles' coordinates: picks' tables)."""
+    n_positions, _ = table_size(state, table)
+    count = moved.count
+    firsts, seconds, shifted = analysis.rows_within(n_positions, moved.firsts, moved.offsets)
+    # Each distinct pair of rows is compared and printed once.
+    distinct, at = np.unique(firsts * n_positions + seconds, return_inverse=True)
+    at = at.ravel()
+    pairs = (distinct // n_positions, distinct % n_positions)
+    sides_measures = [analysis.compare_row_pairs(values, *pairs) for values in sides]
+    rows = {"first": picks_kit.whole(firsts), "second": picks_kit.whole(seconds)}
+    label = filled(
+        count,
+        lambda **fields: describe_of(**described(state, table), **fields),
+        **rows,
+        moved=[MOVED if value else "" for value in shifted.tolist()],
+        **_measure_fields(sides_measures, DATA_DIGITS, at),
+    )
+    notes = {}
+    for index in np.flatnonzero(shifted).tolist():
+        where = (int(moved.firsts[index]), int(moved.seconds[index]), firsts[index], seconds[index])
+        notes[index] = note_html(moved_note_of(where[0], where[1], n_positions, *where[2:]))
+    shown_offsets = (seconds - firsts)[np.unique(at, return_index=True)[1]]
+    names, variance = side_names(table), variance_html(state, table)
+    text = filled(
+        count,
+        lambda **fields: readout_of(names, variance, **fields),
+        **rows,
+        offset=_each([signed(k) for k in shown_offsets.tolist()], at),
+        note=[notes.get(index, "") for index in range(count)],
+        **_measure_fields(sides_measures, ROW_DIGITS, at),
+    )
+    updates = [
+        picks_kit.Update("label", text=label),
+        picks_kit.Update("pane", "pe-learned-readout", text=text),
+    ]
+    for side in range(len(sides)):
+        updates += _side_updates(side, firsts, seconds, coordinates, count)
+    return updates
+
+
+def _side_updates(side: int, firsts, seconds, coordinates: int, count: int) -> list:
+    """One table's circles (traces of its pca_rows) and outlines (its images) at each value."""
+    image = MARKS_PER_SIDE * side
+    updates = [
+        picks_kit.Update("layout", f"images[{image}].y", each=firsts.astype(np.float64)),
+        picks_kit.Update("layout", f"images[{image + 1}].y", each=seconds.astype(np.float64)),
+        picks_kit.Update("layout", f"images[{image + 2}].x", each=seconds.astype(np.float64)),
+        picks_kit.Update("layout", f"images[{image + 2}].y", each=firsts.astype(np.float64)),
+    ]
+    # A side's traces: its table, its T·Tᵀ, its trajectory, then the circles pos and pos + k.
+    for trace, label, rows in (
+        (TRACES_PER_SIDE * side + 3, "pos", firsts),
+        (TRACES_PER_SIDE * side + 4, "pos + k", seconds),
+    ):
+        row = picks_kit.whole(rows)
+        updates += [
+            picks_kit.Update("trace", axis, trace, rows=pca_rows(side, axis), index=rows)
+            for axis in "xyz"[:coordinates]
+        ]
+        updates += [
+            picks_kit.Update(
+                "trace", "name", trace, text=filled(count, mark_name, label=label, row=row)
+            ),
+            picks_kit.Update(
+                "trace",
+                "hovertemplate",
+                trace,
+                text=filled(count, mark_hover, label=label, row=row),
+            ),
+        ]
+    return updates
+
+
+def pca_rows(side: int, axis: str) -> str:
+    """The name of the table of a side's coordinates along axis (x: PC1 …) as drawn."""
+    return f"side{side}-{axis}"
+
+
+def picks(
+    state: ExplorerState, table: analysis.LearnedTable | None = None, projection: str = "2D"
+) -> picks_kit.Picks:
+    """What a drag of pos or k moves: the circles pos and pos + k on each trajectory (rows of
+    each side's coordinates, float32 as drawn), the rows and the cell outlined, the chart's
+    name and the readout; from the visitor's table when there is one."""
+    matrix, components = sinusoidal_side(state, table)
+    sides = (
+        [(matrix, components)]
+        if table is None
+        else [(table.values, table.components), (matrix, components)]
+    )
+    coordinates = 3 if projection == "3D" else 2
+    tables = {}
+    for side, (_, side_components) in enumerate(sides):
+        for axis, values in zip("xyz", _coordinates(side_components, coordinates), strict=False):
+            drawn = values.astype(np.float32).astype(np.float64)
+            tables[pca_rows(side, axis)] = drawn[:, None]
+    values = [side_values for side_values, _ in sides]
+    axes = tuple(
+        moved.picks(axis_updates(state, table, moved, values, coordinates))
+        for moved in picks_kit.moved_positions(state)
+    )
+    return picks_kit.Picks(tables, axes)

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from .. import derived
+from ..plotkit import picks as picks_kit
 from ..plotkit import theme
-from ..plotkit.charts import offset_label, titled_layout
+from ..plotkit.charts import offset_label, point_hovertemplate, point_name, titled_layout
 from ..plotkit.frame import ChartData, offset_curves_table
 from ..plotkit.narrow import WIDE_ONLY
-from ..plotkit.numbers import number, readout_number
+from ..plotkit.numbers import READOUT_DIGITS, numbers_of, readout_number
+from ..plotkit.picked_texts import filled, whole
 from ..state import ExplorerState
 
 NAMES = {
@@ -145,9 +148,15 @@ def readout_values(state: ExplorerState) -> MethodsReadout:
     return MethodsReadout(k, far, state.train_length, state.method, rows)
 
 
-def _readout_row(shown: MethodsReadout, index: int) -> str:
-    """A curve's row: its scores at k and 2L; the first row of a method also says, over all its
-    rows, what the method does beyond L."""
+def scores_at(lines: list[Curve], offsets: np.ndarray) -> np.ndarray:
+    """Each line's score at k = |offset| for each of offsets (a row per line)."""
+    distances = np.abs(offsets)
+    return np.array([line.scores[distances] for line in lines]).reshape(len(lines), -1)
+
+
+def _readout_row(shown: MethodsReadout, index: int, at_k) -> list:
+    """A curve's row (at_k: its score at each k, as text): its scores at k and 2L; the first
+    row of a method also says, over all its rows, what the method does beyond L."""
     row = shown.rows[index]
     current = ' class="pe-current"' if row.method == shown.method else ""
     beyond = ""
@@ -158,40 +167,50 @@ def _readout_row(shown: MethodsReadout, index: int) -> str:
             f'<td{rowspan} role="cell" data-label="{BEYOND_L}" '
             f'class="pe-beyond pe-method-{row.method}-beyond">{" ".join(BEYOND[row.method])}</td>'
         )
-    return (
+    return [
         f'<tr role="row"{current}><th scope="row" role="rowheader">{row.label}</th>'
-        f'<td role="cell" data-label="{AT_K}" class="pe-method-{row.css_name}-at-k">'
-        f"{readout_number(row.at_offset)}</td>"
-        f'<td role="cell" data-label="at 2L = {shown.far_offset}" '
+        f'<td role="cell" data-label="{AT_K}" class="pe-method-{row.css_name}-at-k">',
+        at_k,
+        f'</td><td role="cell" data-label="at 2L = {shown.far_offset}" '
         f'class="pe-method-{row.css_name}-at-2l">{readout_number(row.at_far)}</td>'
-        f"{beyond}</tr>"
+        f"{beyond}</tr>",
+    ]
+
+
+def readout_text(shown: MethodsReadout, offsets: np.ndarray, at_k: np.ndarray) -> picks_kit.Text:
+    """The table of each method's score at k = |offset| for each of offsets (at_k: scores_at)
+    and at 2L (numbers and our own words only); shown gives the rest."""
+    head = "".join(
+        f'<th scope="col" role="columnheader"{css}>{name}</th>'
+        for name, css in (
+            ("method", ""),
+            (AT_K, ""),
+            (f"at 2L = {shown.far_offset}", ""),
+            (BEYOND_L, ' class="pe-beyond"'),
+        )
+    )
+    rows = []
+    for index, scores in enumerate(at_k):
+        rows += _readout_row(shown, index, numbers_of(scores, READOUT_DIGITS))
+    return picks_kit.joined(
+        len(offsets),
+        '<table class="pe-methods" role="table"><caption>k = |',
+        whole(offsets),
+        '| = <span class="pe-methods-offset">',
+        whole(np.abs(offsets)),
+        '</span> · training length L = <span class="pe-methods-train-length">'
+        f"{shown.train_length}</span></caption>"
+        f'<thead role="rowgroup"><tr role="row">{head}</tr></thead><tbody role="rowgroup">',
+        *rows,
+        "</tbody></table>",
     )
 
 
 def readout(state: ExplorerState) -> str:
     """The table of each method's score at k and at 2L (numbers and our own words only)."""
     shown = readout_values(state)
-    return "".join(
-        [
-            '<table class="pe-methods" role="table">',
-            f'<caption>k = |{state.offset}| = <span class="pe-methods-offset">{shown.offset}'
-            '</span> · training length L = <span class="pe-methods-train-length">'
-            f"{shown.train_length}</span></caption>",
-            '<thead role="rowgroup"><tr role="row">'
-            + "".join(
-                f'<th scope="col" role="columnheader"{css}>{name}</th>'
-                for name, css in (
-                    ("method", ""),
-                    (AT_K, ""),
-                    (f"at 2L = {shown.far_offset}", ""),
-                    (BEYOND_L, ' class="pe-beyond"'),
-                )
-            )
-            + '</tr></thead><tbody role="rowgroup">',
-            *(_readout_row(shown, index) for index in range(len(shown.rows))),
-            "</tbody></table>",
-        ]
-    )
+    at_k = np.array([[row.at_offset] for row in shown.rows])
+    return readout_text(shown, np.array([state.offset]), at_k).at(0)
 
 
 def translucent(colour: str, alpha: float) -> str:
@@ -244,7 +263,7 @@ def _marker_trace(state: ExplorerState, lines: list[Curve]) -> dict:
         "mode": "markers",
         "x": np.full(len(marked), k),
         "y": np.array([line.scores[k] for line in marked]),
-        "name": f"k = {k}",
+        "name": point_name("k", k),
         "legendrank": len(lines) + 1,
         "marker": {
             "color": COLOURS[state.method],
@@ -252,7 +271,7 @@ def _marker_trace(state: ExplorerState, lines: list[Curve]) -> dict:
             "symbol": "diamond",
             "line": {"color": theme.colours(state.theme)["pos"], "width": 1.5},
         },
-        "hovertemplate": f"k = {k}<br>score = %{{y:.6f}}<extra></extra>",
+        "hovertemplate": point_hovertemplate("k", k, "score", 6),
     }
 
 
@@ -345,14 +364,35 @@ def figure(state: ExplorerState) -> dict:
     return {"data": [*traces, _marker_trace(state, lines)], "layout": layout}
 
 
+def describe_text(state: ExplorerState, shown: MethodsReadout, offsets, at_k) -> picks_kit.Text:
+    """The chart's accessible name at each k = |offset| of offsets (at_k: scores_at)."""
+    scores = []
+    for row, at in zip(shown.rows, at_k, strict=True):
+        scores += ["; " if scores else "", f"{row.label}: ", numbers_of(at)]
+    return picks_kit.joined(
+        len(offsets),
+        f"Position part of the score against offset k = 0 … {derived.last_scored_offset(state)}, "
+        f"training length L = {shown.train_length} shaded beyond, {NAMES[shown.method]} "
+        "emphasised; at k = ",
+        whole(np.abs(offsets)),
+        ": ",
+        *scores,
+    )
+
+
 def describe(state: ExplorerState) -> str:
     """The chart's accessible name: each curve's score at k = |offset|."""
     shown = readout_values(state)
-    scores = "; ".join(f"{row.label}: {number(row.at_offset)}" for row in shown.rows)
-    return (
-        f"Position part of the score against offset k = 0 … {derived.last_scored_offset(state)}, "
-        f"training length L = {shown.train_length} shaded beyond, {NAMES[shown.method]} "
-        f"emphasised; at k = {shown.offset}: {scores}"
+    at_k = np.array([[row.at_offset] for row in shown.rows])
+    return describe_text(state, shown, np.array([state.offset]), at_k).at(0)
+
+
+def caption_text(offsets) -> picks_kit.Text:
+    """The Show data table's caption at each k = |offset| of offsets."""
+    return picks_kit.joined(
+        len(offsets),
+        "Position part of the score near k = ",
+        whole(np.abs(offsets)),
     )
 
 
@@ -360,9 +400,52 @@ def data(state: ExplorerState) -> ChartData:
     """Each curve's score at the offsets near k = |offset|."""
     k = abs(state.offset)
     return offset_curves_table(
-        f"Position part of the score near k = {k}",
+        caption_text([state.offset]).at(0),
         "k",
         {line.label: line.scores for line in curves(state)},
         k,
         near=f", near k = {k}",
     )
+
+
+def marker_updates(lines: list[Curve], offsets: np.ndarray) -> list:
+    """The diamonds on the current method's lines at each k = |offset| of offsets: rows of the
+    tables "marker_x" and "marker_y" (by k) and their names."""
+    index, count = len(lines), len(offsets)  # the marker follows the lines
+    distances = np.abs(offsets)
+    ks = whole(distances)
+    hover = partial(point_hovertemplate, "k", y_label="score", digits=6)
+    return [
+        picks_kit.Update("trace", "x", index, rows="marker_x", index=distances),
+        picks_kit.Update("trace", "y", index, rows="marker_y", index=distances),
+        picks_kit.Update(
+            "trace", "name", index, text=filled(count, partial(point_name, "k"), x=ks)
+        ),
+        picks_kit.Update("trace", "hovertemplate", index, text=filled(count, hover, x=ks)),
+    ]
+
+
+def marker_tables(state: ExplorerState, lines: list[Curve], last: int) -> dict[str, np.ndarray]:
+    """The diamonds' x and y at each k = 0 … last (a row each)."""
+    scores = [line.scores[: last + 1] for line in lines if line.method == state.method]
+    offsets = np.arange(last + 1, dtype=np.float64)
+    return {
+        "marker_x": np.repeat(offsets[:, None], len(scores), axis=1),
+        "marker_y": np.ascontiguousarray(np.stack(scores, axis=1), dtype=np.float64),
+    }
+
+
+def picks(state: ExplorerState) -> picks_kit.Picks:
+    """What a drag of k moves (the view does not follow pos): the diamonds, the chart's name,
+    the caption and the readout."""
+    (moved,) = [m for m in picks_kit.moved_positions(state) if m.axis == "offset"]
+    offsets, lines, shown = moved.offsets, curves(state), readout_values(state)
+    at_k = scores_at(lines, offsets)
+    updates = [
+        *marker_updates(lines, offsets),
+        picks_kit.Update("label", text=describe_text(state, shown, offsets, at_k)),
+        picks_kit.Update("caption", text=caption_text(offsets)),
+        picks_kit.Update("pane", "pe-readout-pane", text=readout_text(shown, offsets, at_k)),
+    ]
+    tables = marker_tables(state, lines, int(np.abs(offsets).max()))
+    return picks_kit.Picks(tables, (moved.picks(updates),))

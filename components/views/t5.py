@@ -8,16 +8,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import derived, relative
+from ..plotkit import picks as picks_kit
 from ..plotkit import theme
-from ..plotkit.charts import (
-    message_figure,
-    offset_shapes,
-    panel_caption,
-    reduced_note,
-    titled_layout,
-)
+from ..plotkit.charts import message_figure, panel_caption, reduced_note, titled_layout
 from ..plotkit.frame import ChartData, span_text
+from ..plotkit.markers import marker_updates, offset_markers
 from ..plotkit.numbers import signed
+from ..plotkit.picked_texts import whole
 from ..plotkit.subplots import Subplot, compose, heatmap_axis
 from ..relative import BucketRun
 from ..state import ExplorerState
@@ -35,6 +32,9 @@ MATRIX_DOMAIN, ZOOM_DOMAIN = (0.0, 0.36), (0.62, 1.0)
 ZOOM_EXACT_SPANS = 3
 # Show data lists at most this many runs, around the one holding k.
 LISTED_RUNS = 16
+# Where the figure keeps what pos and k move: the markers of the matrix (layout images 0 and 1)
+# and k's diamond on both step charts (traces).
+CURRENT_TRACES = (3, 6)
 
 READOUT_STYLE = theme.READOUT_NOTE_STYLE
 
@@ -112,11 +112,8 @@ def run_text(run: BucketRun, side: int, bidirectional: bool) -> str:
     return f"distances {run.first}…{run.last} {where} share bucket {run.bucket}"
 
 
-def readout(state: ExplorerState) -> str:
-    """The bucket of k and the distances sharing it; where the exact buckets end."""
-    if message := problem(state):
-        return f'<p class="pe-note pe-t5-problem">T5 buckets: {html.escape(message)}.</p>'
-    shown = readout_values(state)
+def _bands_text(shown: T5Readout) -> str:
+    """Where the exact buckets end, and how the buckets are split between the two sides."""
     me, last = shown.max_exact, shown.last
     if shown.bidirectional:
         sides = (
@@ -131,12 +128,6 @@ def readout(state: ExplorerState) -> str:
             "every key after it falls in bucket 0."
         )
     return (
-        f'<p class="pe-note pe-t5-current">Query pos = {shown.pos}, key pos + k = '
-        f"{shown.second_pos}: key − query = k = "
-        f'<span class="pe-t5-offset">{signed(shown.offset)}</span> falls in bucket '
-        f'<span class="pe-t5-bucket">{shown.bucket}</span>: '
-        f'<span class="pe-t5-run">{run_text(shown.run, shown.side, shown.bidirectional)}'
-        "</span>.</p>"
         f'<p class="pe-note pe-t5-bands">{sides} Of each side\'s buckets, the first '
         f'<span class="pe-t5-exact">{me}</span> are exact: distances 0…{me - 1} have one each. '
         f"From distance {me} on they are log-spaced: {shown.log_runs} bucket"
@@ -144,6 +135,65 @@ def readout(state: ExplorerState) -> str:
         f'distance from <span class="pe-t5-last-first">{last.first}</span> on shares bucket '
         f"{last.bucket}, up to max_distance = {shown.max_distance} and beyond.</p>"
     )
+
+
+@dataclass(frozen=True)
+class Keys:
+    """The key pos + k of the query pos at each value, printed: its k, its bucket and the
+    distances sharing it."""
+
+    firsts: list[str]
+    seconds: list[str]
+    offsets: list[str]  # k, minus as U+2212
+    buckets: list[str]
+    runs: list[str]  # run_text of k's run
+
+    @classmethod
+    def of(cls, firsts, offsets, runs: list[tuple[int, BucketRun]], bidirectional: bool) -> Keys:
+        """The keys at each pos of firsts and k of offsets, k's (side, run) of runs."""
+        firsts, offsets = np.asarray(firsts), np.asarray(offsets)
+        texts = {key: run_text(key[1], key[0], bidirectional) for key in dict.fromkeys(runs)}
+        return cls(
+            firsts=whole(firsts),
+            seconds=whole(firsts + offsets),
+            offsets=[signed(k) for k in offsets.tolist()],
+            buckets=[str(run.bucket) for _, run in runs],
+            runs=[texts[key] for key in runs],
+        )
+
+
+def readout_text(shown: T5Readout, keys: Keys) -> picks_kit.Text:
+    """The bucket of k and the distances sharing it at each value of keys; where the exact
+    buckets end (shown: the buckets' settings)."""
+    return picks_kit.joined(
+        len(keys.firsts),
+        '<p class="pe-note pe-t5-current">Query pos = ',
+        keys.firsts,
+        ", key pos + k = ",
+        keys.seconds,
+        ': key − query = k = <span class="pe-t5-offset">',
+        keys.offsets,
+        '</span> falls in bucket <span class="pe-t5-bucket">',
+        keys.buckets,
+        '</span>: <span class="pe-t5-run">',
+        keys.runs,
+        "</span>.</p>",
+        _bands_text(shown),
+    )
+
+
+def keys_of(state: ExplorerState, shown: T5Readout) -> Keys:
+    """The state's key pos + k."""
+    runs = [(shown.side, shown.run)]
+    return Keys.of([state.pos], [state.offset], runs, shown.bidirectional)
+
+
+def readout(state: ExplorerState) -> str:
+    """The bucket of k and the distances sharing it; where the exact buckets end."""
+    if message := problem(state):
+        return f'<p class="pe-note pe-t5-problem">T5 buckets: {html.escape(message)}.</p>'
+    shown = readout_values(state)
+    return readout_text(shown, keys_of(state, shown)).at(0)
 
 
 @dataclass(frozen=True)
@@ -295,7 +345,6 @@ def _matrix_subplot(state: ExplorerState, shown: T5Readout) -> Subplot:
         x_axis=heatmap_axis("key j", range=[-0.5, n - 0.5], constrain="domain"),
         y_axis=heatmap_axis("query i", autorange="reversed", scaleanchor="x", constrain="domain"),
         domain=(MATRIX_DOMAIN, BOTTOM_DOMAIN),
-        shapes=offset_shapes(state, cells.stride),
         annotations=[caption],
     )
 
@@ -345,6 +394,8 @@ def figure(state: ExplorerState) -> dict:
     title = f"T5: {nb} buckets, max_distance {md}, {kind}"
     layout = titled_layout(state, f"t5-{n}-{nb}-{md}-{shown.bidirectional}", title)
     layout.update(margin={"l": 64, "r": 24, "t": 84, "b": 48}, showlegend=False)
+    # pos and pos + k on the matrix: layout images, which Plotly moves without redrawing it.
+    layout["images"] = offset_markers(state, derived.dot_product_stride(n))
     subplots = [
         _matrix_subplot(state, shown),
         _buckets_subplot(state, shown, drawn, reach),
@@ -353,20 +404,34 @@ def figure(state: ExplorerState) -> dict:
     return compose(state, layout, subplots)
 
 
+def label_text(shown: T5Readout, keys: Keys) -> picks_kit.Text:
+    """The chart's accessible name at each value of keys: the buckets' bands and the bucket of
+    k (shown: the buckets' settings)."""
+    kind = "bidirectional" if shown.bidirectional else "causal"
+    return picks_kit.joined(
+        len(keys.firsts),
+        f"T5 buckets of key − query ({shown.num_buckets} buckets, max_distance "
+        f"{shown.max_distance}, {kind}): distances 0–{shown.max_exact - 1} have a bucket each, "
+        f"log-spaced buckets from distance {shown.max_exact}, and every distance from "
+        f"{shown.last.first} on shares bucket {shown.last.bucket}; the key pos + k = ",
+        keys.seconds,
+        " of the query pos = ",
+        keys.firsts,
+        " is k = ",
+        keys.offsets,
+        " away, in bucket ",
+        keys.buckets,
+        ", where ",
+        keys.runs,
+    )
+
+
 def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the buckets' bands and the bucket of k."""
     if message := problem(state):
         return f"T5 relative-position buckets: {message}"
     shown = readout_values(state)
-    kind = "bidirectional" if shown.bidirectional else "causal"
-    return (
-        f"T5 buckets of key − query ({shown.num_buckets} buckets, max_distance "
-        f"{shown.max_distance}, {kind}): distances 0–{shown.max_exact - 1} have a bucket each, "
-        f"log-spaced buckets from distance {shown.max_exact}, and every distance from "
-        f"{shown.last.first} on shares bucket {shown.last.bucket}; the key pos + k = "
-        f"{shown.second_pos} of the query pos = {shown.pos} is k = {signed(shown.offset)} away, "
-        f"in bucket {shown.bucket}, where {run_text(shown.run, shown.side, shown.bidirectional)}"
-    )
+    return label_text(shown, keys_of(state, shown)).at(0)
 
 
 def listed_runs(state: ExplorerState) -> tuple[list[tuple[int, BucketRun]], int, int]:
@@ -472,3 +537,38 @@ print(f"key - query = {{k}}: bucket {{bucket_of_k}}; distances {{first}}..."
       + ("and beyond" if last == distances[-1] else f"{{last}}") + " on its side share it")
 print(matrix)
 '''
+
+
+def axis_updates(state: ExplorerState, moved: picks_kit.Moved) -> list:
+    """Everything pos and k move, at each value of one axis (k's diamonds: rows of the tables
+    "offset" and "bucket", by k + n − 1)."""
+    n, offsets = state.n_positions, moved.offsets
+    shown = readout_values(state)
+    runs = derived.t5_runs_of(offsets, *bucket_settings(state))
+    keys = Keys.of(moved.firsts, offsets, runs, shown.bidirectional)
+    diamonds = []
+    for trace in CURRENT_TRACES:
+        diamonds += [
+            picks_kit.Update("trace", "x", trace, rows="offset", index=offsets + n - 1),
+            picks_kit.Update("trace", "y", trace, rows="bucket", index=offsets + n - 1),
+        ]
+    return [
+        *marker_updates(moved, n, derived.dot_product_stride(n)),
+        *diamonds,
+        picks_kit.Update("label", text=label_text(shown, keys)),
+        picks_kit.Update("pane", "pe-readout-pane", text=readout_text(shown, keys)),
+    ]
+
+
+def picks(state: ExplorerState) -> picks_kit.Picks | None:
+    """What a drag of pos or k moves: pos and pos + k on the matrix, k's diamonds, the chart's
+    name and the readout (Show data's caption stays); nothing for settings without buckets."""
+    if problem(state):
+        return None
+    cells = derived.t5_bucket_cells(state.n_positions, *bucket_settings(state))
+    tables = {
+        "offset": cells.offsets.astype(np.float64).reshape(-1, 1),
+        "bucket": cells.buckets.astype(np.float64).reshape(-1, 1),
+    }
+    moved = picks_kit.moved_positions(state)
+    return picks_kit.Picks(tables, tuple(m.picks(axis_updates(state, m)) for m in moved))

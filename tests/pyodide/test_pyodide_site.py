@@ -98,11 +98,12 @@ def pipeline(page) -> dict:
             wait_for_text(page, STAGE, lambda t, s=stage: t.startswith(f"Stage {s}"), WAIT_S)
         )
     seen["back"] = stages
-    # "the" stands at 0, 4 and 7: the same embedding numbers in each row.
-    rows = page.locator("tr.pe-pipeline-copy")
+    # "the" stands at 0, 4 and 7: the same embedding numbers in each row (the copies of "sat",
+    # the other repeated word, are there too, hidden).
+    rows = page.locator("tr.pe-pipeline-copy:visible")
     wait_until(page, lambda: rows.count() == 3, WAIT_S, what="three copies of “the”")
     seen["embeddings"] = [rows.nth(i).locator("td").nth(1).inner_text() for i in range(3)]
-    seen["verdict"] = text(page, ".pe-pipeline-verdict")
+    seen["verdict"] = text(page, ".pe-pipeline-verdict:visible")
     tab_to(page, "pe-pipeline-next")
     page.keyboard.press("Enter")
     page.keyboard.press("Enter")

@@ -443,7 +443,6 @@ SHOWN_POS_JS = (
   const caption = first((e) => e.classList && e.classList.contains('pe-pos-readout'));
   const plots = found.filter((e) => e.classList && e.classList.contains('js-plotly-plot'));
   const title = (p) => (p.layout.title && p.layout.title.text) || '';
-  const shape = (p, name) => (p.layout.shapes || []).find((s) => s.name === name);
   const image = (p, name) => (p.layout.images || []).find((i) => i.name === name);
   const heat = plots.find((p) => title(p).startsWith('PE matrix'));
   const waves = plots.find((p) => title(p).startsWith('Waves'));
@@ -456,7 +455,7 @@ SHOWN_POS_JS = (
     slider: sliderValue ? Number(sliderValue.textContent.trim()) : null,
     readout: caption ? pos(caption.textContent) : null,
     heatmap: heat && image(heat, 'pos') ? image(heat, 'pos').y : null,
-    waves: waves && shape(waves, 'pos') ? shape(waves, 'pos').x0 : null,
+    waves: waves && image(waves, 'pos') ? image(waves, 'pos').x : null,
     bars: bars ? Number(/PE\\((\\d+)\\)/.exec(bars.data[0].name)[1]) : null,
   };
 }"""

@@ -26,8 +26,11 @@ DEEP_JS = """(selector) => {
   return found;
 }"""
 
-RECORD_JS = """() => {
-  const deep = """ + DEEP_JS + """;
+RECORD_JS = (
+    """() => {
+  const deep = """
+    + DEEP_JS
+    + """;
   const frames = [];
   window.__peFrames = frames;
   window.__peRecording = true;
@@ -58,11 +61,15 @@ RECORD_JS = """() => {
   requestAnimationFrame(tick);
   return true;
 }"""
+)
 
 STOP_JS = """() => { window.__peRecording = false; return window.__peFrames; }"""
 
-TRACK_JS = """(slider) => {
-  const host = (""" + DEEP_JS + """)(slider)[0];
+TRACK_JS = (
+    """(slider) => {
+  const host = ("""
+    + DEEP_JS
+    + """)(slider)[0];
   const handle = (host.shadowRoot || host).querySelector('.noUi-handle');
   handle.scrollIntoView({block: 'center'});
   const track = handle.closest('.noUi-target') || handle.parentElement.parentElement;
@@ -71,6 +78,7 @@ TRACK_JS = """(slider) => {
   return {left: box.left, width: box.width, x: knob.left + knob.width / 2,
           y: knob.top + knob.height / 2};
 }"""
+)
 
 
 def drag_by_cdp(page, slider: str, to: float, seconds: float = 2.0, hz: float = 60.0) -> int:

@@ -102,12 +102,27 @@ def assert_picks_cover(picked: dict, before: dict, now: dict, where: str) -> Non
 @pytest.mark.parametrize("name", PICKED_VIEWS)
 @pytest.mark.parametrize("axis", picks_kit.AXES)
 def test_a_pick_is_what_python_draws_at_that_value(name, axis, values):
+    check_picks(name, axis, values, narrow=False)
+
+
+@pytest.mark.parametrize(
+    "values", STATES[:2], ids=lambda values: ",".join(map(str, values.items()))
+)
+@pytest.mark.parametrize("name", PICKED_VIEWS)
+@pytest.mark.parametrize("axis", picks_kit.AXES)
+def test_a_pick_on_a_narrow_card_is_what_python_draws_there(name, axis, values):
+    """A phone's card: titles wrapped, charts stacked, wide-only notes left out."""
+    check_picks(name, axis, values, narrow=True)
+
+
+def check_picks(name: str, axis: str, values: dict, narrow: bool) -> None:
     spec = view_spec(name)
     if axis not in spec.follows:
         pytest.skip(f"{name} does not follow {axis}")
     state = ExplorerState(**values)
     view = spec.make(state)
     view.__panel__()
+    view.narrow = narrow
     picks = view.picks()
     if picks is None:
         pytest.skip(f"{name} sends no picks at {values}")

@@ -98,7 +98,7 @@ def test_waves_patch_moves_the_lines_and_resends_no_curve():
     page.state.pos = 20
     ((restyle, relayout, _),) = sent.patches
     assert restyle == {}
-    assert {path.split(".")[0] for path in relayout} == {"shapes[0]", "shapes[1]", "title"}
+    assert {path.split(".")[0] for path in relayout} == {"images[0]", "images[1]", "title"}
     assert "lines at pos = 20 and pos + k = 21" in relayout["title.text"]
 
 
@@ -180,14 +180,10 @@ def test_a_view_off_screen_waits_and_catches_up_when_back():
     assert same_value(view._plot.object, view.card_figure())
 
 
-# The arrays a view draws for the query pos itself: ALiBi's bias row of the query, per head.
-ARRAYS_OF_THE_QUERY = {"alibi": {"head_bias_cells"}}
-
-
 @pytest.mark.parametrize("name", VIEW_NAMES)
 def test_moving_pos_or_k_recomputes_no_array(name):
     """Moving pos or k redraws every view from the arrays it already has: no cache of derived
-    misses (but for the arrays of the query row, ARRAYS_OF_THE_QUERY)."""
+    misses."""
     spec = view_spec(name)
     state = ExplorerState(n_positions=300, d_model=96, seed=3, pairs=[0, 5, 9])
 
@@ -207,4 +203,4 @@ def test_moving_pos_or_k_recomputes_no_array(name):
         for cache, first, last in zip(derived.cached_functions(), before, after, strict=True)
         if first != last
     }
-    assert recomputed == ARRAYS_OF_THE_QUERY.get(name, set())
+    assert recomputed == set()

@@ -77,6 +77,12 @@ def test_twelve_heads_interleave_the_slopes_of_sixteen():
     ]
 
 
+def keys_shown(trace: dict, n_positions: int) -> np.ndarray:
+    """The band's cells of the keys 0 … n − 1, the ones in view: column c is key x0 + c."""
+    start = -trace["x0"]
+    return trace["z"][:, start : start + n_positions]
+
+
 @pytest.mark.parametrize(
     ("n_positions", "pos", "heads"),
     [(64, 7, 8), (64, 0, 8), (10, 9, 12), (100, 50, 3), (1, 0, 1), (2048, 1500, 64)],
@@ -85,9 +91,13 @@ def test_head_cells_are_minus_slope_times_distance_and_nan_exactly_for_later_key
     n_positions, pos, heads
 ):
     trace = alibi.figure(ExplorerState(n_positions=n_positions, pos=pos, heads=heads))["data"][0]
-    z = trace["z"]
-    assert z.dtype == np.float32 and z.shape == (heads, n_positions)
-    np.testing.assert_array_equal(trace["x"], np.arange(n_positions))
+    # One band for every pos: moving pos moves its start, so the keys in view are pos's row.
+    assert trace["z"].dtype == np.float32 and trace["z"].shape == (heads, 2 * n_positions - 1)
+    assert (trace["x0"], trace["dx"]) == (pos - (n_positions - 1), 1)
+    layout = alibi.figure(ExplorerState(n_positions=n_positions, pos=pos))["layout"]
+    assert layout["xaxis"]["range"] == [-0.5, n_positions - 0.5]
+    z = keys_shown(trace, n_positions)
+    assert z.shape == (heads, n_positions)
     np.testing.assert_array_equal(trace["y"], np.arange(1, heads + 1))
     keys = np.arange(n_positions)
     np.testing.assert_array_equal(np.isnan(z), np.broadcast_to(keys > pos, z.shape))
@@ -150,12 +160,15 @@ def test_many_heads_are_listed_up_to_an_ellipsis_and_the_last():
     assert len(alibi.readout_values(ExplorerState(heads=64)).biases) == 64
 
 
-@pytest.mark.parametrize(("second", "marked"), [(3, True), (63, False)])
-def test_the_key_pos_plus_k_is_marked_when_shown(second, marked):
-    figure = alibi.figure(ExplorerState(n_positions=64, pos=60, offset=second))
-    names = [shape["name"] for shape in figure["layout"]["shapes"]]
-    assert ("pos+k" in names) == marked
-    assert "pos" in names and "query pos" in names
+@pytest.mark.parametrize(("offset", "marked"), [(3, True), (-60, True), (63, False)])
+def test_the_key_pos_plus_k_is_marked_when_shown(offset, marked):
+    figure = alibi.figure(ExplorerState(n_positions=64, pos=60, offset=offset))
+    # Layout images, kept (hidden) when pos + k is past the keys: a pick only moves them.
+    marks = {image["name"]: image for image in figure["layout"]["images"]}
+    assert set(marks) == {"key pos", "key pos+k", "query pos"}
+    assert marks["key pos+k"]["visible"] == marked and marks["key pos+k"]["x"] == 60 + offset
+    assert (marks["key pos"]["x"], marks["query pos"]["y"]) == (60, 60)
+    assert marks["query pos"]["xref"] == "x3" and marks["key pos"]["yref"] == "y domain"
 
 
 @pytest.mark.parametrize("heads", [1, 64])
@@ -171,7 +184,7 @@ def test_every_size_draws_a_valid_figure_and_a_readout(heads, n_positions, theme
     assert json.loads(plotly.io.to_json(unvalidated, validate=False)) == json.loads(
         plotly.io.to_json(validated)
     )
-    assert figure["data"][0]["z"].shape == (heads, n_positions)
+    assert keys_shown(figure["data"][0], n_positions).shape == (heads, n_positions)
     assert len(cells(alibi.readout(state), "pe-alibi-slope")) == min(heads, 7)
 
 

@@ -44,9 +44,13 @@ def test_each_step_fills_exactly_its_columns_and_rows(layout, step):
         assert sorted(got) == sorted(want)
 
 
+def cover_image(figure: dict) -> dict:
+    (image,) = [image for image in figure["layout"]["images"] if image["name"] == "cover"]
+    return image
+
+
 def cover_of(figure: dict) -> str:
-    (image,) = figure["layout"]["images"]
-    return base64.b64decode(image["source"].split(",", 1)[1]).decode()
+    return base64.b64decode(cover_image(figure)["source"].split(",", 1)[1]).decode()
 
 
 def shading_drawn(svg: str, rows: int, columns: int) -> np.ndarray:
@@ -82,7 +86,7 @@ def test_the_cover_lies_on_the_heatmap_cells():
     state = ExplorerState(n_positions=2048, d_model=2048)
     figure = code.figure(state, 3)
     cells = derived.matrix_cells(2048, 2048, 10000.0, "interleaved")
-    (image,) = figure["layout"]["images"]
+    image = cover_image(figure)
     stride = cells.row_stride
     assert (image["xref"], image["yref"], image["sizing"]) == ("x", "y", "stretch")
     assert (image["x"], image["sizex"]) == (-0.5, len(cells.columns))
@@ -90,9 +94,15 @@ def test_the_cover_lies_on_the_heatmap_cells():
     assert f'viewBox="0 0 {len(cells.columns)} {len(cells.rows)}"' in cover_of(figure)
 
 
-def outlines(svg: str) -> list[tuple[float, ...]]:
-    found = re.findall(r'<rect x="([^"]*)" y="([^"]*)" width="([^"]*)" height="([^"]*)"', svg)
-    return [tuple(float(v) for v in box) for box in found]
+def outlines(figure: dict) -> list[tuple[float, ...]]:
+    """The outlined boxes shown, in shown cells (x, y, width, height): a shown row j spans
+    y = j … j + 1, a column c spans x = c … c + 1 (the axes put its centre at c)."""
+    stride = figure["data"][0]["y"][1] - figure["data"][0]["y"][0]
+    return [
+        (image["x"] + 0.5, image["y"] / stride + 0.5, image["sizex"], image["sizey"] / stride)
+        for image in figure["layout"]["images"]
+        if image["name"].startswith("outline") and image["visible"]
+    ]
 
 
 @pytest.mark.parametrize("layout", encoding.LAYOUTS)
@@ -100,14 +110,14 @@ def test_the_outline_marks_what_the_numbers_are_about(layout):
     state = ExplorerState(layout=layout, n_positions=12, d_model=8, pos=5, text="a b c d")
     pair = code.example_pair(state)
     sin_column, cos_column = encoding.pair_columns(8, layout, pair)
-    assert outlines(cover_of(code.figure(state, 1))) == [(0, 5, 8, 1)]
-    assert outlines(cover_of(code.figure(state, 2))) == [
+    assert outlines(code.figure(state, 1)) == [(0, 5, 8, 1)]
+    assert outlines(code.figure(state, 2)) == [
         (sin_column, 0, 1, 12),
         (cos_column, 0, 1, 12),
     ]
-    assert outlines(cover_of(code.figure(state, 3))) == [(sin_column, 5, 1, 1)]
-    assert outlines(cover_of(code.figure(state, 4))) == [(cos_column, 5, 1, 1)]
-    assert outlines(cover_of(code.figure(state, 5))) == [(0, 0, 8, 4)]
+    assert outlines(code.figure(state, 3)) == [(sin_column, 5, 1, 1)]
+    assert outlines(code.figure(state, 4)) == [(cos_column, 5, 1, 1)]
+    assert outlines(code.figure(state, 5)) == [(0, 0, 8, 4)]
 
 
 @pytest.mark.parametrize("d_model", [2, 8, 128, 2048])
@@ -260,8 +270,14 @@ def test_stepping_sends_the_cover_and_title_not_the_matrix():
     view = SPEC.make(ExplorerState(n_positions=2048, d_model=2048))
     patcher = FigurePatcher()
     patcher.reset(view.figure())
+    covers = []
     for step in (2, 3, 4, 5):
         view.step = step
         restyle, relayout, traces = patcher.patch(view.figure())
         assert (restyle, traces) == ({}, [])
-        assert set(relayout) == {"images[0].source", "title.text"}
+        # The title, the outlines' places and, once it changes, the cover's source.
+        assert "title.text" in relayout
+        assert all(re.match(r"images\[[0-2]\]\.|title\.text$", path) for path in relayout)
+        covers.append("images[0].source" in relayout)
+    # Steps 1 and 2 fill nothing: the same cover.
+    assert covers == [False, True, True, True]

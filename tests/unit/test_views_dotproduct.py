@@ -111,16 +111,23 @@ def test_offset_curve_is_d_of_k_with_the_current_k_marked(n_positions, offset):
     assert marker["y"][0] == pytest.approx(encoding.offset_dot(offset, 128), abs=1e-12)
 
 
-@pytest.mark.parametrize(("pos", "offset"), [(7, 1), (0, 63), (40, -30)])
+@pytest.mark.parametrize(("pos", "offset"), [(7, 1), (0, 63), (40, -30), (60, 20)])
 def test_highlighted_diagonal_holds_the_cells_k_apart(pos, offset):
     state = ExplorerState(pos=pos, offset=offset)
-    shapes = dotproduct.figure(state)["layout"]["shapes"]
-    (line,) = [s for s in shapes if s["name"] == "offset k"]
-    # x is the column j, y the row i: along the line j − i = k.
-    assert line["x0"] - line["y0"] == offset
-    assert line["x1"] - line["y1"] == offset
-    (cell,) = [s for s in shapes if s["name"] == "pos, pos+k"]
-    assert ((cell["x0"] + cell["x1"]) / 2, (cell["y0"] + cell["y1"]) / 2) == (pos + offset, pos)
+    images = dotproduct.figure(state)["layout"]["images"]
+    (line,) = [image for image in images if image["name"] == "offset k"]
+    # A square from the corner of the diagonal's first cell to that of its last: x is the column
+    # j at its left edge, y the row i at its middle, so along the line j − i = k.
+    assert (line["xanchor"], line["yanchor"], line["sizex"]) == ("left", "middle", line["sizey"])
+    top, bottom = line["y"] - line["sizey"] / 2, line["y"] + line["sizey"] / 2
+    assert line["x"] - top == offset
+    assert line["x"] + line["sizex"] - bottom == offset
+    assert (top, bottom) == (max(0, -offset) - 0.5, min(63, 63 - offset) + 0.5)
+    (cell,) = [image for image in images if image["name"] == "pos, pos+k"]
+    assert (cell["xanchor"], cell["yanchor"]) == ("center", "middle")
+    assert (cell["x"], cell["y"]) == (pos + offset, pos)
+    # Past the last position there is no cell (pos, pos + k) to outline.
+    assert cell["visible"] == (pos + offset < 64)
 
 
 def test_dot_product_numbers_read_off_cosine_and_distance_from_d():
@@ -153,3 +160,21 @@ def test_moving_pos_or_k_does_not_recompute_the_dot_products():
         dotproduct.figure(state)
         assert derived.dot_product_cells(300, 96, 10000.0) is shown
     assert [cache.cache_info().misses for cache in derived.cached_functions()] == misses
+
+
+@pytest.mark.parametrize(("n_positions", "d_model"), [(50, 16), (7, 128)])
+def test_every_diagonals_spread_is_the_one_its_readout_gives(n_positions, d_model):
+    spreads = derived.offset_spreads(n_positions, d_model, 10000.0)
+    for k in range(-(n_positions - 1), n_positions):
+        shown = derived.offset_diagonal(n_positions, d_model, 10000.0, k)
+        assert shown.spread == spreads[abs(k)]
+
+
+@pytest.mark.parametrize(("n_positions", "d_model"), [(2048, 128), (512, 128), (1024, 2)])
+def test_picks_leave_pos_and_k_to_python_where_the_spreads_would_take_too_long(
+    n_positions, d_model
+):
+    state = ExplorerState(n_positions=n_positions, d_model=d_model)
+    assert dotproduct.picks(state) is None
+    state.n_positions = 400
+    assert dotproduct.picks(state) is not None

@@ -13,8 +13,10 @@ import plotly.graph_objs as go
 import plotly.io
 import pytest
 from pe_explorer import derived
+from pe_explorer.fixes.plotly_patch import CONTAINER_ARRAYS, flatten, same_value
 from pe_explorer.learned import synthetic_table
 from pe_explorer.plotkit.numbers import number
+from pe_explorer.plotkit.picks import pick
 from pe_explorer.state import ExplorerState
 from pe_explorer.views import learned, view_spec
 
@@ -312,3 +314,36 @@ def test_a_short_sequence_shows_the_three_rows_principal_components_need(n_posit
     state = ExplorerState(n_positions=n_positions, pos=0, offset=0)
     assert "sinusoidal table of 3 positions" in learned.describe(state)
     assert len(learned.data(state).rows) == 3
+
+
+def drawn_paths(view) -> tuple[list[dict], dict]:
+    """The figure Python drew last, flattened: each trace's paths and the layout's."""
+    figure = view._plot.object
+    traces = [flatten(trace) for trace in figure["data"]]
+    return traces, flatten(figure["layout"], items=CONTAINER_ARRAYS)
+
+
+@pytest.mark.parametrize("projection", learned.PROJECTIONS)
+def test_the_picks_of_a_visitors_table_are_what_the_view_draws(view, projection):
+    """Python computes, the page picks: from the visitor's table (30 rows; pos 50 is moved into
+    it), the circles, the outlines, the name and the readout Python draws at each pos."""
+    view.projection = projection
+    view.check_file(npy(synthetic_table(30, 6, seed=4)), "t.npy")
+    view.__panel__()
+    picks = view.picks()
+    assert picks.tables.keys() >= {learned.pca_rows(0, "x"), learned.pca_rows(1, "y")}
+    for pos in (0, 12, 29, 50):
+        picked = pick(picks, "pos", pos)
+        view.state.pos = pos
+        traces, layout = drawn_paths(view)
+        assert picked["label"] == view._plot.label
+        assert picked["pane"]["pe-learned-readout"] == view._readout.object
+        for index, attributes in picked["trace"].items():
+            for path, value in attributes.items():
+                assert same_value(
+                    np.asarray(value).tolist(), np.asarray(traces[index][path]).tolist()
+                )
+        assert all(same_value(value, layout[path]) for path, value in picked["layout"].items())
+    assert "rows 28 and 29 are compared" in view._readout.object
+    # The rows and the cell are outlined by images, which a pick moves without a redraw.
+    assert not view._plot.object["layout"].get("shapes")

@@ -17,7 +17,7 @@ def test_position_1885_comes_back_within_0_045_of_position_0_at_d_model_4():
     state = ExplorerState(d_model=4, pos=0)
     assert derived.position_properties(state).nearest == (1885, pytest.approx(distance, abs=1e-12))
     figure = properties.figure(state)
-    nearest = figure["data"][1]
+    (nearest,) = [trace for trace in figure["data"] if trace["name"] == "nearest to PE(pos)"]
     assert (nearest["x"][0], nearest["y"][0]) == (1885, pytest.approx(distance))
     assert '<span class="pe-prop-nearest">PE(1885)</span>' in properties.readout(state)
 
@@ -30,6 +30,20 @@ def test_distances_from_pos_equal_the_encodings(pos, d_model):
     rows = encoding.encode_positions(np.concatenate([[pos], q]), d_model)
     expected = np.linalg.norm(rows[1:] - rows[0], axis=1)
     np.testing.assert_allclose(distances[q], expected, atol=1e-9)
+
+
+@pytest.mark.parametrize(("pos", "d_model"), [(0, 4), (7, 128), (2047, 16)])
+def test_the_curve_drawn_is_the_distance_from_pos_over_the_horizon(pos, d_model):
+    state = ExplorerState(n_positions=2048, pos=pos, d_model=d_model)
+    figure = properties.figure(state)
+    right, left = figure["data"][:2]
+    drawn = np.full(properties.HORIZON, np.nan)
+    for half in (left, right):
+        q = half["x0"] + half["dx"] * np.arange(len(half["y"]))
+        inside = (q >= 0) & (q < properties.HORIZON)
+        drawn[q[inside]] = half["y"][inside]
+    np.testing.assert_array_equal(drawn, derived.position_properties(state).distances)
+    assert figure["layout"]["xaxis"]["range"] == [0, properties.HORIZON - 1]
 
 
 @pytest.mark.parametrize("n_offsets", [1, 2, 3, 17, 10_000, encoding.MAX_HORIZON])

@@ -186,19 +186,30 @@ def test_offset_curve_holds_every_offset_with_the_current_one_marked(n_positions
     )
 
 
+def marks(state: ExplorerState) -> dict[str, dict]:
+    """The matrix's marks by name: layout images, which a pick moves without redrawing it."""
+    layout = rope.figure(state)["layout"]
+    assert "shapes" not in layout
+    return {image["name"]: image for image in layout["images"]}
+
+
 @pytest.mark.parametrize(("pos", "offset"), [(7, 1), (0, 63), (40, -30)])
 def test_diagonal_k_is_marked_and_the_current_cell_outlined(pos, offset):
-    shapes = rope.figure(ExplorerState(pos=pos, offset=offset))["layout"]["shapes"]
-    (line,) = [shape for shape in shapes if shape["name"] == "offset k"]
-    # x is the key position n, y the query position m: along the line n − m = k.
-    assert line["x0"] - line["y0"] == offset and line["x1"] - line["y1"] == offset
-    (cell,) = [shape for shape in shapes if shape["name"] == "pos, pos+k"]
-    assert ((cell["x0"] + cell["x1"]) / 2, (cell["y0"] + cell["y1"]) / 2) == (pos + offset, pos)
+    shown = marks(ExplorerState(pos=pos, offset=offset))
+    line = shown["offset k"]
+    # A line across a square box, from its top left corner to its bottom right (x is the key
+    # position n, y the query position m, downwards): along it n − m = k.
+    assert (line["xanchor"], line["yanchor"], line["sizex"]) == ("left", "middle", line["sizey"])
+    top_left = (line["x"], line["y"] - line["sizey"] / 2)
+    bottom_right = (line["x"] + line["sizex"], line["y"] + line["sizey"] / 2)
+    assert top_left[0] - top_left[1] == offset and bottom_right[0] - bottom_right[1] == offset
+    cell = shown["pos, pos+k"]
+    assert (cell["x"], cell["y"], cell["visible"]) == (pos + offset, pos, True)
 
 
 def test_no_cell_is_outlined_when_pos_plus_k_is_beyond_the_shown_positions():
-    shapes = rope.figure(ExplorerState(pos=60, offset=20))["layout"]["shapes"]
-    assert [shape["name"] for shape in shapes] == ["offset k"]
+    shown = marks(ExplorerState(pos=60, offset=20))
+    assert shown["offset k"]["visible"] and not shown["pos, pos+k"]["visible"]
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import math
 import re
 
@@ -82,22 +83,40 @@ def test_the_vectors_are_seeded_random_stand_ins(seed, clip, k):
     assert list(heatmap["y"]) == list(range(-clip, clip + 1))
 
 
+def marks(state: ExplorerState) -> dict[str, dict]:
+    """The figure's layout images (its marks, which a pick moves or hides), by name."""
+    return {image["name"]: image for image in shaw.figure(state)["layout"]["images"]}
+
+
+def triangle_corners(image: dict) -> list[tuple[float, float]]:
+    """The corners of an image's triangle in data units: its SVG's points, stretched over its
+    box from its top left corner (the matrix's y axis points down)."""
+    svg = base64.b64decode(image["source"].split(",", 1)[1]).decode()
+    points = re.search(r'points="([^"]*)"', svg)[1]
+    return [
+        (image["x"] + float(x) / 100 * image["sizex"], image["y"] + float(y) / 100 * image["sizey"])
+        for x, y in (point.split(",") for point in points.split())
+    ]
+
+
 def test_an_unclipped_pair_marks_its_diagonal_and_a_clipped_one_its_triangle():
-    names = {s["name"] for s in shaw.figure(ExplorerState(offset=3))["layout"]["shapes"]}
-    assert "offset k" in names and "pairs using a_16" not in names
-    shapes = shaw.figure(ExplorerState(n_positions=64, offset=40))["layout"]["shapes"]
-    (triangle,) = [s for s in shapes if s["name"] == "pairs using a_16"]
-    assert triangle["path"] == "M 15.5,-0.5 L 63.5,-0.5 L 63.5,47.5 Z"
-    assert "offset k" not in {s["name"] for s in shapes}
-    shapes = shaw.figure(ExplorerState(pos=30, offset=-20))["layout"]["shapes"]
-    (triangle,) = [s for s in shapes if s["name"] == "pairs using a_-16"]
-    assert triangle["path"] == "M -0.5,15.5 L -0.5,63.5 L 47.5,63.5 Z"
+    shown = marks(ExplorerState(offset=3))
+    assert shown["offset k"]["visible"]
+    assert not shown["pairs using a_K"]["visible"] and not shown["pairs using a_−K"]["visible"]
+    shown = marks(ExplorerState(n_positions=64, offset=40))
+    triangle = shown["pairs using a_K"]
+    assert triangle["visible"] and not shown["offset k"]["visible"]
+    assert triangle_corners(triangle) == [(15.5, -0.5), (63.5, -0.5), (63.5, 47.5)]
+    shown = marks(ExplorerState(pos=30, offset=-20))
+    triangle = shown["pairs using a_−K"]
+    assert triangle["visible"] and not shown["pairs using a_K"]["visible"]
+    assert triangle_corners(triangle) == [(-0.5, 15.5), (-0.5, 63.5), (47.5, 63.5)]
 
 
 def test_the_pairs_vector_is_outlined_among_the_vectors():
-    shapes = shaw.figure(ExplorerState(offset=-3))["layout"]["shapes"]
-    (row,) = [s for s in shapes if s["name"] == "a_-3"]
-    assert (row["y0"], row["y1"]) == (-3.5, -2.5)
+    row = marks(ExplorerState(offset=-3))["a_c of (pos, pos + k)"]
+    assert (row["xref"], row["yref"]) == ("x2", "y2")
+    assert (row["y"] - row["sizey"] / 2, row["y"] + row["sizey"] / 2) == (-3.5, -2.5)
 
 
 def test_a_long_sequence_and_a_wide_table_are_strided_and_say_so():

@@ -144,8 +144,14 @@ def test_k_is_marked_on_both_step_charts_and_in_the_matrix():
     figure = t5.figure(state)
     marks = [trace for trace in figure["data"] if trace["name"] == "key − query = k"]
     assert [(m["x"][0], m["y"][0]) for m in marks] == [(-20, 10), (-20, 10)]
-    outline = [s for s in figure["layout"]["shapes"] if s["name"] == "pos, pos+k"]
-    assert outline[0]["x0"] == 10 - 0.5 and outline[0]["y0"] == 30 - 0.5
+    # The matrix's marks are layout images: a pick moves them without redrawing the matrix.
+    marks = {image["name"]: image for image in figure["layout"]["images"]}
+    cell, diagonal = marks["pos, pos+k"], marks["offset k"]
+    assert (cell["x"], cell["y"], cell["sizex"], cell["visible"]) == (10, 30, 1, True)
+    # Diagonal k = −20 of 64 positions runs from the cell (20, 0) to (63, 43): x − y at its top
+    # left corner is k.
+    assert (diagonal["x"], diagonal["y"], diagonal["sizex"]) == (-0.5, 41.5, 44)
+    assert diagonal["xanchor"] == "left" and diagonal["yanchor"] == "middle"
 
 
 @settings(max_examples=40, deadline=None)

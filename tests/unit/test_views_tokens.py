@@ -7,7 +7,8 @@ import numpy as np
 import plotly.io
 import pytest
 from pe_explorer import encoding
-from pe_explorer.fixes.plotly_patch import FigurePatcher, same_value
+from pe_explorer.fixes.plotly_patch import CONTAINER_ARRAYS, FigurePatcher, flatten, same_value
+from pe_explorer.plotkit.picks import pick
 from pe_explorer.state import MAX_TEXT_CHARS, MAX_TOKENS, ExplorerState
 from pe_explorer.views import tokens, view_spec
 
@@ -72,8 +73,12 @@ def test_tokens_figure_bars_add_up_for_the_word_at_pos(layout):
     np.testing.assert_array_equal(embedding["y"], encoding.token_embedding("park", 64))
     np.testing.assert_array_equal(pe["y"], encoding.encode_positions([4], 64, layout=layout)[0])
     np.testing.assert_array_equal(total["y"], embedding["y"] + pe["y"])
-    marked = {s["name"]: (s["y0"] + s["y1"]) / 2 for s in figure["layout"]["shapes"]}
-    assert marked == {"pos": 4, "pos+k": 2}
+    marks = [image for image in figure["layout"]["images"] if image["name"] in ("pos", "pos+k")]
+    assert {(mark["name"], mark["y"], mark["visible"]) for mark in marks} == {
+        ("pos", 4, True),
+        ("pos+k", 2, True),
+    }
+    assert sorted(mark["yref"] for mark in marks) == ["y", "y", "y2", "y2", "y3", "y3"]
 
 
 def test_step_line_names_the_word_at_pos():
@@ -96,8 +101,13 @@ def test_the_default_sentence_has_a_word_at_pos_that_recurs_elsewhere():
 def test_pos_beyond_the_sentence_shows_pe_alone_and_says_so():
     state = ExplorerState(text="I sleep in my park", pos=7)
     figure = tokens.figure(state)
-    (bar,) = [t for t in figure["data"] if t["type"] == "bar"]
-    np.testing.assert_array_equal(bar["y"], encoding.encode_positions([7], 128)[0])
+    bars = [t for t in figure["data"] if t["type"] == "bar"]
+    # The embedding's and the sum's bars stay in the figure, hidden, so that it keeps one
+    # structure whatever pos is.
+    assert [bar["visible"] for bar in bars] == [False, True, False]
+    np.testing.assert_array_equal(bars[1]["y"], encoding.encode_positions([7], 128)[0])
+    marks = [image for image in figure["layout"]["images"] if image["name"] == "pos"]
+    assert not any(mark["visible"] for mark in marks)
     assert "no word at pos = 7" in strings_in(figure)
     assert "No word at pos = 7: the sentence has 5 words" in tokens.step_html(state)
 
@@ -275,9 +285,16 @@ def test_copies_of_a_word_share_their_embedding_bit_for_bit_and_differ_in_sum():
     assert np.abs(first.total - last.total).max() > 0.1
 
 
+def shown_copies(text: str) -> str:
+    """The copies a pipeline readout shows: those of the repeated word, the other words' hidden."""
+    groups = text.split('<div class="pe-pipeline-group"')[1:]
+    (shown,) = [group for group in groups if not group.startswith(" hidden")]
+    return shown
+
+
 def copy_rows(text: str) -> list[list[str]]:
     """The cells of each row of the copies table of a pipeline readout."""
-    table = text.split('class="pe-pipeline-copies"')[1].split("</table>")[0]
+    table = shown_copies(text).split('class="pe-pipeline-copies"')[1].split("</table>")[0]
     rows = table.split('<tr class="pe-pipeline-copy"')[1:]
     return [re.findall(r"<td[^>]*>([^<]*)</td>", row) for row in rows]
 
@@ -290,20 +307,31 @@ def test_the_sum_stage_shows_one_embedding_and_different_sums_for_a_repeated_wor
     assert len({row[1] for row in rows}) == 1  # embedding
     assert len({row[3] for row in rows}) == 3  # sum
     # The sum column is the stage's; its cells are marked.
-    assert len(re.findall(r'<td class="pe-pipeline-current"[^>]*>', text)) == 3
+    assert len(re.findall(r'<td class="pe-pipeline-current"[^>]*>', shown_copies(text))) == 3
     # Two sums of one word differ by PE alone: at i and j they are offset_distance(j − i) apart.
     closest = min(encoding.offset_distance(k, 128) for k in (4, 7, 3))
     assert f"the closest two are {closest:.3f} apart" in text
 
 
 def test_the_embedding_stage_names_the_repeated_word_and_its_identical_numbers():
-    text = tokens.pipeline_html(ExplorerState(), 1)
+    text = shown_copies(tokens.pipeline_html(ExplorerState(), 1))
     assert "“the” stands at positions 0, 4 and 7" in text
     assert "the same 128 numbers at every place, bit for bit" in text
     (header,) = re.findall(r'<th class="pe-pipeline-current"[^>]*>([^<]*)</th>', text)
     assert header == "TokenEmbedding(“the”)"
     # Sums are there, faded until their stage.
     assert 'class="pe-pipeline-later">all different' in text
+
+
+def test_the_readout_shows_the_copies_of_the_repeated_word_and_hides_the_others():
+    """Every repeated word's copies are in the readout, so that a move of pos only shows
+    another's: "the" (0, 4, 7) at pos 7, "sat" (2, 9) at pos 2."""
+    state = ExplorerState(pos=7)
+    text = tokens.pipeline_html(state, 3)
+    assert text.count('<div class="pe-pipeline-group"') == 2
+    assert [row[0] for row in copy_rows(text)] == ["0", "4", "7"]
+    state.pos = 2
+    assert [row[0] for row in copy_rows(tokens.pipeline_html(state, 3))] == ["2", "9"]
 
 
 def test_a_sentence_without_repeats_says_so():
@@ -320,9 +348,13 @@ def test_the_figure_fades_the_columns_not_reached_and_outlines_the_current_one(s
     for column, (heatmap, bar) in enumerate(zip(heatmaps, bars, strict=True)):
         expected = 1.0 if column < stage else tokens.FADED_OPACITY
         assert heatmap["opacity"] == bar["opacity"] == expected
-    outline, *copies = figure["layout"]["images"]
-    assert [image["y"] for image in copies] == [0, 4, 7]
-    assert all(image["visible"] == (stage > 0) for image in (outline, *copies))
+    outline, *others = figure["layout"]["images"]
+    # One outline per place of a repeated word ("the": 0, 4, 7; "sat": 2, 9), those of the
+    # repeated word at pos shown once the pipeline reaches a column.
+    copies = [image for image in others if image["name"] == "copy"]
+    assert [image["y"] for image in copies] == [0, 4, 7, 2, 9]
+    assert [image["y"] for image in copies if image["visible"]] == ([0, 4, 7] if stage else [])
+    assert outline["visible"] == (stage > 0)
     if stage:
         left, right = tokens.COLUMN_DOMAINS[stage - 1]
         assert outline["x"] < left < right < outline["x"] + outline["sizex"]
@@ -362,3 +394,31 @@ def test_hostile_repeated_text_is_escaped_in_the_pipeline_readout(stage):
         assert "<img" not in text
         assert "&lt;img" in text
     assert "<img" not in strings_in(tokens.figure(state, stage))
+
+
+@pytest.mark.parametrize("stage", range(4))
+def test_a_pick_of_pos_is_what_the_view_draws_at_each_stage(stage):
+    """Python computes, the page picks, at every stage of the pipeline: the bars, the outlines,
+    the name, the equation, the pipeline readout (its repeated word following pos) and the
+    table, at a repeated word, a word seen once and past the sentence's end."""
+    view = tokens_view(text="a dog saw a dog", pos=1, offset=2)
+    view.stage = stage
+    view.__panel__()
+    picks = view.picks()
+    panes = {"pe-tokens-step-pane": view._step, "pe-pipeline-readout": view._pipeline}
+    panes["pe-tokens-table-pane"] = view._table
+    for pos in (2, 3, 9):
+        picked = pick(picks, "pos", pos)
+        view.state.pos = pos
+        figure = view._plot.object
+        layout = flatten(figure["layout"], items=CONTAINER_ARRAYS)
+        assert picked["label"] == view._plot.label
+        assert all(picked["pane"][name] == pane.object for name, pane in panes.items())
+        for index, attributes in picked["trace"].items():
+            trace = flatten(figure["data"][index])
+            assert all(
+                same_value(np.asarray(v).tolist(), np.asarray(trace[path]).tolist())
+                for path, v in attributes.items()
+            )
+        assert all(same_value(value, layout[path]) for path, value in picked["layout"].items())
+    assert "No word at pos = 9" in view._step.object

@@ -22,7 +22,22 @@ def test_waves_draw_each_chosen_pair_with_the_formula(layout):
     np.testing.assert_allclose(dots[2]["y"], pe[:, sin_column])
     np.testing.assert_allclose(dots[3]["y"], pe[:, cos_column])
     assert "λ = 6.283" in lines[0]["name"]
-    assert [s["x0"] for s in figure["layout"]["shapes"]] == [9, 13]
+    assert [image["x"] for image in figure["layout"]["images"]] == [9, 13]
+    assert [image["visible"] for image in figure["layout"]["images"]] == [True, True]
+
+
+def test_pos_plus_k_beyond_the_waves_is_named_and_its_line_hidden():
+    state = ExplorerState(n_positions=40, pos=30, offset=25)
+    figure = waves.figure(state)
+    pos_line, second_line = figure["layout"]["images"]
+    assert (pos_line["x"], pos_line["visible"]) == (30, True)
+    assert (second_line["x"], second_line["visible"]) == (39, False)
+    assert "pos + k = 55 (beyond the positions drawn)" in figure["layout"]["title"]["text"]
+    assert "pos + k = 55 (beyond the positions drawn)" in waves.describe(state)
+    # The waves stay over the 40 positions shown, whatever pos + k.
+    for trace in figure["data"]:
+        assert trace["x"][-1] == 39
+    assert figure["layout"]["xaxis"]["range"] == [-0.5, 39.5]
 
 
 def test_waves_curves_resolve_the_shortest_wavelength():

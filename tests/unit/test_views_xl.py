@@ -58,8 +58,15 @@ def test_the_offset_marked_is_the_distance_of_pos_and_pos_plus_k(offset):
     marks = figure["data"][5]
     assert list(marks["x"]) == [3] * 5
     np.testing.assert_allclose(marks["y"], terms_at(state, 3))
-    line = [s for s in figure["layout"]["shapes"] if s["name"] == "i − j = |k|"]
-    assert line[0]["x0"] == 3
+    images = {image["name"]: image for image in figure["layout"]["images"]}
+    # The dotted line: centred on i − j = 3, across the whole height of the terms' chart.
+    line = images["i − j = |k|"]
+    assert (line["x"], line["xanchor"], line["xref"]) == (3, "center", "x")
+    assert (line["yref"], line["y"], line["sizey"], line["yanchor"]) == ("y domain", 1, 1, "top")
+    # The row R_3 outlined, across every column of R's chart.
+    row = images["R_|k|"]
+    assert (row["y"], row["yanchor"], row["yref"]) == (3, "middle", "y2")
+    assert (row["xref"], row["x"], row["sizex"]) == ("x2 domain", 0, 1)
 
 
 def test_the_readout_lists_the_four_terms_and_their_sum():
