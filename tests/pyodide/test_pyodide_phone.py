@@ -9,6 +9,7 @@ test_pyodide_screenshots.py.)"""
 from __future__ import annotations
 
 import pytest
+from frames_support import disagreements
 from visits_support import PHONE_PAGES
 
 pytestmark = pytest.mark.pyodide
@@ -78,3 +79,11 @@ def test_after_the_drag_every_view_shows_the_new_pos(phone):
     assert seen["drag"]["settled"], seen["drag"]["error"]
     assert after["slider"] not in (None, 7), after
     assert set(after.values()) == {after["slider"]}, after
+
+
+def test_every_frame_of_the_finger_drag_shows_one_pos(phone):
+    """The picker on a phone: while the finger moves, every chart drawn and every caption says
+    the pos the slider shows, in every frame."""
+    frames = drag(phone)["frames"]
+    assert len({frame["pos"] for frame in frames}) >= 5
+    assert [disagreements(frame) for frame in frames if disagreements(frame)] == []

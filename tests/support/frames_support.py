@@ -43,8 +43,10 @@ RECORD_JS = (
     const charts = [];
     for (const gd of deep('.js-plotly-plot')) {
       if (!gd.layout || !gd.getBoundingClientRect().height) continue;
-      const images = (gd.layout.images || []).map((i) => ({name: i.name, y: i.y, x: i.x,
-                                                          visible: i.visible !== false}));
+      const images = (gd.layout.images || []).map((i) => ({
+        name: i.name, visible: i.visible !== false,
+        // A marker spans the paper one way and marks a position the other.
+        at: i.xref === 'paper' ? i.y : i.x}));
       const names = (gd.data || []).map((t) => t.name || '');
       charts.push({label: gd.getAttribute('aria-label') || '', images, names});
     }
@@ -111,6 +113,7 @@ SAYINGS = (
     (re.compile(r"row (\d+) highlighted, (?:row )?pos \+ k = (\d+)"), 1, 2),
     (re.compile(r"^PE\((\d+)\) and PE\((\d+)\)"), 1, 2),
     (re.compile(r"^pos = (\d+) · pos \+ k = (\d+)"), 1, 2),
+    (re.compile(r"pos = (\d+) and pos \+ k = (\d+)"), 1, 2),
     (re.compile(r"near pos = (\d+)"), 1, None),
 )
 
@@ -134,8 +137,8 @@ def positions_shown(frame: dict) -> dict[str, tuple]:
         marked = {image["name"]: image for image in chart["images"]}
         if "pos" in marked:
             second = marked.get("pos+k")
-            dotted = second["y"] if second and second["visible"] else None
-            shown[f"chart {index} markers"] = (marked["pos"]["y"], dotted)
+            dotted = second["at"] if second and second["visible"] else None
+            shown[f"chart {index} markers"] = (marked["pos"]["at"], dotted)
         traces = [said(f"{name} and PE(0)") for name in chart["names"][:2]]
         if len(traces) == 2 and all(traces):
             shown[f"chart {index} traces"] = (traces[0][0], traces[1][0])

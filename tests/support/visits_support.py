@@ -15,6 +15,7 @@ from pathlib import Path
 
 from a11y_support import CONTROLS, run_axe, scroll_through, touch_drag
 from browser_support import FOCUS_JS, SHOWN_POS_JS, look_at, page_idle, tab_to
+from frames_support import RECORD_JS, STOP_JS
 from layout_support import OVERLAPS_JS
 from pe_explorer.plotkit.narrow import NARROW_MARK, NARROW_PX
 from pe_explorer.views import VIEWS
@@ -403,9 +404,11 @@ def drag_and_see(site) -> dict:
         "before": page.evaluate(SHOWN_POS_JS),
         "label_before": page.evaluate(LABEL_JS, "waves"),
     }
+    page.evaluate(RECORD_JS)
     touch_drag(page, POS_HANDLE, to=0.6, scroll=False)
     record["in_view"] = page.evaluate(IN_VIEW_JS, ["waves", "pe-control-pos"])
     record["drag"] = site.settle(settle_ms=2000)
+    record["frames"] = page.evaluate(STOP_JS)
     page_holds(page, LABEL_CHANGED_JS, ["waves", record["label_before"]], 30)
     record["label_after"] = page.evaluate(LABEL_JS, "waves")
     record["in_view_after"] = page.evaluate(IN_VIEW_JS, ["waves", "pe-control-pos"])
