@@ -1,6 +1,6 @@
 """In the real Pyodide build, dragging pos and k: on every animation frame of a 2 s drag at 60
-moves a second (Chrome's own mouse events), every view on the page shows the same pos and
-pos + k as the slider, in its markers, its traces, its name and its captions; when Python's own
+moves a second (Chrome's own mouse events), and of a burst of keys (arrows, Page Up, End,
+Home), every view on the page shows the same pos and pos + k as the slider, in its markers, its traces, its name and its captions; when Python's own
 drawing arrives it changes nothing the page picked; the live region speaks once, where the drag
 ended; axe finds nothing after it; the console stays clean. Then page after page in one tab
 under a 4× slower CPU: each becomes interactive (no document embedded before Panel's models)."""
@@ -18,6 +18,7 @@ pytestmark = pytest.mark.pyodide
 # The module runs in the run's shared desktop browser, from this link (tests/pyodide/conftest.py).
 START = ""
 
+POS_HANDLE = ".pe-control-pos .noUi-handle"
 # Counts every change of the live region's text from now on.
 WATCH_JS = """() => {
   const region = __offline.deep('.pe-announcement')[0];
@@ -72,6 +73,12 @@ def steps(site) -> dict:
     page = site.page
     drag_and_hear(site, "pos", 0.85, record)
     drag_and_hear(site, "offset", 0.3, record)
+    page.evaluate(RECORD_JS)
+    for key, times in (("ArrowLeft", 12), ("PageUp", 2), ("End", 1), ("Home", 1)):
+        site.press(POS_HANDLE, key, times)
+    page.wait_for_timeout(300)
+    record["keys"] = {"frames": page.evaluate(STOP_JS)}
+    page_idle(page, timeout_s=60, what="the worker after the keys")
     record["axe"] = run_axe(page)
     cdp = page.context.new_cdp_session(page)
     cdp.send("Emulation.setCPUThrottlingRate", {"rate": 4})
@@ -85,11 +92,11 @@ def steps(site) -> dict:
     return record
 
 
-@pytest.mark.parametrize("axis", ["pos", "offset"])
+@pytest.mark.parametrize("axis", ["pos", "offset", "keys"])
 def test_every_frame_of_a_drag_shows_one_pos_and_one_pos_plus_k(visit, axis):
     assert visit["load"]["interactive"], visit["load"]["error"]
     frames = visit[axis]["frames"]
-    assert len(frames) >= 100, f"{len(frames)} frames recorded in a 2 s drag"
+    assert len(frames) >= (10 if axis == "keys" else 100), f"{len(frames)} frames recorded"
     read = [positions_shown(frame) for frame in frames]
     assert all(len(shown) >= 5 for shown in read), "a frame in which the views were not read"
     wrong = [(i, disagreements(frame)) for i, frame in enumerate(frames) if disagreements(frame)]
