@@ -1,9 +1,10 @@
 """In the real Pyodide build, dragging pos and k: on every animation frame of a 2 s drag at 60
-moves a second (Chrome's own mouse events), and of a burst of keys (arrows, Page Up, End,
-Home), every view on the page shows the same pos and pos + k as the slider, in its markers, its traces, its name and its captions; when Python's own
-drawing arrives it changes nothing the page picked; the live region speaks once, where the drag
-ended; axe finds nothing after it; the console stays clean. Then page after page in one tab
-under a 4× slower CPU: each becomes interactive (no document embedded before Panel's models)."""
+moves a second (Chrome's own mouse events), and of a burst of keys (arrows, Page Up, End, Home),
+every view on the page shows the same pos and pos + k as the slider, in its markers, its traces,
+its name and its captions; when Python's own drawing arrives it changes nothing the page picked;
+the live region speaks once, where a drag ended; axe finds nothing after it; the console stays
+clean. Then page after page in one tab under a 4× slower CPU: each becomes interactive (no
+document embedded before Panel's models)."""
 
 from __future__ import annotations
 
