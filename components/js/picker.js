@@ -94,13 +94,25 @@ function at(object, path) {
   return value;
 }
 
-// The updates that change something: Plotly redraws more than it must for some paths it is
-// given unchanged (an annotation's text or visibility: a 14 ms redraw of a heatmap).
+// Whether two values a pick sets are the same: numbers and text by value, arrays (a table's row,
+// or what Python drew) number by number.
+function same(a, b) {
+  if (a === b) return true;
+  const arrays = ArrayBuffer.isView(a) || Array.isArray(a);
+  if (!arrays || !(ArrayBuffer.isView(b) || Array.isArray(b)) || a.length !== b.length) {
+    return false;
+  }
+  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// The updates that change something: a chart given what it shows already would be drawn again
+// for nothing, and Plotly redraws more than it must for some paths (an annotation's text or
+// visibility: a 14 ms redraw of a heatmap).
 function changed(updates, current) {
   const out = {};
   for (const [path, value] of Object.entries(updates)) {
-    if (typeof value === 'object' && value !== null) out[path] = value;
-    else if (at(current, path) !== value) out[path] = value;
+    if (!same(at(current, path), value)) out[path] = value;
   }
   return out;
 }
