@@ -26,6 +26,15 @@ function withValue(search, key, value, defaults) {
   return segments.length ? `?${segments.join('&')}` : '';
 }
 
+// Whether the query string gives key that value (a default is left out of it).
+function holds(search, key, value, defaults) {
+  const segment = search
+    .replace(/^\?/, '')
+    .split('&')
+    .find((part) => part.startsWith(`${key}=`));
+  return segment === undefined ? defaults[key] === value : segment === `${key}=${value}`;
+}
+
 export function render({ model, view }) {
   const framed = window.parent !== window;
   const tell = (type) => {
@@ -67,7 +76,9 @@ export function render({ model, view }) {
     }
     let search = model.query ? `?${model.query}` : '';
     for (const [key, value] of Object.entries(picked)) {
-      search = withValue(search, key, value, model.picked_defaults);
+      // Python has caught up with the pick: its query is the address from now on.
+      if (holds(search, key, value, model.picked_defaults)) delete picked[key];
+      else search = withValue(search, key, value, model.picked_defaults);
     }
     if (window.location.search === search) return;
     try {

@@ -272,10 +272,15 @@ class PlotView(pn.viewable.Viewer):
         card as drawn: narrow, its titles wrapped and its wide-only notes left out."""
         if self.spec.picks is None:
             return None
-        picks = self.spec.picks(self.state, *self.own_arguments())
+        picks = self.spec.picks(self.state, *self.pick_arguments())
         if picks is None or not self.narrow:
             return picks
         return narrow_picks(picks, self._wide_layout, self._card)
+
+    def pick_arguments(self) -> tuple:
+        """What the view's picks follow besides the state (its own_arguments, unless a view
+        shows more of its own than its figure does)."""
+        return self.own_arguments()
 
     def figure(self) -> dict:
         """The view's figure for the state, at its height unless the figure sets its own."""

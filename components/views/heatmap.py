@@ -190,6 +190,24 @@ class HeatmapView(PlotView):
             return
         self._clicked, self._pos_at_click = cell, self.state.pos
         self._formula.object = self.formula_html()
+        # The picks' formula follows the clicked column now (the page would put the example's
+        # back at the next step otherwise).
+        self._show_picks(self.picks())
+
+    def pick_arguments(self) -> tuple:
+        """The formula as this view shows it: in the clicked column (or the example's), and at
+        pos as drawn now, the formula shown (a clicked cell's own row)."""
+        dimension, hint = example_dimension(self.state.d_model), HINT
+        if self._clicked is not None:
+            dimension, hint = self._clicked[1], ""
+        shown, pos = self.formula_html(), self.state.pos
+
+        def formula_at(positions):
+            texts = formula_texts(self.state, positions, dimension)
+            pairs = zip(positions, texts, strict=True)
+            return picks_kit.compressed([shown if p == pos else hint + t for p, t in pairs])
+
+        return (formula_at,)
 
 
 def describe(state: ExplorerState) -> str:

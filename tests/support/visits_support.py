@@ -260,6 +260,10 @@ CARD_NAMED_JS = f"""([view, before]) => {{
 }}"""
 
 
+# Whether the view's Show data is open.
+OPENED_JS = f"(name) => ({CARD_JS})(name).data.some((table) => table.open)"
+
+
 def card_named(site, name: str, before: list[str], timeout_s: float = 60) -> dict | None:
     """Scroll the view's card on screen (off screen, a view waits) and wait until its charts are
     named, one not as in before, and the worker is idle: the card then, or None."""
@@ -283,6 +287,8 @@ def names_on_the_page(site) -> dict:
             seen[name]["charts"] = card["charts"] if card else []
             if name in SHOW_DATA_VIEWS:
                 site.page.locator(f".pe-view-{name} details.pe-data summary").first.click()
+                page_holds(site.page, OPENED_JS, name, 30)
+                seen[name]["data_before"] = site.page.evaluate(CARD_JS, name)["data"]
         key = "ArrowRight" if slider == "pos" else "ArrowLeft"
         site.press(f".pe-control-{slider.replace('_', '-')} .noUi-handle", key, 1)
         for name in views:
@@ -290,8 +296,20 @@ def names_on_the_page(site) -> dict:
             card = card_named(site, name, before)
             seen[name]["renamed"] = card is not None
             seen[name]["charts_after"] = card["charts"] if card else []
+            if card and name in SHOW_DATA_VIEWS:
+                card = data_redrawn(site, name, seen[name]["data_before"])
             seen[name]["data_after"] = card["data"] if card else []
     return seen
+
+
+def data_redrawn(site, name: str, before: list, timeout_s: float = 60) -> dict:
+    """The card once its Show data lists other rows than before: the page names the new pos at
+    once (its picks), the table's rows come with Python's drawing of it."""
+    rows = [[table["rows"], table["headers"]] for table in before]
+    changed = f"""([name, before]) => JSON.stringify(
+      ({CARD_JS})(name).data.map((t) => [t.rows, t.headers])) !== JSON.stringify(before)"""
+    page_holds(site.page, changed, [name, rows], timeout_s)
+    return site.page.evaluate(CARD_JS, name)
 
 
 # The sliders after pos, in page order, and the link key each one writes.

@@ -167,3 +167,22 @@ def test_texts_of_other_words_are_kept_whole():
 def test_a_table_too_large_to_send_leaves_the_axis_to_python():
     state = ExplorerState(n_positions=2048, d_model=2048)
     assert view_spec("compare").picks(state) is None
+
+
+def test_a_clicked_cells_formula_is_picked_in_its_column_and_kept_where_it_was_clicked():
+    """A click on the heatmap (row 20, dimension 3, pos at 7) shows that cell's formula; the
+    page's picks keep it at pos 7 and follow pos in column 3, as Python draws them."""
+    state = ExplorerState()
+    view = view_spec("heatmap").make(state)
+    view.__panel__()
+    view._cell_clicked(
+        type(
+            "Event", (), {"new": {"points": [{"x": view._plot.object["data"][0]["x"][3], "y": 20}]}}
+        )
+    )
+    picks = view.picks()
+    assert picks_kit.pick(picks, "pos", 7)["pane"]["pe-cell-formula"] == view._formula.object
+    assert 'data-pos="20" data-dimension="3"' in view._formula.object
+    state.pos = 9
+    assert picks_kit.pick(picks, "pos", 9)["pane"]["pe-cell-formula"] == view._formula.object
+    assert 'data-pos="9" data-dimension="3"' in view._formula.object
