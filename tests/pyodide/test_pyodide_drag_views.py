@@ -86,5 +86,5 @@ def test_each_frame_names_the_value_its_slider_shows(visit, name):
 
 def differing(shown: str, expected: str) -> tuple[str, str]:
     """Where two names part: each from a little before its first differing character."""
-    start = next((i for i, (a, b) in enumerate(zip(shown, expected)) if a != b), 0)
+    start = next((i for i, (a, b) in enumerate(zip(shown, expected, strict=False)) if a != b), 0)
     return shown[max(0, start - 20) : start + 60], expected[max(0, start - 20) : start + 60]
