@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 
 from . import encoding
 
@@ -21,6 +22,9 @@ MAX_DIGITS = 12
 WAVELENGTH_DIGITS = 1
 
 
+# The picks of a view print the same few numbers for many values of pos or k (a readout's other
+# rows, a number that depends on k alone): each is worked out once.
+@lru_cache(maxsize=1 << 16)
 def fixed(value: float, digits: int) -> str:
     """value with digits decimals, as Plotly's hover prints it (%{value:.4f}), minus as U+2212.
 

@@ -166,17 +166,24 @@ function showFigure(view, traces, layout) {
 }
 
 // The pick of what the sliders hold now, if this view's picks were made for the figure it
-// shows (same generation) and for the other axis's value now.
-function pickInto(view) {
+// shows (same generation) and for the other axis's value now. After Python has drawn
+// (afterPython), nothing is picked where Python drew what the sliders hold: its drawing is the
+// view's own, and a message of a larger change (a new d_model) may still be on its way.
+function pickInto(view, afterPython = false) {
   const picks = window[REGISTRY]?.get(keyOf(view));
   const wanted = picker().wanted.get(view.model.document);
   if (!picks || !wanted?.last) return;
+  const drawn = picks.drawn;
+  const held = (axis) => wanted[axis] ?? field(drawn, axis);
+  if (afterPython && held('pos') === field(drawn, 'pos')) {
+    if (held('offset') === field(drawn, 'offset')) return;
+  }
   const generation = (view.model.tags || [])[2];
-  if (field(picks.drawn, 'generation') !== generation) return;
+  if (field(drawn, 'generation') !== generation) return;
   const axis = wanted.last;
   const axisPicks = picks[`${axis}_picks`];
   if (!axisPicks) return;
-  const other = wanted[OTHER[axis]] ?? field(picks.drawn, OTHER[axis]);
+  const other = held(OTHER[axis]);
   const at = field(axisPicks, 'at');
   if (at !== null && at !== other) return;
   const i = wanted[axis] - field(axisPicks, 'start');
@@ -213,7 +220,7 @@ function refresh(view) {
     view.pePending = false;
     view.pePicked = undefined;
     try {
-      pickInto(view);
+      pickInto(view, true);
     } catch (error) {
       report(error);
     }
