@@ -46,22 +46,18 @@ function keyOf(view) {
 }
 
 // A slider of pos or k moved (its value set by a person, a key, Play or Python): remember it,
-// and pick in the next animation frame, before it is painted.
+// and pick at once, in the task of the input, so that the frame that paints the slider's new
+// place paints the views' too.
 function wish({ axis, value, doc }) {
   if (!(axis in OTHER) || typeof value !== 'number' || doc == null) return;
-  const { wanted } = picker();
+  const { wanted, views } = picker();
   const now = wanted.get(doc) ?? {};
   now[axis] = value;
   now.last = axis;
   wanted.set(doc, now);
-  const state = picker();
-  if (state.frame) return;
-  state.frame = requestAnimationFrame(() => {
-    state.frame = 0;
-    for (const view of state.views) {
-      if (view.model.document === doc) pickInto(view);
-    }
-  });
+  for (const view of views) {
+    if (view.model.document === doc) pickInto(view);
+  }
 }
 
 // What update gives at index i: a Text filled in, a table's row, or one value of each.

@@ -1,5 +1,5 @@
 """The page's picker (components/js/picker.js) under node, against a stand-in BokehJS and plotly.js:
-a move of pos is shown from the view's picks at the next animation frame (the marker by one
+a move of pos is shown from the view's picks at once, in the task of its input (the marker by one
 relayout, the name and a pane's text set), only when the picks were made for the figure shown
 and for the other axis's value; Python's own relayout gets the pick put back on top; a value
 unchanged is not sent again. In the real build: tests/pyodide/test_pyodide_drag*.py."""
@@ -126,7 +126,7 @@ def folder(tmp_path):
     return tmp_path
 
 
-def test_a_move_is_shown_from_the_picks_at_the_next_frame(folder):
+def test_a_move_is_shown_from_the_picks_at_once(folder):
     shown = run_picker("log.length = 0; pick('pos', 9); await frame();", folder)
     assert shown["y"] == 9
     assert shown["label"] == "PE at 9"
