@@ -137,6 +137,9 @@ def page_and_worker(out: Path) -> None:
         out, icon, before_python_facts(), first_paint_html(), document_css()
     )
     panel_output.replace_worker(out)
+    log(
+        f"prerendered page: the picks of {panel_output.prerender_without_picks(out)} views left out"
+    )
 
 
 def write_worker_config(out: Path, lock: dict) -> None:

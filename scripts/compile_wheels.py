@@ -52,6 +52,8 @@ from . import vendor_runtime
 from .site_lock import LOCK
 
 PYODIDE_DIR = Path("runtime") / vendor_runtime.PYODIDE_DIR
+# zlib's smallest output: a first visit downloads every rewritten wheel and the standard library.
+LEVEL = 9
 
 # Wheel members that never run in a browser (regular expressions on the member's path).
 NEVER_RUN = re.compile(
@@ -194,12 +196,16 @@ function walk(dir, found = []) {
 
 # Runs inside Pyodide: ROOT/<n>/ holds the sources of wheel n, laid out as in site-packages.
 COMPILE_PY = """
-import json, os, py_compile, sys, sysconfig
+import importlib.util, json, os, py_compile, sys, sysconfig
 
 site_packages = sysconfig.get_path("purelib")
 written, failed = [], []
 for wheel in sorted(os.listdir(ROOT)):
     top = os.path.join(ROOT, wheel)
+    # The project's own modules read no docstring and hold no assert (a test in
+    # tests/unit/test_site_weight.py): their bytecode leaves both out (optimize=2), under the
+    # name of plain bytecode.
+    optimize = 2 if os.path.isdir(os.path.join(top, "pe_explorer")) else -1
     for folder, _, files in os.walk(top):
         for name in sorted(files):
             if not name.endswith(".py"):
@@ -208,7 +214,8 @@ for wheel in sorted(os.listdir(ROOT)):
             shown = os.path.join(site_packages, os.path.relpath(source, top))
             try:
                 written.append(py_compile.compile(
-                    source, dfile=shown, doraise=True,
+                    source, cfile=importlib.util.cache_from_source(source, optimization=""),
+                    dfile=shown, doraise=True, optimize=optimize,
                     invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
                 ))
             except py_compile.PyCompileError as error:
@@ -369,16 +376,16 @@ def rewrite_wheel(
     partial = wheel.with_name(wheel.name + ".partial")
     with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as out:
         for info, data in kept:
-            out.writestr(info, data)
+            out.writestr(info, data, compresslevel=LEVEL)
         for name, (data, date_time) in added.items():
             entry = zipfile.ZipInfo(name, date_time)
             entry.compress_type = zipfile.ZIP_DEFLATED
             entry.external_attr = 0o644 << 16
-            out.writestr(entry, data)
+            out.writestr(entry, data, compresslevel=LEVEL)
         entry = zipfile.ZipInfo(record, dates[record])
         entry.compress_type = zipfile.ZIP_DEFLATED
         entry.external_attr = 0o644 << 16
-        out.writestr(entry, text.getvalue())
+        out.writestr(entry, text.getvalue(), compresslevel=LEVEL)
     os.replace(partial, wheel)
     return len(added)
 
@@ -456,12 +463,12 @@ def rewrite_stdlib(archive: Path, root: Path, keep_sources: bool = True, strip: 
             pyc = root / PurePosixPath(info.filename + "c")
             compiled = info.filename.endswith(".py") and pyc.is_file()
             if keep_sources or not compiled:
-                out.writestr(info, data)
+                out.writestr(info, data, compresslevel=LEVEL)
             if compiled:
                 entry = zipfile.ZipInfo(info.filename + "c", info.date_time)
                 entry.compress_type = zipfile.ZIP_DEFLATED
                 entry.external_attr = info.external_attr
-                out.writestr(entry, pyc.read_bytes())
+                out.writestr(entry, pyc.read_bytes(), compresslevel=LEVEL)
                 added += 1
     os.replace(partial, archive)
     return added

@@ -17,12 +17,16 @@ site's own (static/worker.js), never edited. The page becomes `index.html`, with
   static/plotly-on-demand.js, which loads the full bundle for a figure that needs it
   (scripts/plotly_bundle.py).
 * The build's id, which names the service worker's cache and the shared worker.
+* The prerendered page without the views' picks (components/plotkit/picks.py): they serve a drag,
+  and nothing is dragged before Python runs, whose first drawing replaces the page and sends them
+  (about 220 kB of the page's JSON, 135 kB gzipped, a first visit would fetch for nothing).
 
 Each rewrite checks that it finds exactly what Panel 1.9.4 writes, and the build stops if not.
 """
 
 from __future__ import annotations
 
+import html as html_text
 import json
 import re
 import shutil
@@ -134,6 +138,42 @@ def make_index_page(
     index.write_text(html.replace(charset, charset + "\n" + head, 1), encoding="utf-8")
     page.unlink()
     return index
+
+
+# The prerendered page's document, as Panel writes it: Bokeh's JSON in a script element.
+DOCS_JSON = re.compile(r'(<script type="application/json" id="p\d+">)(.*?)(</script>)', re.S)
+# A view's picks (ViewPicks' parameters): left at their defaults in the prerendered page.
+PICKS = ("tables", "pos_picks", "offset_picks")
+
+
+def without_picks(docs: object) -> int:
+    """Take the picks out of every ViewPicks model of Bokeh's docs JSON; how many models."""
+    found = 0
+    if isinstance(docs, dict):
+        if docs.get("type") == "object" and str(docs.get("name", "")).startswith("ViewPicks"):
+            attributes = docs.get("attributes", {})
+            for name in PICKS:
+                attributes.pop(name, None)
+            found += 1
+        return found + sum(without_picks(value) for value in docs.values())
+    if isinstance(docs, list):
+        return found + sum(without_picks(value) for value in docs)
+    return found
+
+
+def prerender_without_picks(site: Path) -> int:
+    """The prerendered page's views without their picks; how many views had them."""
+    page = site / "index.html"
+    html = page.read_text(encoding="utf-8")
+    scripts = DOCS_JSON.findall(html)
+    if len(scripts) != 1:
+        raise PanelOutputChanged(f"{page}: expected one document's JSON, found {len(scripts)}")
+    docs = json.loads(html_text.unescape(scripts[0][1]))
+    views = without_picks(docs)
+    text = html_text.escape(json.dumps(docs, separators=(",", ":")), quote=False)
+    html = DOCS_JSON.sub(lambda match: match[1] + text + match[3], html, count=1)
+    page.write_text(html, encoding="utf-8")
+    return views
 
 
 def use_partial_plotly(site: Path, full: str, partial: str, on_demand: str) -> None:

@@ -6,9 +6,11 @@ by the view's own Python), and the console stays clean."""
 from __future__ import annotations
 
 import pytest
+from embeds_support import DRAGGED_EMBEDS
 from frames_support import RECORD_JS, STOP_JS, drag_by_cdp
 from pe_explorer.state import ExplorerState
-from pe_explorer.views import VIEWS, view_spec
+from pe_explorer.urlstate import parse_query
+from pe_explorer.views import VIEW_NAMES, VIEWS, view_spec
 from pyodide_support import test_console_has_no_errors  # noqa: F401 (collected here)
 
 pytestmark = pytest.mark.pyodide
@@ -16,10 +18,18 @@ pytestmark = pytest.mark.pyodide
 # The module runs in the run's shared desktop browser, from this link (tests/pyodide/conftest.py).
 START = "?view=heatmap&embed=1"
 # The views with picks whose embed has a pos or k slider (the tokens view sets pos with its
-# words' chips; the full page's slider moves it: tests/pyodide/test_pyodide_drag.py's page).
-PICKED = [
+# words' chips; the full page's slider moves it: tests/pyodide/test_pyodide_drag.py's page), but
+# those dragged in eight embeds on one page (tests/pyodide/test_pyodide_drag_embeds.py).
+WITH_A_SLIDER = [
     spec.name for spec in VIEWS if spec.picks is not None and {"pos", "offset"} & set(spec.controls)
 ]
+ON_ONE_PAGE = [parse_query(link, VIEW_NAMES).view for link in DRAGGED_EMBEDS]
+PICKED = [name for name in WITH_A_SLIDER if name not in ON_ONE_PAGE]
+
+
+def test_the_embeds_on_one_page_follow_pos_and_have_picks():
+    assert set(ON_ONE_PAGE) <= set(WITH_A_SLIDER)
+    assert all("pos" in view_spec(name).controls for name in ON_ONE_PAGE)
 
 
 def dragged_axis(name: str) -> str:

@@ -9,6 +9,13 @@ from __future__ import annotations
 import collections
 
 import pytest
+from embeds_support import (
+    CHANGED_AND_IDLE_JS,
+    QUERIES_JS,
+    canonical_queries,
+    interactive_frames,
+    on_a_course_page,
+)
 from pyodide_support import (  # noqa: F401 (test_console_has_no_errors: collected here)
     console_errors,
     offline_site,
@@ -17,7 +24,7 @@ from pyodide_support import (  # noqa: F401 (test_console_has_no_errors: collect
     visit_offline,
 )
 
-from benchmarks.embeds import EMBEDS, FRAMES_JS, host_site
+from benchmarks.embeds import EMBEDS
 from benchmarks.pyodide_site import leave, worker_targets
 
 pytestmark = pytest.mark.pyodide
@@ -39,28 +46,6 @@ EXPECTED_TITLES = [
     ["PE(pos) and PE(pos + k) over the 64 dimensions"],
     ["Waves of 4 pairs: solid sin, dashed cos; lines at pos = 9 and pos + k = 11"],
 ]
-# Each frame's link, as the frame's page writes it back.
-QUERIES_JS = """() => [...document.querySelectorAll('iframe')]
-  .map((frame) => frame.contentWindow.location.search)"""
-# The first frame's link differs from before (the links read before the key) and every frame's
-# worker is idle.
-CHANGED_AND_IDLE_JS = f"""(before) => ({QUERIES_JS})()[0] !== before[0]
-  && [...document.querySelectorAll('iframe')].every((frame) =>
-    !frame.contentWindow.__offline.workerBusy())"""
-
-
-def canonical_queries(page, timeout_s: float = 30) -> list[str]:
-    """Each frame's link once Python has written it back in full (n_positions included)."""
-    page_holds(
-        page, f"() => ({QUERIES_JS})().every((q) => q.includes('n_positions='))", None, timeout_s
-    )
-    return page.evaluate(QUERIES_JS)
-
-
-def interactive_frames(page, timeout_s: float = 300) -> list:
-    """When each frame became interactive (ms), once all are or time runs out."""
-    page_holds(page, f"() => !({FRAMES_JS})().includes(null)", None, timeout_s)
-    return page.evaluate(FRAMES_JS)
 
 
 def press_right_in_the_first_frame(page) -> tuple[list[str], list[str]]:
@@ -72,22 +57,6 @@ def press_right_in_the_first_frame(page) -> tuple[list[str], list[str]]:
     # left to apply: a change the key made elsewhere would show by now.
     page_holds(page, CHANGED_AND_IDLE_JS, before, 30)
     return before, page.evaluate(QUERIES_JS)
-
-
-def on_a_course_page(page: str, steps):
-    """A module's fixture: the site copied beside course pages (benchmarks.embeds.host_site), the
-    course page `page` opened offline (its frames are the apps) and steps(site) run there."""
-
-    @pytest.fixture(scope="module")
-    def visit(request, tmp_path_factory) -> dict:
-        def run(site_dir) -> dict:
-            hosted = host_site(site_dir, tmp_path_factory.mktemp("course"))
-            with offline_site.open_offline_site(hosted, page, timeout_s=1) as site:
-                return {**steps(site), "console_errors": console_errors(site)}
-
-        return visit_offline(request, run)
-
-    return visit
 
 
 def three_embeds(site) -> dict:

@@ -9,7 +9,9 @@ from __future__ import annotations
 import base64
 import csv
 import hashlib
+import html
 import io
+import json
 import re
 import zipfile
 from pathlib import Path
@@ -17,7 +19,7 @@ from pathlib import Path
 import pytest
 from site_support import site_lock
 
-from scripts import compile_wheels
+from scripts import compile_wheels, panel_output
 
 PLOTLY_DIR = "runtime/cdn.holoviz.org/panel/1.9.4/dist/bundled/plotlyplot/"
 STDLIB = "runtime/cdn.jsdelivr.net/pyodide/v0.29.3/full/python_stdlib.zip"
@@ -87,3 +89,25 @@ def test_nothing_that_never_runs_is_in_the_wheels_or_the_standard_library(site_d
     for kept in ("encodings/utf_8.pyc", "encodings/idna.pyc", "encodings/cp437.py", "json/"):
         assert any(name.startswith(kept) for name in names), kept
     assert not any(name.startswith(("encodings/cp1252", "_pyrepl/", "pdb.")) for name in names)
+
+
+def test_the_prerendered_page_leaves_the_views_picks_out(site_dir):
+    """The picks serve a drag; Python's first drawing sends them (scripts/panel_output.py)."""
+    page = (site_dir / "index.html").read_text(encoding="utf-8")
+    (raw,) = panel_output.DOCS_JSON.findall(page)
+    docs = json.loads(html.unescape(raw[1]))
+    views = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if str(node.get("name", "")).startswith("ViewPicks"):
+                views.append(sorted(node.get("attributes", {})))
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(docs)
+    assert len(views) >= 2
+    assert all(not set(panel_output.PICKS) & set(names) for names in views), views

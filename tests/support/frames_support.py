@@ -83,14 +83,27 @@ TRACK_JS = (
 )
 
 
-def drag_by_cdp(page, slider: str, to: float, seconds: float = 2.0, hz: float = 60.0) -> int:
-    """Press the handle of the slider (a CSS selector of its widget), move it to fraction `to`
-    of its track in `seconds` at `hz` moves a second (Input.dispatchMouseEvent, Chrome's own
-    mouse), release: how many moves were sent."""
-    where = page.evaluate(TRACK_JS, slider)
+# Where the content of the page's iframe number i starts, in the page's viewport.
+FRAME_ORIGIN_JS = """(i) => {
+  const frame = document.querySelectorAll('iframe')[i];
+  const box = frame.getBoundingClientRect();
+  return {x: box.left + frame.clientLeft, y: box.top + frame.clientTop};
+}"""
+
+
+def drag_by_cdp(
+    page, slider: str, to: float, seconds: float = 2.0, hz: float = 60.0, frame: int | None = None
+) -> int:
+    """Press the handle of the slider (a CSS selector of its widget; in the page's iframe number
+    `frame`, if given), move it to fraction `to` of its track in `seconds` at `hz` moves a second
+    (Input.dispatchMouseEvent, Chrome's own mouse, in the page's coordinates), release: how many
+    moves were sent."""
+    document = page if frame is None else page.query_selector_all("iframe")[frame].content_frame()
+    where = document.evaluate(TRACK_JS, slider)
+    origin = {"x": 0, "y": 0} if frame is None else page.evaluate(FRAME_ORIGIN_JS, frame)
     cdp = page.context.new_cdp_session(page)
-    x0, y = where["x"], where["y"]
-    x1 = where["left"] + to * where["width"]
+    x0, y = origin["x"] + where["x"], origin["y"] + where["y"]
+    x1 = origin["x"] + where["left"] + to * where["width"]
     send = lambda kind, x, **extra: cdp.send(  # noqa: E731
         "Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", **extra}
     )

@@ -153,3 +153,21 @@ def test_without_the_full_bundle_the_other_traces_still_draw_with_a_warning():
         ["partial", "newPlot"]
     ]
     assert len(result["warnings"]) == 2 and "could not load" in result["warnings"][0]
+
+
+def test_the_project_reads_no_docstring_and_asserts_nothing_so_its_bytecode_can_drop_both():
+    """The site's wheel holds the project's modules compiled with optimize=2
+    (scripts/compile_wheels.py): no docstrings, no asserts. That is only the same program if
+    none of its code reads a docstring or relies on an assert."""
+    import ast
+
+    found = []
+    for path in sorted((REPO_ROOT / "components").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Assert):
+                found.append(f"{path}:{node.lineno}: assert")
+            elif isinstance(node, ast.Attribute) and node.attr == "__doc__":
+                found.append(f"{path}:{node.lineno}: __doc__")
+            elif isinstance(node, ast.Name) and node.id in {"__debug__", "inspect"}:
+                found.append(f"{path}:{node.lineno}: {node.id}")
+    assert found == []
