@@ -175,6 +175,19 @@ def drag(page, hz: float, touch: bool, to: float = 0.9) -> dict:
     return {"press": t_press, "release": t_release, "moves": moves}
 
 
+# Every chart of the page that a pick can move has its picks (PlotView.picks_held: a page's first
+# views send theirs once the page is shown, just after it is interactive).
+PICKS_READY_JS = """() => {
+  const picker = window[Symbol.for('pe-picker')];
+  if (!picker) return false;
+  const charts = [...picker.views].filter((view) => {
+    const tags = view.model.tags || [];
+    return view.el && view.el.isConnected && typeof tags[1] === 'string' && tags[1] !== '';
+  });
+  return charts.length > 0 && charts.every((view) => view.model.tags[2] > 0);
+}"""
+
+
 def percentile(values: list[float], q: float) -> float | None:
     if not values:
         return None
@@ -222,6 +235,7 @@ def one_drag(site, page, query: str, hz: float, touch: bool, explorer: bool) -> 
     """Open query (the explorer: a return visit), record, drag, and summarise."""
     if explorer:
         site.goto(query)
+        page.wait_for_function(PICKS_READY_JS, timeout=30_000)
     else:
         page.goto(query)
         page.wait_for_function("() => document.querySelector('#plot .main-svg') !== null")

@@ -181,7 +181,8 @@ function pickInto(view, afterPython = false) {
   if (!axisPicks) return;
   const other = held(OTHER[axis]);
   const at = field(axisPicks, 'at');
-  if (at !== null && at !== other) return;
+  // No value (None: null in a first document, undefined once a patch has carried it): any.
+  if (at != null && at !== other) return;
   const i = wanted[axis] - field(axisPicks, 'start');
   if (!(i >= 0 && i < field(axisPicks, 'count'))) return;
   const mark = `${generation}:${axis}:${wanted[axis]}:${other}`;

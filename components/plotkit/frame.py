@@ -177,6 +177,11 @@ class PlotView(pn.viewable.Viewer):
         doc="Whether the card is narrow (a phone, a narrow frame): its charts drawn one above "
         "the other, its titles wrapped (plotkit/narrow.py).",
     )
+    picks_held = param.Boolean(
+        default=False,
+        doc="Whether the picks wait (the page's start-up: nothing is dragged until it is shown); "
+        "once released, the view draws again with them.",
+    )
 
     @staticmethod
     def text_pane(style: str, margin=(4, 8), css_class: str = "", **params) -> pn.pane.HTML:
@@ -241,6 +246,7 @@ class PlotView(pn.viewable.Viewer):
         self._refresh()
         self.state.param.watch(self._refresh, list(self.spec.follows))
         self.param.watch(self._narrow_changed, "narrow")
+        self.param.watch(self._refresh, "picks_held")
 
     def extra_panes(self) -> list:
         """Panes shown under the plot: the readout, when the view has one."""
@@ -344,7 +350,7 @@ class PlotView(pn.viewable.Viewer):
             self.update_extras()
             label = self.description()
             data = data_html(self.data_table())
-            picks = self.picks()
+            picks = None if self.picks_held else self.picks()
         except ValueError as error:
             # The state never lets a bad value through; if one did, say so in words.
             self._error.object = f'<div class="pe-error">{html.escape(str(error))}</div>'
@@ -367,7 +373,7 @@ class PlotView(pn.viewable.Viewer):
     def _show_picks(self, picks: Picks | None) -> None:
         """The picks made for this drawing, and its generation on the chart (the page picks only
         when the two match)."""
-        if self.spec.picks is None:
+        if self.spec.picks is None or self.picks_held:
             return
         self._generation += 1
         self._picks.show(picks, self.state, self._generation, self.spec.follows)

@@ -75,6 +75,8 @@ class LazyViews:
         self.narrow = False
         # Controls shown in a view's card instead of the sidebar: control name → view name.
         self.carded: dict[str, str] = {}
+        # Until the page is shown, views are made without their picks (release_picks).
+        self.picks_held = False
 
     def select(self, specs: list[ViewSpec], embed: bool) -> None:
         """Put these views on the page: the first row drawn now, the others when on screen."""
@@ -92,12 +94,18 @@ class LazyViews:
     def view(self, name: str) -> PlotView:
         """The view called name, made on first use."""
         if name not in self.views:
-            self.views[name] = view_spec(name).make(self.state)
+            self.views[name] = view_spec(name).make(self.state, picks_held=self.picks_held)
             self.views[name].narrow = self.narrow
             if name in self.slots:
                 self.slots[name].objects = [self.views[name]]
             self._show_view(name)
         return self.views[name]
+
+    def release_picks(self) -> None:
+        """The page is shown: every view sends its picks (PlotView.picks_held), from now on."""
+        self.picks_held = False
+        for view in self.views.values():
+            view.picks_held = False
 
     def set_narrow(self, narrow: bool) -> None:
         """Every view drawn for a narrow page, or a wide one (PlotView.narrow)."""

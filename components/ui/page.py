@@ -133,6 +133,9 @@ class ExplorerPage(pn.viewable.Viewer):
         use_design(self.state.theme)
         self.controls = Controls(state=self.state)
         self.lazy = LazyViews(self.state, self.controls)
+        # A deferring page's first views send their picks once it is shown (PlotView.picks_held):
+        # nothing is dragged before, and start-up does not wait for them.
+        self.lazy.picks_held = self.defer_cards
         self.url = UrlSync(state=self.state, options=self.options)
         self._browser_fixes = BrowserFixes()
         self._announcer = Announcer()
@@ -388,6 +391,7 @@ class ExplorerPage(pn.viewable.Viewer):
             # Their controls were made with the page, maybe before a link's theme was read.
             self._restyle()
         self._shown.built = True
+        self.lazy.release_picks()
 
     def __panel__(self):
         return self._root

@@ -90,9 +90,9 @@ class ViewSpec:
         note = self.method_note(state.method)
         return html.unescape(re.sub(r"<[^>]+>", "", note)) if note else self.describe(state)
 
-    def make(self, state: ExplorerState) -> pn.viewable.Viewer:
-        """The view of state."""
-        return self.view_class(state=state, spec=self)
+    def make(self, state: ExplorerState, **params) -> pn.viewable.Viewer:
+        """The view of state (params: the view's own, such as picks_held)."""
+        return self.view_class(state=state, spec=self, **params)
 
 
 # What each method does instead of adding PE(pos) to the input (trusted HTML, one sentence).

@@ -192,7 +192,8 @@ class HeatmapView(PlotView):
         self._formula.object = self.formula_html()
         # The picks' formula follows the clicked column now (the page would put the example's
         # back at the next step otherwise).
-        self._show_picks(self.picks())
+        if not self.picks_held:
+            self._show_picks(self.picks())
 
     def pick_arguments(self) -> tuple:
         """The formula as this view shows it: in the clicked column (or the example's), and at

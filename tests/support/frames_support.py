@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 import time
 
+from benchmarks.drag import PICKS_READY_JS
+
 # Every element matching selector, in the document and in every shadow root.
 DEEP_JS = """(selector) => {
   const found = [];
@@ -94,11 +96,12 @@ FRAME_ORIGIN_JS = """(i) => {
 def drag_by_cdp(
     page, slider: str, to: float, seconds: float = 2.0, hz: float = 60.0, frame: int | None = None
 ) -> int:
-    """Press the handle of the slider (a CSS selector of its widget; in the page's iframe number
-    `frame`, if given), move it to fraction `to` of its track in `seconds` at `hz` moves a second
-    (Input.dispatchMouseEvent, Chrome's own mouse, in the page's coordinates), release: how many
-    moves were sent."""
+    """Once the charts have their picks (PICKS_READY_JS), press the handle of the slider (a CSS
+    selector of its widget; in the page's iframe number `frame`, if given), move it to fraction
+    `to` of its track in `seconds` at `hz` moves a second (Input.dispatchMouseEvent, Chrome's own
+    mouse, in the page's coordinates), release: how many moves were sent."""
     document = page if frame is None else page.query_selector_all("iframe")[frame].content_frame()
+    document.wait_for_function(PICKS_READY_JS, timeout=30_000)
     where = document.evaluate(TRACK_JS, slider)
     origin = {"x": 0, "y": 0} if frame is None else page.evaluate(FRAME_ORIGIN_JS, frame)
     cdp = page.context.new_cdp_session(page)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from a11y_support import CONTROLS, run_axe, scroll_through, touch_drag
 from browser_support import FOCUS_JS, SHOWN_POS_JS, look_at, page_idle, tab_to
-from frames_support import RECORD_JS, STOP_JS
+from frames_support import PICKS_READY_JS, RECORD_JS, STOP_JS
 from layout_support import OVERLAPS_JS
 from pe_explorer.plotkit.narrow import NARROW_MARK, NARROW_PX
 from pe_explorer.views import VIEWS
@@ -422,6 +422,7 @@ def drag_and_see(site) -> dict:
         "before": page.evaluate(SHOWN_POS_JS),
         "label_before": page.evaluate(LABEL_JS, "waves"),
     }
+    page_holds(page, PICKS_READY_JS, None, 30)
     page.evaluate(RECORD_JS)
     touch_drag(page, POS_HANDLE, to=0.6, scroll=False)
     record["in_view"] = page.evaluate(IN_VIEW_JS, ["waves", "pe-control-pos"])

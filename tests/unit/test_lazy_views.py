@@ -174,3 +174,21 @@ def test_pages_without_a_second_row_or_embedded_defer_nothing(options):
     # Once shown, nothing to build: the page's height (held by PageShown) is let go at once.
     page._shown.shown = True
     assert page._shown.built
+
+
+def test_a_deferring_pages_first_views_send_their_picks_once_the_page_is_shown():
+    page = ExplorerPage(defer_cards=True)
+    pn.panel(page).get_root(Document())
+    first = [page.lazy.views[spec.name] for spec in VIEWS[:EAGER_VIEWS]]
+    # Start-up draws them without their picks: nothing is dragged before the page is shown.
+    assert [(view.picks_held, view._plot.pick_generation) for view in first] == [(True, 0)] * 2
+    assert all(view._picks.pos_picks == {} for view in first)
+    page._shown.shown = True
+    assert all(not view.picks_held and view._plot.pick_generation == 1 for view in first)
+    assert all(view._picks.pos_picks["count"] == page.state.n_positions for view in first)
+    # A view made later, and any view of a page that defers nothing, has them from the start.
+    page.probe("waves").on_screen = True
+    assert page.lazy.views["waves"]._picks.pos_picks
+    served_page = ExplorerPage()
+    served(served_page)
+    assert all(view._picks.pos_picks for view in served_page.lazy.views.values())

@@ -160,3 +160,14 @@ def test_a_value_already_shown_is_not_sent_again(folder):
     shown = run_picker("log.length = 0; pick('pos', 7); await frame();", folder)
     assert shown["log"] == []
     assert shown["label"] == "PE at 7"
+
+
+@pytest.mark.parametrize("at", ["null", "undefined"])
+def test_picks_for_any_k_are_used_at_every_k(folder, at):
+    """A view that does not follow k sends `at` None: null in a first document, undefined once a
+    patch of Panel's has carried it (seen in the Pyodide build)."""
+    script = f"""
+      window[Symbol.for('pe-picks')].get('heatmap-1').pos_picks.at = {at};
+      pick('offset', 3); pick('pos', 9); await frame();
+    """
+    assert run_picker(script, folder)["y"] == 9
