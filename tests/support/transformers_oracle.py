@@ -246,3 +246,24 @@ def _pairing(apply, rotary, config, extra: dict) -> str | None:
     if not isinstance(embedding, tuple):
         return None
     return probe_pairing(apply, *embedding, head_dim_of(config))
+
+
+def whole_model(config):
+    """The whole model transformers builds from config, on the meta device (no weights made):
+    its causal-LM class, else its base model class (an encoder such as ModernBERT)."""
+    import torch
+    from transformers import AutoModel, AutoModelForCausalLM
+
+    quiet()
+    with torch.device("meta"):
+        try:
+            return AutoModelForCausalLM.from_config(config)
+        except ValueError:  # no causal-LM class for this config
+            return AutoModel.from_config(config)
+
+
+def rotary_modules(model) -> list[str]:
+    """The class names of the rotary modules a built model holds (none: no layer's attention is
+    handed a cos and sin; Nemotron-H's modeling file defines apply_rotary_pos_emb and never calls
+    it)."""
+    return sorted({type(m).__name__ for m in model.modules() if "Rotary" in type(m).__name__})
