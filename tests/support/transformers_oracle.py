@@ -263,7 +263,17 @@ def whole_model(config):
 
 
 def rotary_modules(model) -> list[str]:
-    """The class names of the rotary modules a built model holds (none: no layer's attention is
-    handed a cos and sin; Nemotron-H's modeling file defines apply_rotary_pos_emb and never calls
-    it)."""
-    return sorted({type(m).__name__ for m in model.modules() if "Rotary" in type(m).__name__})
+    """The rotary modules a built model holds and the apply_rotary… functions its modeling file
+    calls (none: no layer's attention turns q and k; Nemotron-H's file defines
+    apply_rotary_pos_emb and never calls it, GPT-J's calls it with no rotary module)."""
+    import sys
+
+    held = {type(m).__name__ for m in model.modules() if "Rotary" in type(m).__name__}
+    modeling = sys.modules[type(model).__module__]
+    source = inspect.getsource(modeling)
+    called = {
+        name
+        for name, value in vars(modeling).items()
+        if name.startswith("apply_rotary") and callable(value) and source.count(f"{name}(") > 1
+    }
+    return sorted(held | called)

@@ -131,7 +131,7 @@ def compare_without_rotary(given: dict, config) -> list[str]:
     built = transformers_oracle.whole_model(config)
     held = transformers_oracle.rotary_modules(built)
     if held:
-        return [f"{type(built).__name__} holds {held}, which the generated table lacks"]
+        return [f"{type(built).__name__} runs {held}, with no row in the generated table"]
     try:
         model = read_model(given)
     except ValueError as error:  # a refusal in one sentence is what the issue allows here
@@ -285,7 +285,7 @@ LAYOUTS = {
 # shrinks.
 KNOWN_WRONG_LAYOUTS = {
     "deepseek_v3-yarn-beta-1-1": "read_model refuses beta_fast = beta_slow; transformers runs it",
-    "minimax_m2-rotary_dim": "rotary_dim is ignored: 128 dimensions rotate where the engine's 64 do",
+    "minimax_m2-rotary_dim": "rotary_dim is ignored: all 128 dimensions rotate, the engine turns 64",
     "lfm2-conv-layer_types": "the 10 conv layers are read as rotating",
     "bamba-attn_layer_indices": "its 3 attention layers are read with no RoPE, as the Mamba ones",
     "nemotron_h-hybrid_override_pattern": "all 52 layers read as RoPE θ 10000; no rotary is built",
