@@ -246,3 +246,34 @@ def _pairing(apply, rotary, config, extra: dict) -> str | None:
     if not isinstance(embedding, tuple):
         return None
     return probe_pairing(apply, *embedding, head_dim_of(config))
+
+
+def whole_model(config):
+    """The whole model transformers builds from config, on the meta device (no weights made):
+    its causal-LM class, else its base model class (an encoder such as ModernBERT)."""
+    import torch
+    from transformers import AutoModel, AutoModelForCausalLM
+
+    quiet()
+    with torch.device("meta"):
+        try:
+            return AutoModelForCausalLM.from_config(config)
+        except ValueError:  # no causal-LM class for this config
+            return AutoModel.from_config(config)
+
+
+def rotary_modules(model) -> list[str]:
+    """The rotary modules a built model holds and the apply_rotary… functions its modeling file
+    calls (none: no layer's attention turns q and k; Nemotron-H's file defines
+    apply_rotary_pos_emb and never calls it, GPT-J's calls it with no rotary module)."""
+    import sys
+
+    held = {type(m).__name__ for m in model.modules() if "Rotary" in type(m).__name__}
+    modeling = sys.modules[type(model).__module__]
+    source = inspect.getsource(modeling)
+    called = {
+        name
+        for name, value in vars(modeling).items()
+        if name.startswith("apply_rotary") and callable(value) and source.count(f"{name}(") > 1
+    }
+    return sorted(held | called)
