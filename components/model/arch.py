@@ -156,6 +156,7 @@ def layers(reading: Reading) -> tuple[list[Layer], int | None, int | None]:
     method = method_of(reading)
     if method != "rope":
         top = _plain_context(reading)
+        reading.sliding, reading.rotates = [False] * count, [False] * count
         return [Layer(i, FULL, method, window=_window(reading)) for i in range(count)], top, top
     return _rope_layers(reading, count)
 
@@ -397,7 +398,7 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
         size = (
             chunk
             if kind == CHUNKED and isinstance(chunk, int)
-            else (window if kind == SLIDING else None)
+            else (window if reading.is_swa(index) else None)
         )
         place, head = (index, kind, size), (head_dim, rot, pairing)
         built.append(_rope_layer(reading, place, params, head, (original, top), cache))

@@ -13,9 +13,10 @@ import pytest
 from pe_explorer.model import code as model_code
 from pe_explorer.model.converter import converted, has_gguf_form
 from pe_explorer.model.presets import PRESETS
-from pe_explorer.model.reader import read_model
-from pe_explorer.model.sources import preset_config
-from pe_explorer.model.types import ModelError, fact_name
+from pe_explorer.model import arch
+from pe_explorer.model.reader import engine_reading, read_model
+from pe_explorer.model.sources import load, preset_config
+from pe_explorer.model.types import Engine, ModelError, fact_name
 
 LLAMA31 = preset_config("llama-3.1-8b")
 
@@ -479,3 +480,14 @@ def test_gemma_2_layer_types_have_the_one_source_that_filled_them():
     sources = read_model("gemma-2-9b-it").sources
     assert sources["layer_types"].startswith("Gemma2Config.__post_init__")
     assert "layer types" not in sources
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_the_reading_carries_each_layers_sliding_and_rotating(name):
+    loaded = load(name)
+    reading = engine_reading(loaded.config, loaded.sources, loaded.gguf)
+    layers, _, _ = arch.layers(reading)
+    assert reading.rotates == [layer.rotates for layer in layers]
+    assert reading.sliding == [layer.kind == "sliding_attention" for layer in layers]
+    assert (reading.engine is Engine.TRANSFORMERS) == (reading.row is not None)
+    assert all(layer.label == layer.kind for layer in layers if layer.rotates)
