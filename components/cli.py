@@ -159,9 +159,10 @@ def read_models(args) -> list:
 
 
 def engine_of(model) -> str:
-    if model.engine.startswith("transformers"):
-        return "transformers"
-    return "llama.cpp" if model.engine.startswith("llama.cpp") else ""
+    """ "transformers", "llama.cpp", or "" for a model read from the generic keys."""
+    from .model.types import Engine
+
+    return "" if model.read_by is Engine.GENERIC else model.read_by.value
 
 
 def check_engine(args, models: list) -> None:

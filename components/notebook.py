@@ -90,7 +90,8 @@ def _loaded(model):
     from .model.types import ModelPositions
 
     if isinstance(model, ModelPositions):
-        return Loaded(dict(model.config), dict(model.sources), model.name, "model from Python")
+        given = (dict(model.config), dict(model.sources), model.name, "model from Python")
+        return Loaded(*given, gguf=model.gguf)
     return load(model)
 
 

@@ -11,7 +11,7 @@ from numbers import Real
 from ..scaling import MAX_CONTEXT
 from . import engines
 from .frequencies import _even, head_dims, layer_frequencies, model_context
-from .types import CHUNKED, FULL, SLIDING, Layer, ModelError, Reading
+from .types import CHUNKED, FULL, SLIDING, Engine, Layer, ModelError, Reading
 from .values import integer, number
 
 # Models whose modeling file rotates interleaved pairs (x0, x1), (x2, x3) …; every other RoPE model
@@ -19,7 +19,6 @@ from .values import integer, number
 INTERLEAVED = {"gptj", "codegen", "llama4", "llama4_text", "chatglm", "glm"}
 LEARNED = {"gpt2", "opt", "bert", "roberta", "gpt_bigcode", "biogpt", "xglm"}
 ROPE_TYPES = ("default", "linear", "dynamic", "yarn", "longrope", "llama3", "proportional", "mrope")
-ALIASES = {"su": "longrope", "type": None}
 
 
 def rope_parameters(reading: Reading) -> dict[str, dict]:
@@ -40,13 +39,6 @@ def rope_parameters(reading: Reading) -> dict[str, dict]:
     if scaling is not None and not isinstance(scaling, dict):
         raise ModelError(f"rope_scaling must be an object or null, got {str(scaling)[:40]!r}")
     params = dict(scaling or {})
-    if "type" in params and "rope_type" not in params:
-        reading.find(
-            "old-type-key",
-            "rope_scaling names its method with the old key `type`; transformers reads it, some "
-            "engines read only `rope_type` and then apply no scaling at all.",
-            f"rope_scaling.type = {str(params['type'])[:30]!r}",
-        )
     if "rope_theta" in config:
         params.setdefault("rope_theta", config["rope_theta"])
     global_params = _standard(reading, params, "rope_scaling")
@@ -58,13 +50,11 @@ def rope_parameters(reading: Reading) -> dict[str, dict]:
 
 
 def _standard(reading: Reading, params: dict, where: str) -> dict:
-    """rope_type (from rope_type or type, aliases resolved) and rope_theta (or its default)."""
-    kind = params.pop("rope_type", None) or params.pop("type", None) or "default"
-    params.pop("type", None)
-    kind = {"su": "longrope"}.get(kind, kind)
+    """rope_type (engines.standard_rope_type) and rope_theta (or its default)."""
+    kind = engines.standard_rope_type(params, reading, where).pop("rope_type", None) or "default"
     if kind == "mrope":
         reading.note("mrope_section", f"config.json: {where}.mrope_section")
-    if "rope_theta" not in params and isinstance(reading.config.get("_gguf_architecture"), str):
+    if "rope_theta" not in params and reading.engine is Engine.LLAMACPP:
         from . import llamacpp
 
         theta = llamacpp.tables().THETA["defaults"]["freq_base"]  # the converters may omit it
@@ -90,45 +80,47 @@ def _standard(reading: Reading, params: dict, where: str) -> dict:
     return params
 
 
-def layer_kinds(reading: Reading, count: int) -> list[str]:
-    """Each layer's type: config.layer_types if given, else as the model's modeling file decides."""
+def layer_kinds(reading: Reading, count: int) -> tuple[list[str], list[bool]]:
+    """Each layer's type, config.layer_types if given, else as the model's modeling file decides;
+    and whether each layer rotates by that rule (Llama 4's NoPE layers do not)."""
 
     config, model = reading.config, reading.model_type
     given = config.get("layer_types")
+    everywhere = [True] * count
     if isinstance(given, list) and len(given) == count and all(isinstance(k, str) for k in given):
-        reading.note("layer types", "config.json: layer_types")
-        return [k[:40] for k in given]
+        reading.note("layer_types", "config.json: layer_types")  # unless the class filled it
+        return [k[:40] for k in given], everywhere
     if model == "gemma2":  # modeling_gemma2.py: every other layer slides, the first one too
-        reading.note("layer types", "modeling_gemma2.py: layers 0, 2, 4 … slide")
-        return [SLIDING if (i + 1) % 2 else FULL for i in range(count)]
+        reading.note("layer_types", "modeling_gemma2.py: layers 0, 2, 4 … slide")
+        return [SLIDING if (i + 1) % 2 else FULL for i in range(count)], everywhere
     pattern = integer(config, "sliding_window_pattern", high=1024)
     if pattern:  # Gemma 3: every pattern-th layer is global
-        reading.note("layer types", "config.json: sliding_window_pattern")
-        return [SLIDING if (i + 1) % pattern else FULL for i in range(count)]
+        reading.note("layer_types", "config.json: sliding_window_pattern")
+        return [SLIDING if (i + 1) % pattern else FULL for i in range(count)], everywhere
     if model in ("llama4", "llama4_text"):
         return _llama4_kinds(reading, count)
     if config.get("use_sliding_window") and config.get("sliding_window"):
         start = integer(config, "max_window_layers", high=MAX_CONTEXT) or 0
-        reading.note("layer types", "config.json: use_sliding_window, max_window_layers")
-        return [SLIDING if i >= start else FULL for i in range(count)]
+        reading.note("layer_types", "config.json: use_sliding_window, max_window_layers")
+        return [SLIDING if i >= start else FULL for i in range(count)], everywhere
     if config.get("sliding_window") and config.get("use_sliding_window") is None:
-        reading.note("layer types", "config.json: sliding_window (every layer)")
-        return [SLIDING] * count
-    return [FULL] * count
+        reading.note("layer_types", "config.json: sliding_window (every layer)")
+        return [SLIDING] * count, everywhere
+    return [FULL] * count, everywhere
 
 
-def _llama4_kinds(reading: Reading, count: int) -> list[str]:
+def _llama4_kinds(reading: Reading, count: int) -> tuple[list[str], list[bool]]:
     """modeling_llama4.py: layers with no_rope_layers[i] == 1 rotate and attend in chunks; the
     others (every nope_layer_interval-th, 4 by default) use no RoPE and see everything."""
 
     flags = reading.config.get("no_rope_layers")
     if isinstance(flags, list) and len(flags) == count:
-        reading.note("layer types", "config.json: no_rope_layers (1: RoPE)")
+        reading.note("layer_types", "config.json: no_rope_layers (1: RoPE)")
     else:
         interval = integer(reading.config, "nope_layer_interval", high=1024) or 4
         flags = [int((i + 1) % interval != 0) for i in range(count)]
-        reading.note("layer types", f"modeling_llama4.py: every {interval}th layer has no RoPE")
-    return [CHUNKED if flag else FULL + NOPE for flag in flags]
+        reading.note("layer_types", f"modeling_llama4.py: every {interval}th layer has no RoPE")
+    return [CHUNKED if flag else FULL for flag in flags], [bool(flag) for flag in flags]
 
 
 def method_of(reading: Reading) -> str:
@@ -164,6 +156,7 @@ def layers(reading: Reading) -> tuple[list[Layer], int | None, int | None]:
     method = method_of(reading)
     if method != "rope":
         top = _plain_context(reading)
+        reading.sliding, reading.rotates = [False] * count, [False] * count
         return [Layer(i, FULL, method, window=_window(reading)) for i in range(count)], top, top
     return _rope_layers(reading, count)
 
@@ -211,7 +204,7 @@ def _gguf_rope_freqs(reading: Reading, inv, scaling: dict):
     disagrees with the file's own metadata."""
     import numpy as np
 
-    freqs = reading.config.get("_rope_freqs")
+    freqs = reading.gguf.rope_freqs if reading.gguf else None
     if freqs is None:
         return inv, scaling
     freqs = np.asarray(freqs, dtype=np.float64).ravel()
@@ -235,99 +228,94 @@ def _gguf_rope_freqs(reading: Reading, inv, scaling: dict):
     return inv / freqs, {**scaling, "type": "rope_freqs", "divisors": freqs.tolist()}
 
 
-NOPE = " (no RoPE)"
-
-
 def _size(kind: str, window: int | None) -> int | None:
     return window if kind.startswith(SLIDING) else None
 
 
-def _without_rope(reading: Reading, row: dict | None, kinds: list[str], window) -> list[str]:
-    """Layers whose attention skips RoPE, by the modeling file's rule (transformers_data's
-    "rotates": no_rope_layers, sliding layers only, or sliding layers when there is a window)."""
-    kinds = _without_attention(reading, row, kinds)
-    rule = (row or {}).get("rotates")
-    if not rule:
-        return kinds
-    flags = reading.config.get("no_rope_layers")
+def _rotating(reading: Reading, kinds: list[str], rotating: list[bool], window) -> list[bool]:
+    """Which layers' attention applies RoPE, by the modeling file's rule (transformers_data's
+    "rotates": no_rope_layers, sliding layers only, or sliding layers when there is a window),
+    after the layers that have no such attention at all."""
+    empty = _without_attention(reading, kinds)
+    rotating = [turns and not no for turns, no in zip(rotating, empty, strict=True)]
+    rule = reading.transformers_rule("rotates")
+    turns = _rotates_by_rule(reading, rule, kinds, window) if rule else None
+    if turns is None:
+        return rotating
+    reading.note("layers without RoPE", f"transformers: {rule['source']}")
+    return [a and b for a, b in zip(rotating, turns, strict=True)]
+
+
+def _rotates_by_rule(reading: Reading, rule: dict, kinds: list[str], window) -> list[bool] | None:
+    """One "rotates" rule of transformers_data, layer by layer; None when it does not apply."""
+    config = reading.config
+    flags = config.get("no_rope_layers")
     if rule["rule"] == "no_rope_layers" and isinstance(flags, list) and len(flags) == len(kinds):
-        rotating = [bool(flag) for flag in flags]
-    elif rule["rule"] == "sliding-only":
-        rotating = [kind == SLIDING for kind in kinds]
-    elif rule["rule"] == "sliding-or-dense-prefix":  # Cohere2-MoE's force_rope
-        dense = reading.config.get("mlp_layer_types")
-        forced = reading.config.get("prefix_dense_sliding_window_pattern") == 1
+        return [bool(flag) for flag in flags]
+    if rule["rule"] == "sliding-only":
+        return [kind == SLIDING for kind in kinds]
+    if rule["rule"] == "sliding-or-dense-prefix":  # Cohere2-MoE's force_rope
+        dense = config.get("mlp_layer_types")
+        forced = config.get("prefix_dense_sliding_window_pattern") == 1
         dense = dense if isinstance(dense, list) and len(dense) == len(kinds) else []
-        rotating = [
+        return [
             kind == SLIDING or (forced and i < len(dense) and dense[i] == "dense")
             for i, kind in enumerate(kinds)
         ]
-    elif rule["rule"] == "sliding-or-no-window":
-        rotating = [window is None or kind == SLIDING for kind in kinds]
-    elif rule["rule"] == "typed-parameters":  # Beam: a type whose entry is None has no RoPE
-        given = reading.config.get("rope_parameters")
+    if rule["rule"] == "sliding-or-no-window":
+        return [window is None or kind == SLIDING for kind in kinds]
+    if rule["rule"] == "typed-parameters":  # Beam: a type whose entry is None has no RoPE
+        given = config.get("rope_parameters")
         given = given if isinstance(given, dict) else {}
-        rotating = [not (kind in given and given[kind] is None) for kind in kinds]
-    elif rule["rule"].startswith("flag:"):  # Zamba2: RoPE only when use_mem_rope is true
-        rotating = [reading.config.get(rule["rule"][5:]) is True] * len(kinds)
-    else:
-        return kinds
-    reading.note("layers without RoPE", f"transformers: {rule['source']}")
-    return [
-        kind if turn or kind.endswith(NOPE) else kind + NOPE
-        for kind, turn in zip(kinds, rotating, strict=True)
-    ]
+        return [not (kind in given and given[kind] is None) for kind in kinds]
+    if rule["rule"].startswith("flag:"):  # Zamba2: RoPE only when use_mem_rope is true
+        return [config.get(rule["rule"][5:]) is True] * len(kinds)
+    return None
 
 
-def _without_attention(reading: Reading, row: dict | None, kinds: list[str]) -> list[str]:
+def _without_attention(reading: Reading, kinds: list[str]) -> list[bool]:
     """Layers the model builds with no attention that rotates (transformers_data's
     "without_attention"): Mamba, linear-attention and conv layers by their type, Mllama's
     cross-attention layers by the key that lists them."""
-    rule = (row or {}).get("without_attention") or {}
+    rule = reading.transformers_rule("without_attention") or {}
     if rule.get("rule") == "layer_types":
         empty = [kind in rule["types"] for kind in kinds]
     elif rule.get("rule") == "key" and isinstance(reading.config.get(rule["key"]), list):
         listed = set(reading.config[rule["key"]])
         empty = [index in listed for index in range(len(kinds))]
     else:
-        return kinds
+        return [False] * len(kinds)
     if any(empty):
         reading.note("layers without attention", f"transformers: {rule['source']}")
-    return [
-        kind + NOPE if no and not kind.endswith(NOPE) else kind
-        for kind, no in zip(kinds, empty, strict=True)
-    ]
+    return empty
 
 
-def _rope_labels(reading: Reading, row: dict | None) -> dict[str, str]:
+def _rope_labels(reading: Reading) -> dict[str, str]:
     """The rotary entry each layer type reads where the two are named apart (transformers_data's
     "rope_labels": DeepSeek V4's compressed layers read "compress"); {} where they are one."""
-    rule = (row or {}).get("rope_labels")
+    rule = reading.transformers_rule("rope_labels")
     if not rule:
         return {}
     reading.note("rotary entry per layer type", f"transformers: {rule['source']}")
     return rule["labels"]
 
 
-def _as_llamacpp(reading: Reading, arch: str, per_kind: dict, count: int):
-    """Layer kinds, parameters per kind and pairing as llama.cpp runs a GGUF (llamacpp.plan)."""
+def _as_llamacpp(reading: Reading, per_kind: dict, count: int):
+    """Layer kinds, which rotate, parameters per kind, pairing and default window as llama.cpp
+    runs a GGUF (llamacpp.plan)."""
     from . import llamacpp
 
-    meta = reading.config.get("_gguf_meta") or {}
+    arch, meta = reading.gguf.architecture, reading.gguf.metadata
     plan = llamacpp.plan(arch, meta, count)
-    reading.engine = llamacpp.engine_name(arch)
     for name, source in plan.sources.items():
         reading.sources[name] = source
     for note in plan.notes:
         reading.find(
             "llamacpp-rule", f"{note[0].upper()}{note[1:]}.", f"architecture {arch}", "note"
         )
-    kinds = [
-        (SLIDING if slides else FULL) + ("" if turns else NOPE)
-        for slides, turns in zip(plan.sliding, plan.rotates, strict=True)
-    ]
-    if plan.pairing is None:  # LLAMA_ROPE_TYPE_NONE: no layer rotates
-        kinds = [kind.removesuffix(NOPE) + NOPE for kind in kinds]
+    kinds = [SLIDING if slides else FULL for slides in plan.sliding]
+    # LLAMA_ROPE_TYPE_NONE (pairing None): no layer rotates
+    rotating = [turns and plan.pairing is not None for turns in plan.rotates]
     base = per_kind.get("*") or per_kind.get(FULL) or next(iter(per_kind.values()))
     base = llamacpp.yarn_attention(arch, meta, base, reading)
     sliding = dict(base)
@@ -335,13 +323,34 @@ def _as_llamacpp(reading: Reading, arch: str, per_kind: dict, count: int):
         sliding["rope_theta"] = plan.swa_theta
         if plan.swa_unscaled:
             sliding = {"rope_type": "default", "rope_theta": plan.swa_theta}
-    return kinds, {FULL: base, SLIDING: sliding}, plan.pairing or "half-split", plan.window
+    per_kind = {FULL: base, SLIDING: sliding}
+    return kinds, rotating, per_kind, plan.pairing or "half-split", plan.window
 
 
-def _rotary_scale(row: dict | None, params: dict, att: float) -> float:
+def _as_transformers(reading: Reading, count: int, window) -> tuple[list[str], list[bool], str]:
+    """Layer kinds, which rotate, and the pairing as the model's modeling file runs them (or the
+    generic rules for a model type no table holds)."""
+    kinds, rotating = layer_kinds(reading, count)
+    pairing = "interleaved" if reading.model_type in INTERLEAVED else "half-split"
+    if reading.model_type.startswith("deepseek") and reading.config.get("rope_interleave", True):
+        pairing = "interleaved"
+    row = reading.row if reading.engine is Engine.TRANSFORMERS else None
+    if row and row.get("pairing"):
+        pairing = row["pairing"]
+        reading.note("pairing", f"transformers: {row['source']}")
+    interleave = (row or {}).get("interleave")  # MLA: apply_rotary_pos_emb_interleave
+    if interleave and (
+        interleave["rule"] == "always" or reading.config.get("rope_interleave") is True
+    ):
+        pairing = "interleaved"
+        reading.sources["pairing"] = f"transformers: {interleave['source']}"
+    return kinds, _rotating(reading, kinds, rotating, window), pairing
+
+
+def _rotary_scale(reading: Reading, params: dict, att: float) -> float:
     """The scale the model's rotary forward puts on cos and sin at the maximum context: PhiMoE's
     long_mscale in place of LongRoPE's attention factor (transformers_data's "rotary_scale")."""
-    rule = (row or {}).get("rotary_scale")
+    rule = reading.transformers_rule("rotary_scale")
     long = params.get("long_mscale")
     if rule and params.get("rope_type") != "default" and isinstance(long, (int, float)):
         return float(long)
@@ -351,45 +360,32 @@ def _rotary_scale(row: dict | None, params: dict, att: float) -> float:
 def _head_dim_of(reading: Reading, kind: str, head_dim: int) -> int:
     """A layer type's own head size where the class gives it one (Gemma 4's global layers:
     global_head_dim, through per_layer_config)."""
-    override = reading.config.get("_head_dim_by_type", {}).get(kind)
+    override = reading.head_dim_by_type.get(kind)
     if isinstance(override, int) and 2 <= override <= 4096:
-        reading.note(f"head_dim ({kind})", reading.config.get("_head_dim_source", ""))
+        reading.note(f"head_dim ({kind})", reading.head_dim_by_type_source)
         return override
     return head_dim
 
 
 def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None, int | None]:
-
     head_dim, rot = head_dims(reading)
     per_kind = rope_parameters(reading)
-    kinds = layer_kinds(reading, count)
     window = _window(reading)
     chunk = reading.config.get("attention_chunk_size")
-    pairing = "interleaved" if reading.model_type in INTERLEAVED else "half-split"
-    gguf_arch = reading.config.get("_gguf_architecture")
-    if isinstance(gguf_arch, str):  # llama.cpp rotates by its own rules, whatever HF did
-        kinds, per_kind, pairing, default = _as_llamacpp(reading, gguf_arch, per_kind, len(kinds))
+    labels: dict[str, str] = {}
+    if reading.engine is Engine.LLAMACPP:  # llama.cpp rotates by its own rules, whatever HF did
+        kinds, rotating, per_kind, pairing, default = _as_llamacpp(reading, per_kind, count)
         window = window or default  # the file's window, else llama.cpp's (Llama 4's chunks)
-    elif reading.model_type.startswith("deepseek") and reading.config.get("rope_interleave", True):
-        pairing = "interleaved"
-    gguf = isinstance(gguf_arch, str)
-    row = engines.row_of(reading.model_type) if reading.engine and not gguf else None
-    if row and row.get("pairing") and not isinstance(gguf_arch, str):
-        pairing = row["pairing"]
-        reading.note("pairing", f"transformers: {row['source']}")
-    interleave = (row or {}).get("interleave")  # MLA: apply_rotary_pos_emb_interleave
-    if interleave and (
-        interleave["rule"] == "always" or reading.config.get("rope_interleave") is True
-    ):
-        pairing = "interleaved"
-        reading.sources["pairing"] = f"transformers: {interleave['source']}"
-    kinds = _without_rope(reading, row, kinds, window)
-    labels = _rope_labels(reading, row)
+    else:
+        kinds, rotating, pairing = _as_transformers(reading, count, window)
+        labels = _rope_labels(reading)
+    reading.sliding = [kind == SLIDING for kind in kinds]
+    reading.rotates = rotating
     original, top = model_context(reading, next(iter(per_kind.values())))
     cache: dict[str, tuple] = {}
     built = []
     for index, kind in enumerate(kinds):
-        if kind.endswith(NOPE):
+        if not rotating[index]:
             built.append(Layer(index, kind, "none", head_dim=head_dim, window=_size(kind, window)))
             continue
         label = labels.get(kind, labels.get("*", kind))
@@ -399,50 +395,45 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
             or per_kind.get(FULL)
             or next(iter(per_kind.values()))
         )
-        if params["rope_type"] not in ROPE_TYPES:
-            params = _unknown(reading, params)
-        theta = number(params, "rope_theta", low=1.0, high=1e12)
-        params = {**params, "rope_theta": theta}
-        layer_head = _head_dim_of(reading, kind, head_dim)
-        per_type = isinstance(params.get("partial_rotary_factor"), Real)
-        width = reading.config.get("_rotary_width")
-        if width == "qk_rope_head_dim" and isinstance(reading.config.get(width), int):
-            per_type = False  # dots3: the rotary reads qk_rope_head_dim, not the factor
-        layer_rot = (
-            _even(int(layer_head * params["partial_rotary_factor"]))
-            if per_type
-            else (rot if layer_head == head_dim else layer_head)
-        )
-        key = kind + str(layer_head) + repr(sorted(params.items(), key=lambda kv: kv[0]))
-        if key not in cache:
-            try:
-                cache[key] = layer_frequencies(params, layer_head, layer_rot, original, top)
-            except ValueError as error:  # scaling.py's checks, in the visitor's words
-                raise ModelError(f"{kind} layers: {error}") from None
-        inv, att, short = cache[key]
-        att = _rotary_scale(row, params, att)
-        scaling = {k: v for k, v in params.items() if k != "rope_theta"}
-        scaling["type"] = scaling.pop("rope_type")
-        inv, scaling = _gguf_rope_freqs(reading, inv, scaling)
         size = (
             chunk
             if kind == CHUNKED and isinstance(chunk, int)
-            else (window if kind == SLIDING else None)
+            else (window if reading.is_swa(index) else None)
         )
-        built.append(
-            Layer(
-                index,
-                kind,
-                "rope",
-                theta,
-                layer_head,
-                layer_rot,
-                pairing,
-                scaling,
-                inv,
-                att,
-                size,
-                short,
-            )
-        )
+        place, head = (index, kind, size), (head_dim, rot, pairing)
+        built.append(_rope_layer(reading, place, params, head, (original, top), cache))
     return built, original, top
+
+
+def _rope_layer(reading: Reading, place: tuple, params: dict, head: tuple, context: tuple,
+                cache: dict) -> Layer:  # fmt: skip
+    """One rotating layer: (index, kind, window) with its rope parameters, its head (size, rotary
+    part, pairing), the original and maximum context; frequencies cached per distinct setting."""
+    (index, kind, size), (head_dim, rot, pairing), (original, top) = place, head, context
+    if params["rope_type"] not in ROPE_TYPES:
+        params = _unknown(reading, params)
+    theta = number(params, "rope_theta", low=1.0, high=1e12)
+    params = {**params, "rope_theta": theta}
+    layer_head = _head_dim_of(reading, kind, head_dim)
+    per_type = isinstance(params.get("partial_rotary_factor"), Real)
+    width = reading.transformers_rule("rotary_width")
+    if width == "qk_rope_head_dim" and isinstance(reading.config.get(width), int):
+        per_type = False  # dots3: the rotary reads qk_rope_head_dim, not the factor
+    layer_rot = (
+        _even(int(layer_head * params["partial_rotary_factor"]))
+        if per_type
+        else (rot if layer_head == head_dim else layer_head)
+    )
+    key = kind + str(layer_head) + repr(sorted(params.items(), key=lambda kv: kv[0]))
+    if key not in cache:
+        try:
+            cache[key] = layer_frequencies(params, layer_head, layer_rot, original, top)
+        except ValueError as error:  # scaling.py's checks, in the visitor's words
+            raise ModelError(f"{kind} layers: {error}") from None
+    inv, att, short = cache[key]
+    att = _rotary_scale(reading, params, att)
+    scaling = {k: v for k, v in params.items() if k != "rope_theta"}
+    scaling["type"] = scaling.pop("rope_type")
+    inv, scaling = _gguf_rope_freqs(reading, inv, scaling)
+    return Layer(index, kind, "rope", theta, layer_head, layer_rot, pairing, scaling,
+                 inv, att, size, short)  # fmt: skip

@@ -54,10 +54,9 @@ def text_part(config: dict, reading: Reading) -> dict:
 def standardise(config: dict, reading: Reading) -> dict:
     """The config as the pinned transformers builds it, for a model type it knows; else as given,
     with a finding that says so."""
-    row = row_of(reading.model_type)
+    row = reading.row
     if row is None:
         return _without_row(config, reading)
-    reading.engine = engine_name(row)
     given = _aliased(config, row)
     out = dict(given)
     where = f"default of transformers {tables().VERSION} {row['config_class']}"
@@ -79,23 +78,8 @@ def standardise(config: dict, reading: Reading) -> dict:
         out["head_dim"] = row["resolved_head_dim"]  # what __post_init__ made of the defaults
         reading.note("head_dim", f"{row['config_class']}.__post_init__ ({where})")
     out["rope_parameters"] = _rope_parameters(given, row, reading, where)
-    if row.get("rotary_width"):
-        out["_rotary_width"] = row["rotary_width"]
     _unread_theta(given, out["rope_parameters"], row, reading)
-    by_type = row.get("head_dim_by_type")
-    if by_type:  # Gemma 4: the global layers' own head size
-        value = given.get(by_type.get("key", ""))
-        sizes = dict(by_type["default"])
-        stated = _stated_head_dims(given)
-        if stated:
-            sizes = stated
-            out["_head_dim_source"] = "config.json: per_layer_config"
-        elif isinstance(value, int) and not isinstance(value, bool):
-            sizes = dict.fromkeys(sizes, value)
-            out["_head_dim_source"] = f"config.json: {by_type['key']}"
-        else:
-            out["_head_dim_source"] = f"{row['config_class']}.__post_init__ ({where})"
-        out["_head_dim_by_type"] = sizes
+    _head_dim_by_type(given, row, reading, where)
     count = out.get("num_hidden_layers")
     for attribute in ("layer_types", "no_rope_layers"):
         if not given.get(attribute) and isinstance(count, int) and 0 < count <= 1024:
@@ -104,6 +88,24 @@ def standardise(config: dict, reading: Reading) -> dict:
                 out[attribute] = filled
                 reading.note(attribute, f"{row['config_class']}.__post_init__ ({where})")
     return out
+
+
+def _head_dim_by_type(given: dict, row: dict, reading: Reading, where: str) -> None:
+    """Gemma 4: the global layers' own head size, from per_layer_config, the class's key or the
+    class's default."""
+    by_type = row.get("head_dim_by_type")
+    if not by_type:
+        return
+    value = given.get(by_type.get("key", ""))
+    sizes = dict(by_type["default"])
+    stated = _stated_head_dims(given)
+    if stated:
+        sizes, source = stated, "config.json: per_layer_config"
+    elif isinstance(value, int) and not isinstance(value, bool):
+        sizes, source = dict.fromkeys(sizes, value), f"config.json: {by_type['key']}"
+    else:
+        source = f"{row['config_class']}.__post_init__ ({where})"
+    reading.head_dim_by_type, reading.head_dim_by_type_source = sizes, source
 
 
 def _unread_theta(given: dict, params: dict, row: dict, reading: Reading) -> None:
@@ -177,18 +179,10 @@ def _rope_parameters(given: dict, row: dict, reading: Reading, where: str) -> di
     else:
         params = default
         scaling = given.get("rope_scaling")
-        if isinstance(scaling, dict) and "type" in scaling and "rope_type" not in scaling:
-            reading.find(
-                "old-type-key",
-                "rope_scaling names its method with the old key `type`; transformers reads it, "
-                "some engines read only `rope_type` and then apply no scaling at all.",
-                f"rope_scaling.type = {str(scaling['type'])[:30]!r}",
-            )
         if isinstance(scaling, dict) and scaling:
+            scaling = standard_rope_type(dict(scaling), reading, "rope_scaling")
             for entry in _entries(params, row.get("scaling_targets", ["*"]), nested):
                 entry.update({k: v for k, v in scaling.items() if k != "rope_theta"})
-                if "type" in scaling and "rope_type" not in scaling:
-                    entry["rope_type"] = scaling["type"]
         for key, targets in row["theta_keys"].items():
             if key in given:
                 for entry in _entries(params, targets, nested):
@@ -206,7 +200,8 @@ def _rope_parameters(given: dict, row: dict, reading: Reading, where: str) -> di
     for kind, entry in params.items() if nested else [("*", params)]:
         if not isinstance(entry, dict):
             continue
-        entry.setdefault("rope_type", entry.pop("type", "default"))
+        standard_rope_type(entry, reading, f"rope_parameters{'' if kind == '*' else '.' + kind}")
+        entry.setdefault("rope_type", "default")
         if "rope_theta" not in entry:
             theta = _fallback_entry(fallback, kind).get("rope_theta")
             if theta is not None:
@@ -214,6 +209,28 @@ def _rope_parameters(given: dict, row: dict, reading: Reading, where: str) -> di
                 reading.note("rope_theta", where)
                 _default_theta(reading, row, {kind: entry}, True)
     return params
+
+
+# Old names of rope types, as transformers still reads them.
+RENAMED = {"su": "longrope"}
+
+
+def standard_rope_type(entry: dict, reading: Reading, where: str) -> dict:
+    """The one normaliser of a rope entry's method, in place: the old key `type` read as
+    `rope_type` (as transformers' standardize_rope_params does) and named in a finding, an old
+    name renamed; an entry that names no method is left without one."""
+    if "type" in entry and "rope_type" not in entry:
+        reading.find(
+            "old-type-key",
+            f"{where} names its method with the old key `type`; transformers reads it, some "
+            "engines read only `rope_type` and then apply no scaling at all.",
+            f"{where}.type = {str(entry['type'])[:30]!r}",
+        )
+    kind = entry.pop("rope_type", None) or entry.pop("type", None)
+    entry.pop("type", None)
+    if kind:
+        entry["rope_type"] = RENAMED.get(kind, kind) if isinstance(kind, str) else kind
+    return entry
 
 
 def _fallback_entry(fallback: dict, kind: str) -> dict:

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from .types import GGUFFacts
+
 MIN_FETCH = 1 << 20  # a fetch is at least one aligned MiB, so a header takes few round-trips
 MAX_HEADER_BYTES = 256 << 20  # GGUF headers with a tokenizer's vocabulary are about 10 MB
 MAX_GGUF_TENSORS = 1_000_000
@@ -675,14 +677,15 @@ def partial_rotary_factor(config: dict) -> float | None:
     return None
 
 
-def gguf_positions(header: GGUFHeader, tensors: dict[str, np.ndarray]) -> dict[str, Any]:
-    """The position settings of a GGUF file as config.json names, with "_gguf" for the rest.
+def gguf_positions(header: GGUFHeader, tensors: dict[str, np.ndarray]) -> tuple[dict, GGUFFacts]:
+    """The position settings of a GGUF file as config.json names, and its GGUFFacts.
 
-    `tensors` are the file's RoPE tensors (`read_gguf_rope_tensors`). "_gguf" holds the
-    architecture, the GGUF key each value came from ("rope_scaling.factor": "llama.rope…"),
-    the RoPE tensors or None, and llama.cpp's yarn_log_multiplier (its converters write
-    0.1 * mscale_all_dim for DeepSeek, mscale_all_dim itself for Ministral, so it is not
-    turned into a config name). Keys the file lacks are absent.
+    `tensors` are the file's RoPE tensors (`read_gguf_rope_tensors`). The facts hold the
+    architecture, its own keys (as llama.cpp's rules read them: its converters write
+    yarn_log_multiplier as 0.1 * mscale_all_dim for DeepSeek, mscale_all_dim itself for
+    Ministral, so it is not turned into a config name), the GGUF key each value came from
+    ("rope_scaling.factor": "llama.rope…") and the rope_freqs tensor or None. Keys the file lacks
+    are absent.
     """
     config: dict[str, Any] = {}
     keys: dict[str, str] = {}
@@ -696,19 +699,18 @@ def gguf_positions(header: GGUFHeader, tensors: dict[str, np.ndarray]) -> dict[s
         if partial is not None:
             config["partial_rotary_factor"] = partial
             keys["partial_rotary_factor"] = prefix + "rope.dimension_count"
-    extra = {
-        "architecture": header.architecture,
-        "keys": keys,
-        **{name.removesuffix(".weight"): tensors.get(name) for name in ROPE_TENSORS},
+    own = {
+        key[len(prefix) :]: value
+        for key, value in header.metadata.items()
+        if header.architecture is not None
+        and key.startswith(prefix)
+        and isinstance(value, (int, float, str, list))
     }
-    log_multiplier = header.metadata.get(prefix + "rope.scaling.yarn_log_multiplier")
-    if header.architecture is not None and isinstance(log_multiplier, float):
-        extra["yarn_log_multiplier"] = log_multiplier
-    config["_gguf"] = extra
-    return config
+    facts = GGUFFacts(header.architecture or "", own, keys, tensors.get("rope_freqs.weight"))
+    return config, facts
 
 
-def read_gguf_positions(source: ByteSource) -> dict[str, Any]:
+def read_gguf_positions(source: ByteSource) -> tuple[dict, GGUFFacts]:
     """`gguf_positions` of a GGUF file: its header, then its RoPE tensors."""
     header = read_gguf(source)
     return gguf_positions(header, read_gguf_rope_tensors(source, header))

@@ -11,7 +11,7 @@ import numpy as np
 from . import engines
 from .frequencies import yarn_mscale
 from .report import ranges
-from .types import Finding, Layer, ModelPositions, Reading
+from .types import Engine, Finding, Layer, ModelPositions, Reading
 
 # How close two inv_freq arrays must be to be the same (float16 tensors hold about 3 digits).
 RTOL = 2e-3
@@ -143,7 +143,7 @@ def _per_layer(model: ModelPositions, reading: Reading) -> None:
 
 def _describe(layer: Layer) -> str:
     if layer.method != "rope":
-        return f"{layer.kind}"
+        return layer.label
     text = f"{layer.kind}, θ {layer.theta:g}, {layer.scaling.get('type', 'default')}"
     return text + (f", window {layer.window:,}" if layer.window else "")
 
@@ -177,7 +177,8 @@ def _never_turn(model: ModelPositions, reading: Reading) -> None:
 
 def _engine_scales(model: ModelPositions, reading: Reading) -> None:
     """Scales the engine applies outside the rotary buffer's inv_freq, with their numbers."""
-    row = engines.row_of(reading.model_type) if reading.engine else None
+    # The class's row, for a GGUF too: llama.cpp's graphs apply the same scales (deepseek2's kq).
+    row = engines.row_of(reading.model_type) if reading.engine is not Engine.GENERIC else None
     if not row:
         return
     for layer, _ in model.layer_types():
@@ -214,12 +215,13 @@ def compare_sources(
     side by side as engines, whatever engine each follows."""
     kind = other.kind
     rope_a = [layer for layer in model.layers if layer.method == "rope"]
-    stored = other.config.get("_inv_freq")
+    stored = other.inv_freq
     if stored is not None:  # a safetensors header: its stored inv_freq alone
         if rope_a:
             _compare_inv_freq(model, rope_a, np.asarray(stored, dtype=np.float64), kind)
         return
-    if both or (model.engine and second.engine and model.engine != second.engine):
+    engines_of = {model.read_by, second.read_by}
+    if both or (len(engines_of) == 2 and Engine.GENERIC not in engines_of):
         engines_side_by_side(model, second)
         return
     rope_b = [layer for layer in second.layers if layer.method == "rope"]
@@ -243,7 +245,7 @@ FACT_SOURCES = {
     "rotation": ("layers without RoPE", "method"),
     "θ": ("rope_theta (sliding)", "rope_theta"),
     "scaling": ("scaling",),
-    "window": ("sliding layers", "layer types", "sliding_window"),
+    "window": ("sliding layers", "layer_types", "sliding_window"),
     "rotary dimensions": ("rotary_dim",),
     "attention factor": ("attention factor", "scaling"),
 }
@@ -281,15 +283,12 @@ def _window_words(layer: Layer, context: int | None) -> str:
 
 def _fact_source(model: ModelPositions, fact: str) -> str:
     """Where one engine's value of a fact comes from: its own source, or llama.cpp's line."""
-    arch = model.config.get("_gguf_architecture")
-    gguf = isinstance(arch, str) and model.engine.startswith("llama.cpp")
-    keys = [k for k in FACT_SOURCES[fact] if not (gguf and k == "layer types")]  # HF's rule
-    given = next((model.sources[k] for k in keys if model.sources.get(k)), "")
-    if gguf:
+    given = next((model.sources[k] for k in FACT_SOURCES[fact] if model.sources.get(k)), "")
+    if model.read_by is Engine.LLAMACPP:
         from .llamacpp import rule_source
 
         if not given.startswith("llama.cpp src/"):
-            line = rule_source(arch, fact)
+            line = rule_source(model.gguf.architecture, fact)
             given = f"{given}; llama.cpp {line}" if given else f"llama.cpp {line}"
     return given
 
@@ -298,11 +297,6 @@ def _engine(model: ModelPositions) -> str:
     """The engine a reading follows, or what it was read from when it follows none."""
     if model.engine:
         return model.engine
-    arch = model.config.get("_gguf_architecture")
-    if isinstance(arch, str):  # a GGUF whose layers do not rotate: llama.cpp's graph still runs it
-        from .llamacpp import engine_name
-
-        return engine_name(arch)
     return f"the config's generic keys (transformers has no class for {model.architecture!r})"
 
 

@@ -24,22 +24,13 @@ from .types import MAX_HEAD_DIM, ModelError, Reading
 from .values import integer, number
 
 
-def text_config(config: dict) -> dict:
-    """The language model's part of a multimodal config (Llama 4, Gemma 3, Qwen2.5-VL …)."""
-    inner = config.get("text_config")
-    if isinstance(inner, dict):
-        merged = {k: v for k, v in config.items() if k != "text_config"}
-        return {**merged, **inner, "_outer_model_type": config.get("model_type")}
-    return config
-
-
 def rotary_dim(reading: Reading, head_dim: int) -> int:
     """How many of a head's dimensions rotate, with its source noted."""
     config = reading.config
     nested = (
         config.get("rope_parameters") if isinstance(config.get("rope_parameters"), dict) else {}
     )
-    width = config.get("_rotary_width")  # the key the engine's rotary follows (generated)
+    width = reading.transformers_rule("rotary_width")  # the key the engine's rotary follows
     if width == "qk_rope_head_dim" and integer(config, width, high=head_dim):
         reading.note("rotary_dim", f"config.json: {width} (what the rotary module reads)")
         return _even(config[width])
@@ -76,7 +67,7 @@ def head_dims(reading: Reading) -> tuple[int, int]:
     )
     head_dim = integer(config, "head_dim", high=MAX_HEAD_DIM)
     nope = integer(config, "qk_nope_head_dim", high=MAX_HEAD_DIM)
-    mla = config.get("_rotary_width") != "head_dim"  # dots3 keeps MLA keys beside head_dim
+    mla = reading.transformers_rule("rotary_width") != "head_dim"  # dots3: MLA keys, head_dim
     if mla and nope and integer(config, "qk_rope_head_dim", high=MAX_HEAD_DIM):  # DeepSeek's
         head_dim = nope + config["qk_rope_head_dim"]
         reading.note("head_dim", "config.json: qk_nope_head_dim + qk_rope_head_dim (MLA)")

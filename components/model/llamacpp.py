@@ -27,6 +27,11 @@ def tables():
     return llamacpp_data
 
 
+def row_of(arch: str) -> dict | None:
+    """The architecture's row of llama_model_rope_type (its pairing and the line that says so)."""
+    return tables().ROPE_TYPES.get(arch)
+
+
 def engine_name(arch: str) -> str:
     data = tables()
     return f"llama.cpp {data.COMMIT[:10]} ({data.MIRROR}) runs {arch}, src/llama-model.cpp"

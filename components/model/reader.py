@@ -15,11 +15,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import arch, engines
+from . import arch, engines, llamacpp
 from .findings import compare_sources, find_all
-from .frequencies import text_config
 from .sources import load
-from .types import Layer, ModelError, ModelPositions, Reading
+from .types import Engine, GGUFFacts, Layer, ModelError, ModelPositions, Reading
 
 
 def read_model(source: object, *more: object, name: str = "", engine: str = "") -> ModelPositions:
@@ -41,29 +40,29 @@ def read_model(source: object, *more: object, name: str = "", engine: str = "") 
             "a safetensors file holds the weights, not the config: give its config.json too, "
             "and its stored inv_freq is checked against it"
         )
-    model = build(first.config, first.sources, name=name or first.name)
+    model = build(first.config, first.sources, name=name or first.name, gguf=first.gguf)
     for other in loaded[1:]:
         second = (
             None
-            if other.config.get("_inv_freq") is not None
-            else build(other.config, other.sources, name=other.name)
+            if other.kind == "safetensors"
+            else build(other.config, other.sources, name=other.name, gguf=other.gguf)
         )
         compare_sources(model, other, second, both=engine == "both")
     return model
 
 
-def build(config: dict, sources: dict[str, str] | None = None, *, name: str = "") -> ModelPositions:
-    """ModelPositions of a config.json-shaped dict (see read_model)."""
+def build(
+    config: dict,
+    sources: dict[str, str] | None = None,
+    *,
+    name: str = "",
+    gguf: GGUFFacts | None = None,
+) -> ModelPositions:
+    """ModelPositions of a config.json-shaped dict, and of a GGUF's facts when it is one (see
+    read_model)."""
     if not isinstance(config, dict):
         raise ModelError("a model's config is a JSON object")
-    reading = Reading({}, dict(sources or {}), [])
-    if isinstance(config.get("_gguf_architecture"), str):  # llama.cpp's keys, not a class's
-        reading.config = text_config(config)
-        reading.model_type = str(reading.config.get("model_type") or "")
-    else:
-        reading.given = engines.text_part(config, reading)
-        reading.model_type = str(reading.given.get("model_type") or "")
-        reading.config = engines.standardise(reading.given, reading)
+    reading = engine_reading(config, sources, gguf)
     layers, original, top = arch.layers(reading)
     model = ModelPositions(
         name=name or str(config.get("_name_or_path") or reading.model_type or "model"),
@@ -74,10 +73,31 @@ def build(config: dict, sources: dict[str, str] | None = None, *, name: str = ""
         findings=reading.findings,
         sources=reading.sources,
         config=config,
-        engine=reading.engine,
+        engine=reading.engine_name,
+        read_by=reading.engine,
+        gguf=gguf,
     )
     find_all(model, reading)
     return model
+
+
+def engine_reading(config: dict, sources: dict[str, str] | None, gguf: GGUFFacts | None) -> Reading:
+    """The one choice of engine: llama.cpp for a GGUF, transformers for a model type its tables
+    hold (the config then as its class builds it), else the config's generic keys."""
+    reading = Reading({}, dict(sources or {}), [], gguf=gguf)
+    if gguf is not None:  # llama.cpp's keys, not a class's
+        reading.config = config
+        reading.model_type = str(config.get("model_type") or "")
+        reading.engine, reading.row = Engine.LLAMACPP, llamacpp.row_of(gguf.architecture)
+        reading.engine_name = llamacpp.engine_name(gguf.architecture)
+        return reading
+    reading.given = engines.text_part(config, reading)
+    reading.model_type = str(reading.given.get("model_type") or "")
+    reading.row = engines.row_of(reading.model_type)
+    if reading.row is not None:
+        reading.engine, reading.engine_name = Engine.TRANSFORMERS, engines.engine_name(reading.row)
+    reading.config = engines.standardise(reading.given, reading)
+    return reading
 
 
 def from_path(path: str | Path) -> Path:

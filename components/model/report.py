@@ -21,7 +21,7 @@ def ranges(indices: list[int]) -> str:
 
 def layer_line(layer, indices: list[int]) -> str:
     """One line about a layer type."""
-    head = f"layers {ranges(indices)} ({len(indices)}): {layer.kind}, "
+    head = f"layers {ranges(indices)} ({len(indices)}): {layer.label}, "
     if layer.method != "rope":
         return head + {
             "none": "no position encoding",
@@ -86,7 +86,7 @@ def as_json(model) -> dict:
     def layer_json(layer, indices: list[int]) -> dict:
         fields = {
             "layers": indices,
-            "kind": layer.kind,
+            "kind": layer.label,
             "method": layer.method,
             "theta": layer.theta,
             "head_dim": layer.head_dim,

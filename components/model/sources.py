@@ -14,7 +14,7 @@ import numpy as np
 
 from . import files
 from .presets import PRESETS
-from .types import ModelError
+from .types import GGUFFacts, ModelError, fact_name
 from .values import parse_json
 
 
@@ -26,6 +26,8 @@ class Loaded:
     sources: dict[str, str] = field(default_factory=dict)
     name: str = ""
     kind: str = "config.json"  # "config.json", "gguf", "safetensors", "preset"
+    gguf: GGUFFacts | None = None  # a GGUF's: llama.cpp reads it
+    inv_freq: np.ndarray | None = None  # a safetensors header's stored inv_freq
 
 
 def load(source: object) -> Loaded:
@@ -193,30 +195,19 @@ def from_gguf_metadata(metadata: dict, name: str, tensors: dict | None = None) -
 
 def from_gguf_header(header: files.GGUFHeader, tensors: dict, name: str) -> Loaded:
     """A read GGUF header's positions (see from_gguf)."""
-    config = files.gguf_positions(header, tensors)
-    meta = config.pop("_gguf", {})
-    arch = str(meta.get("architecture") or "")
+    config, facts = files.gguf_positions(header, tensors)
+    arch = facts.architecture
     config["model_type"] = GGUF_MODEL_TYPES.get(arch, arch)
-    config["_gguf_architecture"] = arch
-    if meta.get("rope_freqs") is not None:
-        config["_rope_freqs"] = meta["rope_freqs"]
-    sources = {
-        _source_name(key): f"GGUF: {gguf_key}" for key, gguf_key in meta.get("keys", {}).items()
-    }
+    sources = {fact_name(key): f"GGUF: {gguf_key}" for key, gguf_key in facts.keys.items()}
     prefix = arch + "."
-    config["_gguf_meta"] = {  # the architecture's own keys, as llama.cpp's rules read them
-        key[len(prefix) :]: value
-        for key, value in header.metadata.items()
-        if key.startswith(prefix) and isinstance(value, (int, float, str, list))
-    }
-    mla = config["_gguf_meta"].get("attention.key_length_mla")
+    mla = facts.metadata.get("attention.key_length_mla")
     if isinstance(mla, int) and mla > 0:  # DeepSeek's MLA, stored as MQA: key_length is 576
         config["head_dim"] = mla
         sources["head_dim"] = f"GGUF: {prefix}attention.key_length_mla"
         partial = files.partial_rotary_factor(config)
         if partial is not None:
             config["partial_rotary_factor"] = partial
-    bias = config["_gguf_meta"].get("attention.max_alibi_bias")
+    bias = facts.metadata.get("attention.max_alibi_bias")
     if isinstance(bias, (int, float)) and bias > 0:  # MPT, BLOOM …: llama.cpp's ALiBi
         config["alibi"] = True
         sources["method"] = "GGUF: attention.max_alibi_bias"
@@ -225,18 +216,8 @@ def from_gguf_header(header: files.GGUFHeader, tensors: dict, name: str) -> Load
             counts = [c for c in config[key] if isinstance(c, int) and c > 0]
             config[key] = max(counts) if counts else 1
     label = header.metadata.get("general.name")
-    return Loaded(
-        config, sources, (label if isinstance(label, str) and label else name)[:80], "gguf"
-    )
-
-
-def _source_name(key: str) -> str:
-    """The name read_model's sources use for a config key."""
-    return {
-        "max_position_embeddings": "max_context",
-        "rope_scaling.rope_type": "scaling",
-        "rope_scaling.original_max_position_embeddings": "original_context",
-    }.get(key, key)
+    label = (label if isinstance(label, str) and label else name)[:80]
+    return Loaded(config, sources, label, "gguf", gguf=facts)
 
 
 def from_safetensors(source: files.ByteSource, name: str) -> Loaded:
@@ -249,8 +230,8 @@ def from_safetensors(source: files.ByteSource, name: str) -> Loaded:
             "the config.json beside it"
         )
     first_name, first = next(iter(stored.items()))
-    config = {"_inv_freq": first, "_inv_freq_name": first_name, "_safetensors_only": True}
-    return Loaded(config, {"inv_freq": f"safetensors: {first_name}"}, name, "safetensors")
+    sources = {"inv_freq": f"safetensors: {first_name}"}
+    return Loaded({}, sources, name, "safetensors", inv_freq=np.asarray(first))
 
 
 def u64(data: bytes) -> int:

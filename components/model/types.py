@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 import numpy as np
 
@@ -17,12 +18,47 @@ MAX_LAYERS = 1024
 MAX_HEAD_DIM = 2048
 
 
+# The one name of each fact in a model's sources, for the config keys that state a fact the reader
+# names otherwise: the first source noted for a fact is kept, whichever name noted it.
+FACT_NAMES = {
+    "max_position_embeddings": "max_context",
+    "rope_scaling.rope_type": "scaling",
+    "rope_scaling.original_max_position_embeddings": "original_context",
+    "rope_local_base_freq": "rope_theta (local)",
+    "partial_rotary_factor": "rotary_dim",
+}
+
+
+def fact_name(name: str) -> str:
+    return FACT_NAMES.get(name, name)
+
+
 # Layer types as transformers names them.
 FULL, SLIDING, CHUNKED = "full_attention", "sliding_attention", "chunked_attention"
 
 
 class ModelError(ValueError):
     """A model description that cannot be read: one plain sentence for the visitor."""
+
+
+class Engine(StrEnum):
+    """The engine whose rules a file is read by, chosen once, where the file is loaded."""
+
+    TRANSFORMERS = "transformers"  # a config.json of a model type transformers' tables hold
+    LLAMACPP = "llama.cpp"  # a GGUF
+    GENERIC = "generic"  # a config.json of a model type no engine's table holds: generic keys
+
+
+@dataclass(frozen=True)
+class GGUFFacts:
+    """What a GGUF says beyond its config.json-named keys: llama.cpp's architecture, that
+    architecture's own keys (prefix removed) as llama.cpp's rules read them, the GGUF key each
+    config value came from, and the per-pair divisors of its rope_freqs tensor."""
+
+    architecture: str
+    metadata: dict = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)
+    rope_freqs: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -41,6 +77,16 @@ class Layer:
     attention_factor: float = 1.0
     window: int | None = None
     inv_freq_short: np.ndarray | None = None  # LongRoPE: the factors used up to the original
+
+    @property
+    def rotates(self) -> bool:
+        return self.method == "rope"
+
+    @property
+    def label(self) -> str:
+        """The layer type as the page names it: "full_attention (no RoPE)" for a layer of a RoPE
+        model that does not rotate."""
+        return f"{self.kind} (no RoPE)" if self.method == "none" else self.kind
 
     @property
     def signature(self) -> tuple:
@@ -77,7 +123,9 @@ class ModelPositions:
     findings: list[Finding] = field(default_factory=list)
     sources: dict[str, str] = field(default_factory=dict)
     config: dict = field(default_factory=dict)
-    engine: str = ""  # the engine and version the layers follow
+    engine: str = ""  # the engine and version the layers follow, in words
+    read_by: Engine = Engine.GENERIC
+    gguf: GGUFFacts | None = None
 
     def layer_types(self) -> list[tuple[Layer, list[int]]]:
         """Each distinct layer, with the indices of the layers that do the same."""
@@ -108,11 +156,31 @@ class Reading:
     findings: list[Finding]
     model_type: str = ""
     given: dict = field(default_factory=dict)  # the text config as the file states it
-    engine: str = ""  # "transformers 5.23.0 runs …", when the model type is known
+    engine: Engine = Engine.GENERIC
+    row: dict | None = None  # the engine's table row (transformers_data, llamacpp_data)
+    engine_name: str = ""  # "transformers 5.23.0 runs …"
+    gguf: GGUFFacts | None = None
     theta_from_default: bool = False  # no key of the file gives a θ the engine reads
+    head_dim_by_type: dict[str, int] = field(default_factory=dict)  # Gemma 4's global layers
+    head_dim_by_type_source: str = ""
+    sliding: list[bool] = field(default_factory=list)  # per layer, as llama_hparams' is_swa(il)
+    rotates: list[bool] = field(default_factory=list)  # per layer: its attention applies RoPE
+
+    def __post_init__(self) -> None:
+        given, self.sources = self.sources, {}
+        for name, source in given.items():
+            self.note(name, source)
+
+    def is_swa(self, il: int) -> bool:
+        return self.sliding[il]
+
+    def transformers_rule(self, key: str):
+        """A fact of the model type's transformers row; None when another engine reads the file."""
+        return (self.row or {}).get(key) if self.engine is Engine.TRANSFORMERS else None
 
     def note(self, name: str, source: str) -> None:
-        self.sources.setdefault(name, source)
+        """Where a fact comes from: the first source noted for it stands."""
+        self.sources.setdefault(fact_name(name), source)
 
     def find(self, code: str, sentence: str, evidence: str, severity: str = "warning") -> None:
         if all(f.code != code or f.evidence != evidence for f in self.findings):

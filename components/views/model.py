@@ -58,7 +58,7 @@ def type_colours(model: ModelPositions) -> dict[tuple, str]:
 def short_name(layer: Layer) -> str:
     """A layer type in a few words: its kind, θ and window."""
     if layer.method != "rope":
-        return f"{layer.kind}: {'no RoPE' if layer.method == 'none' else layer.method}"
+        return f"{layer.label}: {'no RoPE' if layer.method == 'none' else layer.method}"
     window = f", window {layer.window:,}" if layer.window else ""
     return f"{layer.kind}: θ {layer.theta:g}{window}"
 
@@ -337,7 +337,7 @@ def _rows(model: ModelPositions) -> tuple[list[tuple], int]:
             turns = context / wavelength if context and math.isfinite(wavelength) else 0.0
             rows.append(
                 (
-                    f"{layer.kind} (layers {ranges(indices)})",
+                    f"{layer.label} (layers {ranges(indices)})",
                     i,
                     f"{theta:.9g}",
                     f"{wavelength:.6g}",
@@ -479,7 +479,7 @@ class ModelView(PlotView):
 
     def _read_given(self) -> ModelPositions:
         given = [x for x in (self._pasted, self._file) if x is not None]
-        given.sort(key=lambda loaded: loaded.config.get("_safetensors_only", False))
+        given.sort(key=lambda loaded: loaded.kind == "safetensors")
         try:
             self._problem = ""
             return read_model(*given)

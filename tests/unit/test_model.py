@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 from pe_explorer.model import code as model_code
-from pe_explorer.model.reader import read_model
-from pe_explorer.model.sources import preset_config
-from pe_explorer.model.types import ModelError
+from pe_explorer.model.converter import converted, has_gguf_form
+from pe_explorer.model.presets import PRESETS
+from pe_explorer.model import arch
+from pe_explorer.model.reader import engine_reading, read_model
+from pe_explorer.model.sources import load, preset_config
+from pe_explorer.model.types import Engine, ModelError, fact_name
 
 LLAMA31 = preset_config("llama-3.1-8b")
 
@@ -438,3 +442,52 @@ def test_every_preset_reports_and_exports():
         model = read_model(name)
         assert model.report() and json.dumps(model.to_json())
         assert model.sources and model.name
+
+
+# One source per fact ----------------------------------------------------------------------------
+
+PUBLISHED = sorted(
+    path
+    for path in (Path(__file__).resolve().parents[1] / "fixtures" / "published_configs").glob(
+        "*.json"
+    )
+    if path.name != "INDEX.json"
+)
+
+
+def fact(name: str) -> str:
+    """A source's name reduced to its fact: "layer types" and "layer_types" are one."""
+    return " ".join(fact_name(name).lower().replace("_", " ").split())
+
+
+def sources_of_every_reading():
+    for name in PRESETS:
+        yield f"preset {name}", lambda name=name: read_model(name)
+        if has_gguf_form(name):
+            yield f"GGUF of {name}", lambda name=name: read_model(converted(name))
+    for path in PUBLISHED:
+        yield path.name, lambda path=path: read_model(path)
+
+
+@pytest.mark.parametrize("label, read", list(sources_of_every_reading()), ids=lambda x: x)
+def test_no_fact_has_two_sources(label, read):
+    names = list(read().sources)
+    facts = [fact(name) for name in names]
+    assert len(set(facts)) == len(facts), [n for n in names if facts.count(fact(n)) > 1]
+
+
+def test_gemma_2_layer_types_have_the_one_source_that_filled_them():
+    sources = read_model("gemma-2-9b-it").sources
+    assert sources["layer_types"].startswith("Gemma2Config.__post_init__")
+    assert "layer types" not in sources
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_the_reading_carries_each_layers_sliding_and_rotating(name):
+    loaded = load(name)
+    reading = engine_reading(loaded.config, loaded.sources, loaded.gguf)
+    layers, _, _ = arch.layers(reading)
+    assert reading.rotates == [layer.rotates for layer in layers]
+    assert reading.sliding == [layer.kind == "sliding_attention" for layer in layers]
+    assert (reading.engine is Engine.TRANSFORMERS) == (reading.row is not None)
+    assert all(layer.label == layer.kind for layer in layers if layer.rotates)

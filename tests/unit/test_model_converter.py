@@ -60,7 +60,7 @@ def test_mistral_v01_window_runs_in_transformers_and_not_in_llama_cpp():
 def test_gemma3_27b_agrees_on_52_local_and_10_global_layers():
     assert [f.code for f in engine_findings("gemma-3-27b-it")] == ["engines-agree"]
     loaded = converted("gemma-3-27b-it")
-    gguf = build(loaded.config, loaded.sources)
+    gguf = build(loaded.config, loaded.sources, gguf=loaded.gguf)
     local = [x for x in gguf.layers if x.kind == "sliding_attention"]
     rest = [x for x in gguf.layers if x.kind == "full_attention"]
     assert len(local) == 52 and {(x.theta, x.window, x.scaling["type"]) for x in local} == {
@@ -93,7 +93,7 @@ def test_internlm2_dynamic_ntk_is_not_written_for_llama_cpp():
 @pytest.mark.parametrize("name", ["llama-3.1-8b", "llama-3.2-1b-instruct"])
 def test_llama3_scaling_as_rope_freqs_divisors_gives_the_same_frequencies(name):
     loaded = converted(name)
-    assert loaded.config["_rope_freqs"] is not None
+    assert loaded.gguf.rope_freqs is not None
     assert [f.code for f in engine_findings(name)] == ["engines-agree"]
 
 

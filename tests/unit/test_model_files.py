@@ -368,8 +368,8 @@ def test_a_sparse_five_gib_file_is_read_through_the_loop_in_a_few_fetches(sparse
             return file.read(length)
 
     source = mf.ByteSource(path.stat().st_size)
-    positions = mf.parse_with(source, mf.read_gguf_positions, fetch)
-    assert np.array_equal(positions["_gguf"]["rope_freqs"], ROPE_FREQS)
+    positions, facts = mf.parse_with(source, mf.read_gguf_positions, fetch)
+    assert np.array_equal(facts.rope_freqs, ROPE_FREQS)
     assert positions["rope_scaling"] == {"rope_type": "linear", "factor": 4.0}
     assert sum(fetched) < 8 << 20 and len(fetched) <= 3
 
@@ -403,14 +403,14 @@ SCALING = {
 @pytest.mark.parametrize("scaling", ["linear", "yarn"])
 def test_positions_are_the_config_names_of_the_gguf_keys(tmp_path, scaling):
     data = write_gguf(tmp_path / "m.gguf", lambda writer: llama_keys(writer, scaling))
-    positions = mf.read_gguf_positions(mf.ByteSource.from_bytes(data))
-    extra = positions.pop("_gguf")
+    positions, facts = mf.read_gguf_positions(mf.ByteSource.from_bytes(data))
     assert positions == {**LLAMA_CONFIG, "rope_scaling": SCALING[scaling]}
-    assert extra["keys"]["rope_theta"] == "llama.rope.freq_base"
-    assert extra["keys"]["rope_scaling.factor"] == "llama.rope.scaling.factor"
-    assert set(extra["keys"]) == set(LLAMA_CONFIG) | {f"rope_scaling.{k}" for k in SCALING[scaling]}
-    assert np.array_equal(extra["rope_freqs"], ROPE_FREQS) and extra["rope_factors_long"] is None
-    assert extra.get("yarn_log_multiplier") == (
+    assert facts.architecture == "llama"
+    assert facts.keys["rope_theta"] == "llama.rope.freq_base"
+    assert facts.keys["rope_scaling.factor"] == "llama.rope.scaling.factor"
+    assert set(facts.keys) == set(LLAMA_CONFIG) | {f"rope_scaling.{k}" for k in SCALING[scaling]}
+    assert np.array_equal(facts.rope_freqs, ROPE_FREQS)
+    assert facts.metadata.get("rope.scaling.yarn_log_multiplier") == (
         float(np.float32(0.1)) if scaling == "yarn" else None
     )
 
@@ -425,7 +425,7 @@ def test_phi3_factors_make_a_longrope_scaling(tmp_path):
 
     tensors = {"rope_factors_long.weight": long, "rope_factors_short.weight": short}
     data = write_gguf(tmp_path / "phi3.gguf", build, arch="phi3", tensors=tensors)
-    scaling = mf.read_gguf_positions(mf.ByteSource.from_bytes(data))["rope_scaling"]
+    scaling = mf.read_gguf_positions(mf.ByteSource.from_bytes(data))[0]["rope_scaling"]
     assert scaling == {
         "rope_type": "longrope",
         "original_max_position_embeddings": 4096,
@@ -441,7 +441,7 @@ def test_qwen2vl_sections_are_its_mrope_section(tmp_path):
         lambda writer: writer.add_rope_dimension_sections([16, 24, 24, 0]),
         arch="qwen2vl",
     )
-    positions = mf.read_gguf_positions(mf.ByteSource.from_bytes(data))
+    positions, _ = mf.read_gguf_positions(mf.ByteSource.from_bytes(data))
     assert positions["rope_scaling"] == {"rope_type": "default", "mrope_section": [16, 24, 24]}
 
 
@@ -452,15 +452,15 @@ def test_a_partial_rotation_gives_its_factor(tmp_path):
         writer.add_rope_dimension_count(32)
 
     data = write_gguf(tmp_path / "phi2.gguf", build, arch="phi2")
-    positions = mf.read_gguf_positions(mf.ByteSource.from_bytes(data))
+    positions, _ = mf.read_gguf_positions(mf.ByteSource.from_bytes(data))
     assert positions["partial_rotary_factor"] == 0.4 and positions["rotary_dim"] == 32
 
 
 def test_a_file_without_an_architecture_has_only_its_rope_tensors():
     data = raw_gguf([], [tensor("rope_freqs.weight", [4])])
-    positions = mf.read_gguf_positions(mf.ByteSource.from_bytes(data))
-    assert set(positions) == {"_gguf"} and positions["_gguf"]["keys"] == {}
-    assert np.array_equal(positions["_gguf"]["rope_freqs"], np.zeros(4))
+    positions, facts = mf.read_gguf_positions(mf.ByteSource.from_bytes(data))
+    assert positions == {} and facts.architecture == "" and facts.keys == {}
+    assert np.array_equal(facts.rope_freqs, np.zeros(4))
 
 
 # Hostile GGUF files ---------------------------------------------------------------------------
