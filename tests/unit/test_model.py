@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pe_explorer.model import arch
 from pe_explorer.model import code as model_code
 from pe_explorer.model.converter import converted, has_gguf_form
 from pe_explorer.model.presets import PRESETS
-from pe_explorer.model import arch
 from pe_explorer.model.reader import engine_reading, read_model
 from pe_explorer.model.sources import load, preset_config
 from pe_explorer.model.types import Engine, ModelError, fact_name
