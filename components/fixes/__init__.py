@@ -10,6 +10,7 @@
 | keep_alive | Bokeh's keep-alive detaching a session its closing socket still uses, when served |
 | slider | Panel's 50 ms debounce and busy-socket retry, merging served slider steps |
 | notebook_location | Panel's global notebook Location, which a page would take for its link |
+| notebook_batch | Panel's notebook comm sending each property of a redraw as its own message |
 | slider_keys | noUiSlider's Home and End keys using a slider's first range after it changed |
 | chart_names | Panel's Plotly pane giving a chart no name; its HTML pane closing `<details>` |
 | control_names | BokehJS's slider handles, Spinner buttons, MultiChoice items without names |

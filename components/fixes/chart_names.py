@@ -48,6 +48,12 @@ class NamedPlotly(PatchablePlotly):
         params["label"] = self.label
         return params
 
+    def _process_property_change(self, msg):
+        # The name, key and generation go one way, to the page. A notebook's comm sends each tags
+        # patch back, which would set the list on the String label (a ValueError in the kernel
+        # at every redraw, and the changes Bokeh holds after it never sent).
+        return super()._process_property_change({k: v for k, v in msg.items() if k != "tags"})
+
     def _process_param_change(self, params):
         tagged = any(name in params for name in ("label", "pick_key", "pick_generation"))
         props = super()._process_param_change(params)

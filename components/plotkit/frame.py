@@ -13,6 +13,7 @@ import panel as pn
 import param
 
 from ..fixes.chart_names import NamedPlotly
+from ..fixes.notebook_batch import one_message
 from ..state import ExplorerState
 from .narrow import for_narrow_screen, for_wide_screen, narrow_picks
 from .numbers import number
@@ -328,8 +329,8 @@ class PlotView(pn.viewable.Viewer):
 
     def _redraw_unlocked(self) -> None:
         # Under `panel serve` each property change would be its own message (config, figure,
-        # readout); held together they are one.
-        with pn.io.unlocked():
+        # readout); held together they are one (in a notebook: fixes/notebook_batch.py).
+        with pn.io.unlocked(), one_message(self._plot):
             self._redraw()
 
     def _show_method_note(self) -> bool:
