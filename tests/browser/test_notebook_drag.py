@@ -23,7 +23,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from browser_support import ConsoleLog, free_port
+from browser_support import ConsoleLog, free_port, stop_process
 from frames_support import DEEP_JS, RECORD_JS, STOP_JS, drag_by_cdp
 from pe_explorer.notebook import query_string
 from pe_explorer.state import ExplorerState
@@ -150,12 +150,7 @@ def jupyter_lab(folder: Path):
         yield url, root
     finally:
         # The server shuts its kernels down on SIGTERM.
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process, timeout_s=30)
 
 
 def wait_until_answering(process, url: str, log_path: Path, timeout_s: float = 60) -> None:

@@ -59,6 +59,16 @@ PLOTS_JS = (
 )
 
 
+def stop_process(process: subprocess.Popen, timeout_s: float) -> None:
+    """Ask a server to stop (SIGTERM), and kill it if it has not after timeout_s."""
+    process.terminate()
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -151,12 +161,7 @@ def panel_serve(app: str = "app.py"):
         wait_until_served(process, log, url)
         yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process, timeout_s=10)
         log.close()
     output = log.text()
     if "Traceback" in output:
