@@ -35,6 +35,7 @@ HPARAMS_CPP = "src/llama-hparams.cpp"
 GRAPH = "src/llama-graph.cpp"
 CONTEXT = "src/llama-context.cpp"
 MODELS_H = "src/models/models.h"
+GGML_CPU_OPS = "ggml/src/ggml-cpu/ops.cpp"
 
 ROPE_TYPES = {
     "LLAMA_ROPE_TYPE_NONE": "none",
@@ -74,6 +75,7 @@ POSITION_KEYS = (
     "LLM_KV_ATTENTION_MAX_ALIBI_BIAS",
     "LLM_KV_INTERLEAVE_MOE_LAYER_STEP",
     "LLM_KV_NO_ROPE_LAYER_STEP",
+    "LLM_KV_NEXTN_PREDICT_LAYERS",
 )
 SWA_TYPES = ("NONE", "STANDARD", "CHUNKED", "SYMMETRIC")
 
@@ -343,6 +345,14 @@ class Source:
                     graph.setdefault(m.group(1), rel)
         return hp, graph
 
+    def kv_name(self, kv: str) -> str:
+        """A GGUF key's name after "{arch}." (LLM_KV_NAMES)."""
+        for line in self.tree.lines(ARCH):
+            m = re.search(rf'\{{\s*{kv}\s*,\s*"%s\.([^"]+)"\s*\}}', line)
+            if m:
+                return m.group(1)
+        raise Stop(f"{ARCH}: {kv} has no name in LLM_KV_NAMES")
+
     def name(self, arch: str) -> str:
         if arch not in self.arch_names:
             raise Stop(f"{ARCH}: {arch} has no name in LLM_ARCH_NAMES")
@@ -592,6 +602,7 @@ def swa(src: Source) -> dict:
                 )
         if not swa_types and "layers" not in row:
             continue
+        mark_forced(row)
         row["swa_types"] = tuple(swa_types)
         on = [x for x in swa_types if x["value"] != "none"]
         row["swa_type"] = on[0]["value"] if on else "none"
@@ -612,6 +623,16 @@ def swa(src: Source) -> dict:
         for name in src.archs_of(hp_cls):
             out[name] = row
     return out
+
+
+def mark_forced(row: dict) -> None:
+    """A window set after attention.sliding_window was read replaces the file's (smallthinker.cpp:
+    4096 whatever the GGUF says): `forced`; one set before is the default when the key is
+    missing."""
+    reads = [int(r["source"].rsplit(":", 1)[1]) for r in row.get("window_key", ())]
+    for rule in row.get("window_default", ()):
+        line = int(rule["source"].rsplit(":", 1)[1])
+        rule["forced"] = bool(reads) and min(reads) < line
 
 
 def plain_or_none(st: Stmt) -> str | None:
@@ -706,7 +727,10 @@ def theta(src: Source) -> dict:
                     row["swa_base_key_when"] = when
             m = re.search(r"hparams\.rope_freq_base_train\s*=\s*(.+)$", t)
             if m:
-                row["base_override"] = {"code": plain(m.group(1)), "when": when, "source": where}
+                code, defined = with_locals(m.group(1), stmts, st, rel)
+                row["base_override"] = {"code": code, "when": when, "source": where}
+                if defined:
+                    row["base_override"]["defined"] = defined
             m = re.search(r"hparams\.(n_rot_full|n_rot_swa)\s*=\s*(.+)$", t)
             if m:
                 row[m.group(1)] = {"code": plain(m.group(2)), "when": when, "source": where}
@@ -728,6 +752,22 @@ def theta(src: Source) -> dict:
                 r.update(graph_base_use(src, gfile))
             per_arch[name] = r
     return {"defaults": defaults, "arch": per_arch}
+
+
+LOCAL = re.compile(r"^(?:const\s+)?(?:int|float|double|uint32_t|int64_t|auto)\s+(\w+)\s*=\s*(.+)$")
+CAST = re.compile(r"\((?:float|double|int|uint32_t|int64_t)\)\s*")
+
+
+def with_locals(expr: str, stmts: list[Stmt], at: Stmt, rel: str) -> tuple[str, tuple[str, ...]]:
+    """An expression as Python over hparams fields: the locals of its function defined before it
+    put in its place (hunyuan-vl.cpp's `dim`), C casts dropped."""
+    defined = []
+    for st in reversed(stmts[: stmts.index(at)]):
+        m = LOCAL.match(st.text)
+        if m and re.search(rf"(?<![\w.]){m.group(1)}\b", expr):
+            expr = re.sub(rf"(?<![\w.]){m.group(1)}\b", f"({m.group(2)})", expr)
+            defined.append(loc(rel, st.line))
+    return plain(CAST.sub("", expr)), tuple(defined)
 
 
 def key_of(expr: str) -> int | float | str:
@@ -804,16 +844,16 @@ def no_rope(src: Source) -> dict:
                     )
                 m = re.search(r"hparams\.is_recr_impl\[(\w+)\]\s*=\s*(.+)$", st.text)
                 if m and "is_recr_impl[i]" not in m.group(2):
-                    recurrent.append(
-                        {
-                            "is_recr": plain(m.group(2))
-                            .replace("(i)", "(il)")
-                            .replace("i <", "il <")
-                            .replace("(i +", "(il +"),
-                            "when": plain_or_none(st),
-                            "source": where,
-                        }
-                    )
+                    rule = {
+                        "is_recr": plain(m.group(2))
+                        .replace("(i)", "(il)")
+                        .replace("i <", "il <")
+                        .replace("(i +", "(il +"),
+                        "when": plain_or_none(st),
+                        "source": where,
+                    }
+                    rule.update(recurrent_inputs(src, rel, stmts, st, rule["is_recr"]))
+                    recurrent.append(rule)
                 if re.search(r"std::fill\(hparams\.is_recr_impl", st.text):
                     recurrent.append(
                         {"is_recr": plain(read_args(st.text)[-1]), "when": None, "source": where}
@@ -847,6 +887,30 @@ def no_rope(src: Source) -> dict:
     return out
 
 
+def recurrent_inputs(src: Source, rel: str, stmts: list[Stmt], at: Stmt, expr: str) -> dict:
+    """What a computed is_recr rule reads (qwen3next.cpp): the locals it names, each with its
+    default and the GGUF key that replaces it, and the per-layer key whose presence skips it."""
+    found: dict = {}
+    for name in sorted(set(re.findall(r"\b([a-z_]\w*)\b", expr))):
+        default = next(
+            (x for x in stmts[: stmts.index(at)]
+             if re.fullmatch(rf"(?:const\s+)?uint32_t {name}\s*=\s*\d+", x.text)),
+            None,
+        )  # fmt: skip
+        if default is None:
+            continue
+        entry = {"default": int(default.text.split("=")[1]), "source": loc(rel, default.line)}
+        for x in stmts[stmts.index(default) : stmts.index(at)]:
+            m = re.search(rf"get_key\((LLM_KV_\w+)\s*,\s*{name}\s*,", x.text)
+            if m:
+                entry.update(key=src.kv_name(m.group(1)), key_source=loc(rel, x.line))
+        found.setdefault("locals", {})[name] = entry
+    m = re.search(r"get_key_or_arr\((LLM_KV_\w+)\s*,\s*hparams\.is_recr_impl", at.when or "")
+    if m:
+        found["unless_key"] = src.kv_name(m.group(1))
+    return found
+
+
 # Multi-token-prediction heads rotate their one extra layer whatever the main stack does.
 MTP = re.compile(r"mtp|nextn", re.I)
 ROPE_CALL = re.compile(r"\bggml_rope(?:_ext|_multi)?\s*\(")
@@ -857,11 +921,7 @@ def graph_rope_rules(src: Source, rel: str) -> list[dict]:
     both rotate merged away; none when some call is unconditional."""
     lines = src.tree.lines(rel)
     stmts = statements(lines, 0, len(lines) - 1)
-    flags: dict[str, list[tuple[int, str]]] = {}
-    for st in stmts:
-        m = re.match(r"(?:const\s+)?bool (\w+)\s*=\s*(.+)$", st.text)
-        if m:
-            flags.setdefault(m.group(1), []).append((st.line, m.group(2)))
+    flags = bool_flags(stmts)
     found: dict[tuple[str, ...], tuple[int, ...]] = {}
     for st in stmts:
         if not st.header and ROPE_CALL.search(st.text) and not MTP.search(st.func):
@@ -885,31 +945,100 @@ def graph_rope_rules(src: Source, rel: str) -> list[dict]:
         return []
     rules = []
     for conds, where in sorted(found.items()):
-        cond = " && ".join(f"({c})" if len(conds) > 1 else c for c in conds)
-        defined = []
-        for _ in range(3):  # substitute the flags the condition is made of
-            changed = False
-            for name, defs in sorted(flags.items()):
-                before = [d for d in defs if d[0] < where[-1]]
-                if before and re.search(rf"(?<![\w.]){name}\b", cond):
-                    k, expr = before[-1]
-                    cond = re.sub(rf"(?<![\w.]){name}\b", f"({expr})", cond)
-                    defined.append(loc(rel, k))
-                    changed = True
-            if not changed:
-                break
-        rule = plain(cond).replace("model.arch", "arch")
-        rule = re.sub(r"LLM_ARCH_\w+", lambda m: repr(src.name(m.group(0))), rule)
-        while rule.startswith("(") and rule.endswith(")") and balanced(rule[1:-1]):
-            rule = rule[1:-1]
-        rules.append(
-            {
-                "rope_if": rule,
-                "source": loc(rel, where[-1]),
-                "defined": tuple(dict.fromkeys(defined)),
-            }
-        )
+        rule, defined = graph_condition(src, rel, conds, flags, where[-1])
+        rules.append({"rope_if": rule, "source": loc(rel, where[-1]), "defined": defined})
     return rules
+
+
+def bool_flags(stmts: list[Stmt]) -> dict[str, list[tuple[int, str]]]:
+    """`bool name = expr;` of a graph file: each flag's definitions, by line."""
+    flags: dict[str, list[tuple[int, str]]] = {}
+    for st in stmts:
+        m = re.match(r"(?:const\s+)?bool (\w+)\s*=\s*(.+)$", st.text)
+        if m:
+            flags.setdefault(m.group(1), []).append((st.line, m.group(2)))
+    return flags
+
+
+def graph_condition(
+    src: Source, rel: str, conds: tuple[str, ...], flags: dict, line: int
+) -> tuple[str, tuple[str, ...]]:
+    """The `if` conditions around line `line` of a graph as one Python expression, with the bool
+    flags they are made of substituted (and the lines that define those flags)."""
+    cond = " && ".join(f"({c})" if len(conds) > 1 else c for c in conds)
+    defined = []
+    for _ in range(3):  # substitute the flags the condition is made of
+        changed = False
+        for name, defs in sorted(flags.items()):
+            before = [d for d in defs if d[0] < line]
+            if before and re.search(rf"(?<![\w.]){name}\b", cond):
+                k, expr = before[-1]
+                cond = re.sub(rf"(?<![\w.]){name}\b", f"({expr})", cond)
+                defined.append(loc(rel, k))
+                changed = True
+        if not changed:
+            break
+    rule = plain(cond).replace("model.arch", "arch")
+    rule = re.sub(r"LLM_ARCH_\w+", lambda m: repr(src.name(m.group(0))), rule)
+    while rule.startswith("(") and rule.endswith(")") and balanced(rule[1:-1]):
+        rule = rule[1:-1]
+    return rule, tuple(dict.fromkeys(defined))
+
+
+# The graph's own names for the rope settings every layer shares (llm_graph_context, set from
+# cparams), by their place among ggml_rope_ext's and ggml_rope_multi's arguments (ggml.h).
+ROPE_ARGS = ("freq_base", "freq_scale", "ext_factor", "attn_factor", "beta_fast", "beta_slow")
+ROPE_ARG_START = {"ggml_rope_ext": 7, "ggml_rope_multi": 8}
+ROPE_CALL_ARGS = re.compile(r"\b(ggml_rope_ext|ggml_rope_multi)\s*\(")
+
+
+def graph_rope_args(src: Source) -> dict:
+    """GGUF architecture -> the RoPE calls of its graph that pass a number where the graph's
+    shared setting goes (olmo2.cpp: the sliding layers' freq_scale 1, ext_factor 0, attn_factor
+    1), each with the condition it is under; and calls that pass another expression, named so that
+    a reader knows it does not follow them."""
+    per_file: dict[str, list[dict]] = {}
+    out: dict[str, dict] = {}
+    for arch, (cls, _) in sorted(src.classes.items()):
+        rel = src.graph_file(cls)
+        if rel is None:
+            continue
+        if rel not in per_file:
+            per_file[rel] = rope_arg_calls(src, rel)
+        if per_file[rel]:
+            out[src.name(arch)] = {"graph": rel, "calls": tuple(per_file[rel])}
+    return out
+
+
+def rope_arg_calls(src: Source, rel: str) -> list[dict]:
+    lines = src.tree.lines(rel)
+    stmts = statements(lines, 0, len(lines) - 1)
+    flags = bool_flags(stmts)
+    calls: list[dict] = []
+    for st in stmts:
+        m = ROPE_CALL_ARGS.search(st.text)
+        if st.header or not m or MTP.search(st.func):
+            continue
+        args = read_args(st.text[m.start() :])
+        start = ROPE_ARG_START[m.group(1)]
+        given = dict(zip(ROPE_ARGS, args[start : start + len(ROPE_ARGS)], strict=False))
+        if len(given) != len(ROPE_ARGS):
+            raise Stop(f"{loc(rel, st.line)}: {m.group(1)} with {len(args)} arguments")
+        changed = {k: v for k, v in given.items() if v != k}
+        if not changed:
+            continue
+        numbers = {k: number(v) for k, v in changed.items()}
+        set_to = {k: v for k, v in numbers.items() if isinstance(v, (int, float))}
+        others = {k: v for k, v in numbers.items() if not isinstance(v, (int, float))}
+        rule, defined = graph_condition(src, rel, st.conds, flags, st.line)
+        row = {"set": set_to, "other": others, "when": rule or None, "source": loc(rel, st.line)}
+        if defined:
+            row["defined"] = defined
+        if row not in calls and all(
+            (c["set"], c["other"], c["when"]) != (set_to, others, row["when"]) for c in calls
+        ):
+            calls.append(row)
+    return calls
 
 
 def balanced(text: str) -> bool:
@@ -919,6 +1048,58 @@ def balanced(text: str) -> bool:
         if depth < 0:
             return False
     return depth == 0
+
+
+def n_layer(src: Source) -> dict:
+    h = src.tree.lines(HPARAMS_CPP)
+    s = find(h, r"uint32_t llama_hparams::n_layer\(\) const", HPARAMS_CPP)
+    i = find(h, r"return ", HPARAMS_CPP, s)
+    g = src.tree.lines(GRAPH)
+    used = find(g, r"n_layer\s*\(hparams\.n_layer\(\)\)", GRAPH)
+    return {
+        "n_layer": plain(re.search(r"return (.*);", h[i]).group(1)),
+        "source": loc(HPARAMS_CPP, i),
+        "graph_source": loc(GRAPH, used),
+        "meaning": "every graph loops il over [0, n_layer()): the last n_layer_nextn blocks of "
+        "block_count (n_layer_all) are never run by the main model",
+    }
+
+
+def imrope(src: Source) -> dict:
+    """Interleaved M-RoPE (Qwen3-VL): which of the four position streams each pair turns with
+    (ggml's CPU rope, the reference the other backends follow), and the streams a text token gets
+    (llm_graph_input_pos::set_input: the first three its position, the fourth 0)."""
+    ops = src.tree.lines(GGML_CPU_OPS)
+    sector = find(ops, r"int sector = \(i0 / 2\) % sect_dims;", GGML_CPU_OPS)
+    start = find(ops, r"if \(is_imrope\) \{", GGML_CPU_OPS, sector)
+    _, end = body(ops, start, GGML_CPU_OPS)
+    branch = re.compile(r"if \(sector % 3 == (\d) && sector < 3 \* sections\[(\d)\]\)")
+    streams, pending = [], None
+    for i in range(start + 1, end):
+        m = branch.search(ops[i])
+        if m:
+            pending = {"remainder": int(m.group(1)), "section": int(m.group(2)),
+                       "source": loc(GGML_CPU_OPS, i)}  # fmt: skip
+        elif re.search(r"\}\s*else\s*\{", ops[i]):
+            pending = {"otherwise": True, "source": loc(GGML_CPU_OPS, i)}
+        m = re.search(r"theta = theta_(\w);", ops[i])
+        if m and pending:
+            streams.append({"stream": m.group(1), **pending})
+            pending = None
+    if len(streams) != 4 or not streams[-1].get("otherwise"):
+        raise Stop(f"{loc(GGML_CPU_OPS, start)}: not the four branches of interleaved M-RoPE")
+    g = src.tree.lines(GRAPH)
+    text = find(g, r"pos_data\[3 \* n_tokens \+ i\] = 0;", GRAPH)
+    return {
+        "sector": {"code": squash(ops[sector]), "source": loc(GGML_CPU_OPS, sector)},
+        "streams": tuple(streams),
+        "order": "t, h, w, e: the text position, height, width and the fourth (extra) stream",
+        "text_positions": {
+            "code": squash(clean(g[text])),
+            "meaning": "a text token's positions: t, h and w its position, e 0",
+            "source": loc(GRAPH, text),
+        },
+    }
 
 
 def keys(src: Source) -> dict:
@@ -971,6 +1152,11 @@ def keys(src: Source) -> dict:
                     read.update(fb)
                 reads.append(read)
         out[name] = {"enum": kv, "name_source": name_src, "reads": tuple(reads)}
+        targets = {r["target"] for r in reads}
+        if reads and all(r["arch"] != "*" for r in reads) and len(targets) == 1:
+            unread = member_default(h, targets.pop())
+            if unread:  # what every other architecture runs, whatever its file says
+                out[name]["unread_default"] = unread
     # llama_rope_scaling_type_from_string: the values rope.scaling.type may take.
     s = find(lines, r"LLAMA_ROPE_SCALING_TYPES\s*=\s*\{", MODEL)
     _, e = body(lines, s, MODEL)
@@ -1012,12 +1198,17 @@ def fallback(before: list[Stmt], target: str, h: list[str], rel: str) -> dict | 
         m = re.search(rf"{t}\s*=\s*$", st.text)
         if m:
             break
-    member = target.replace("hparams.", "")
+    found = member_default(h, target.replace("hparams.", ""))
+    return {"fallback": found["value"], "fallback_source": found["source"]} if found else None
+
+
+def member_default(h: list[str], member: str) -> dict | None:
+    """The initializer of a llama_hparams member (llama-hparams.h), with its line."""
     if re.fullmatch(r"\w+", member):
         for i, line in enumerate(h):
             m = re.search(rf"^\s*[\w:<>, ]+\s+{member}\s*=\s*([^;]+);", line)
             if m:
-                return {"fallback": number(m.group(1)), "fallback_source": loc(HPARAMS_H, i)}
+                return {"value": number(m.group(1)), "source": loc(HPARAMS_H, i)}
     return None
 
 
@@ -1174,6 +1365,25 @@ def render(tree: Tree, mirror: str) -> str:
             "RoPE bases: llama.cpp's defaults, and per architecture the base and scale of "
             "SWA layers (`swa_base_fallback` when rope.freq_base_swa is missing) and overrides.",
             theta(src),
+        ),
+        (
+            "GRAPH_ROPE_ARGS",
+            "GGUF architecture -> the RoPE calls of its graph that pass their own freq_base, "
+            "freq_scale, ext_factor, attn_factor or beta in place of the graph's shared ones: "
+            "`set` (numbers) and `other` (expressions), under `when` (a Python expression over "
+            "il, arch and the hparams fields, as `rope_if`).",
+            graph_rope_args(src),
+        ),
+        (
+            "N_LAYER",
+            "The layers the graph builds: n_layer() leaves out the NextN (MTP) blocks that "
+            "block_count counts (read from nextn_predict_layers, see KEYS).",
+            n_layer(src),
+        ),
+        (
+            "IMROPE",
+            "Interleaved M-RoPE: the position stream each pair turns with, and a text token's.",
+            imrope(src),
         ),
         (
             "KEYS",

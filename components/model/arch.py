@@ -11,6 +11,7 @@ from numbers import Real
 from ..scaling import MAX_CONTEXT
 from . import engines
 from .frequencies import _even, head_dims, layer_frequencies, model_context
+from .report import ranges
 from .types import CHUNKED, FULL, SLIDING, Engine, Layer, ModelError, Reading
 from .values import integer, number
 
@@ -153,6 +154,8 @@ def layers(reading: Reading) -> tuple[list[Layer], int | None, int | None]:
         raise ModelError(
             "the config does not say how many layers the model has (num_hidden_layers)"
         )
+    if reading.engine is Engine.LLAMACPP:  # its graph never runs the NextN (MTP) blocks
+        count = _llamacpp_count(reading, count)
     method = method_of(reading)
     if method != "rope":
         top = _plain_context(reading)
@@ -300,9 +303,28 @@ def _rope_labels(reading: Reading) -> dict[str, str]:
     return rule["labels"]
 
 
+def _llamacpp_count(reading: Reading, count: int) -> int:
+    """block_count without the NextN blocks llama.cpp's graph never runs (llamacpp.main_layers)."""
+    from . import llamacpp
+
+    arch, meta = reading.gguf.architecture, reading.gguf.metadata
+    main, source = llamacpp.main_layers(arch, meta, count)
+    if source:
+        reading.sources["layers"] = source
+        reading.find(
+            "llamacpp-rule",
+            f"llama.cpp runs {main} of the file's {count} blocks: the last "
+            f"{count - main} (nextn_predict_layers, the multi-token-prediction head) is never run "
+            "by the model's graph, so it is not shown as a layer.",
+            f"architecture {arch}: {source}",
+            "note",
+        )
+    return main
+
+
 def _as_llamacpp(reading: Reading, per_kind: dict, count: int):
-    """Layer kinds, which rotate, parameters per kind, pairing and default window as llama.cpp
-    runs a GGUF (llamacpp.plan)."""
+    """Layer kinds, which rotate, parameters per kind, pairing and window as llama.cpp runs a
+    GGUF (llamacpp.plan), with what its graphs change per layer."""
     from . import llamacpp
 
     arch, meta = reading.gguf.architecture, reading.gguf.metadata
@@ -317,14 +339,95 @@ def _as_llamacpp(reading: Reading, per_kind: dict, count: int):
     # LLAMA_ROPE_TYPE_NONE (pairing None): no layer rotates
     rotating = [turns and plan.pairing is not None for turns in plan.rotates]
     base = per_kind.get("*") or per_kind.get(FULL) or next(iter(per_kind.values()))
-    base = llamacpp.yarn_attention(arch, meta, base, reading)
+    base = _llamacpp_params(reading, base)
     sliding = dict(base)
     if plan.swa_theta is not None:
         sliding["rope_theta"] = plan.swa_theta
         if plan.swa_unscaled:
             sliding = {"rope_type": "default", "rope_theta": plan.swa_theta}
     per_kind = {FULL: base, SLIDING: sliding}
-    return kinds, rotating, per_kind, plan.pairing or "half-split", plan.window
+    _unscaled_layers(reading, plan, per_kind)
+    _text_stream(reading, plan)
+    given = _window(reading)
+    window = plan.window if plan.window_forced else (given or plan.window)
+    return kinds, rotating, per_kind, plan.pairing or "half-split", window
+
+
+def _llamacpp_params(reading: Reading, params: dict) -> dict:
+    """The rope parameters llama.cpp runs: the base its loader computes (Hunyuan-VL's alpha),
+    the YaRN betas of an architecture that reads none (Kimi K2's), its YaRN attention factor."""
+    from . import llamacpp
+
+    arch, meta = reading.gguf.architecture, reading.gguf.metadata
+    params, source = llamacpp.base_at_load(arch, meta, params, head_dims(reading)[0])
+    if source:
+        reading.sources["rope_theta"] = source
+    params, changed = llamacpp.unread_keys(arch, meta, params)
+    if changed:
+        _engines_differ_betas(reading, changed)
+    return llamacpp.yarn_attention(arch, meta, params, reading)
+
+
+def _transformers_engine(reading: Reading) -> str:
+    """The transformers class that runs the GGUF's model type (a composite's text model)."""
+    inner = engines.tables().COMPOSITES.get(reading.model_type, {}).get("model_type")
+    row = engines.row_of(reading.model_type) or engines.row_of(inner or "")
+    return engines.engine_name(row) if row else "transformers"
+
+
+def _engines_differ_betas(reading: Reading, changed: list[tuple]) -> None:
+    """One warning for YaRN betas llama.cpp does not read, naming both engines' lines."""
+    from . import llamacpp
+
+    arch = reading.gguf.architecture
+    file = " and ".join(f"{name} {given:g}" for name, given, _, _ in changed)
+    runs = " and ".join(f"{name} {value:g}" for name, _, value, _ in changed)
+    lines = ", ".join(where for *_, where in changed)
+    reading.find(
+        "engines-differ",
+        f"llama.cpp reads no rope.scaling.yarn_beta_* for {arch}: it runs YaRN with its own "
+        f"{runs}, where transformers runs the file's {file}; the YaRN ramp falls on other pairs.",
+        f"{file} as {_transformers_engine(reading)} (modeling_rope_utils.py "
+        f"_compute_yarn_parameters); {runs} as {llamacpp.engine_name(arch)} ({lines}: "
+        f"llama_hparams' defaults, no read of the key for {arch})",
+    )
+
+
+def _unscaled_layers(reading: Reading, plan, per_kind: dict) -> None:
+    """Layers whose graph passes freq_scale 1 and ext_factor 0 (olmo2.cpp: Olmo 3's sliding
+    layers) run plain RoPE at their base, whatever the file's scaling."""
+    if not any(plan.unscaled):
+        return
+    every = all(plan.unscaled)
+    if not every and plan.unscaled != plan.sliding:
+        return
+    for kind in (FULL, SLIDING) if every else (SLIDING,):
+        per_kind[kind] = {"rope_type": "default", "rope_theta": per_kind[kind]["rope_theta"]}
+    reading.sources["scaling (sliding layers)"] = plan.sources["scaling (per layer)"]
+
+
+def _text_stream(reading: Reading, plan) -> None:
+    """Interleaved M-RoPE: the pairs llama.cpp turns with the fourth position stream, 0 for text
+    tokens (llamacpp.text_stream_pairs), where transformers turns them with the text position."""
+    from . import llamacpp
+
+    kind = (llamacpp.row_of(reading.gguf.architecture) or {}).get("rope")
+    if kind != "imrope":
+        return
+    head_dim, rot = head_dims(reading)
+    pairs, lines = llamacpp.text_stream_pairs(reading.gguf.metadata, (rot or head_dim) // 2)
+    if not pairs:
+        return
+    arch = reading.gguf.architecture
+    reading.find(
+        "engines-differ",
+        f"For text, llama.cpp never turns {len(pairs)} pairs of the interleaved M-RoPE: they take "
+        "the fourth position stream, which is 0 for every text token, where transformers turns "
+        "them with the token's position.",
+        f"pairs {ranges(pairs)}: the text position as {_transformers_engine(reading)} "
+        f"(apply_interleaved_mrope); angle 0 as {llamacpp.engine_name(arch)} ({lines})",
+        "note",
+    )
 
 
 def _as_transformers(reading: Reading, count: int, window) -> tuple[list[str], list[bool], str]:
@@ -374,8 +477,7 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
     chunk = reading.config.get("attention_chunk_size")
     labels: dict[str, str] = {}
     if reading.engine is Engine.LLAMACPP:  # llama.cpp rotates by its own rules, whatever HF did
-        kinds, rotating, per_kind, pairing, default = _as_llamacpp(reading, per_kind, count)
-        window = window or default  # the file's window, else llama.cpp's (Llama 4's chunks)
+        kinds, rotating, per_kind, pairing, window = _as_llamacpp(reading, per_kind, count)
     else:
         kinds, rotating, pairing = _as_transformers(reading, count, window)
         labels = _rope_labels(reading)

@@ -49,6 +49,8 @@ class Plan:
     sources: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     window: int | None = None  # the window llama.cpp uses when the file gives none (Llama 4's)
+    window_forced: bool = False  # that window replaces the file's (SmallThinker's 4096)
+    unscaled: list[bool] = field(default_factory=list)  # the graph turns YaRN off (Olmo 3's SWA)
 
 
 class Unknown(ValueError):
@@ -56,7 +58,8 @@ class Unknown(ValueError):
 
 
 OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-             ast.Mod: operator.mod, ast.Eq: operator.eq, ast.NotEq: operator.ne,
+             ast.Mod: operator.mod, ast.Div: operator.truediv, ast.Eq: operator.eq,
+             ast.NotEq: operator.ne,
              ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
              ast.GtE: operator.ge}  # fmt: skip
 
@@ -84,7 +87,7 @@ def _value(node, names: dict):
         return not _value(node.operand, names)
     if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
         right = _value(node.right, names)
-        if isinstance(node.op, ast.Mod) and not right:
+        if isinstance(node.op, (ast.Mod, ast.Div)) and not right:
             raise Unknown("% 0")
         return OPERATORS[type(node.op)](_value(node.left, names), right)
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in OPERATORS:
@@ -116,10 +119,52 @@ def plan(arch: str, meta: dict, count: int) -> Plan:
     """What llama.cpp does with each of `count` layers of a GGUF of this architecture."""
     found, source = pairing(arch, meta)
     result = Plan(found, [False] * count, [True] * count, None, False, {"pairing": source})
+    result.unscaled = [False] * count
     _sliding(arch, meta, result)
     _without_rope(arch, meta, result)
     _swa_base(arch, meta, result)
+    _graph_rope_args(arch, meta, result)
     return result
+
+
+def main_layers(arch: str, meta: dict, count: int) -> tuple[int, str]:
+    """The layers llama.cpp's graph runs: n_layer() = block_count - nextn_predict_layers, for the
+    architectures that read that key (GLM-4.5's and EXAONE-MoE's NextN block is never run); with
+    the lines that say so, or "" when every block runs."""
+    data = tables()
+    nextn = meta.get("nextn_predict_layers")
+    reads = [r for r in data.KEYS["{arch}.nextn_predict_layers"]["reads"] if arch in r["arch"]]
+    if not reads or not isinstance(nextn, int) or isinstance(nextn, bool) or not 0 < nextn < count:
+        return count, ""
+    rule = data.N_LAYER
+    return count - nextn, (
+        f"llama.cpp {rule['source']} ({rule['n_layer']}; nextn_predict_layers read at "
+        f"{reads[0]['source']}), {rule['graph_source']}"
+    )
+
+
+def _graph_rope_args(arch: str, meta: dict, result: Plan) -> None:
+    """Layers whose RoPE call passes freq_scale 1 and ext_factor 0 in place of the file's scaling
+    (olmo2.cpp: Olmo 3's sliding layers run plain RoPE): GRAPH_ROPE_ARGS."""
+    row = tables().GRAPH_ROPE_ARGS.get(arch)
+    count = len(result.unscaled)
+    names = {**_names(meta, result, count), "arch": arch}
+    for call in (row or {}).get("calls", ()):
+        given = call["set"]
+        if given.get("freq_scale") != 1 or given.get("ext_factor", 0) != 0:
+            continue
+        for il in range(count):
+            names["il"] = il
+            try:
+                if not call["when"] or evaluate(call["when"], names):
+                    result.unscaled[il] = True
+            except Unknown:
+                break
+        if any(result.unscaled):
+            result.sources["scaling (per layer)"] = (
+                f"llama.cpp {call['source']} (freq_scale 1, ext_factor 0, attn_factor "
+                f"{given.get('attn_factor', 'as the file')})"
+            )
 
 
 def _names(meta: dict, result: Plan, count: int) -> dict:
@@ -162,7 +207,7 @@ def _sliding(arch: str, meta: dict, result: Plan) -> None:
         if rule["rule"] == "all_dense":
             result.sources["sliding layers"] = f"llama.cpp {rule['source']} (SWA off)"
             return
-        if rule["rule"] == "dense_last_of_period":
+        if rule["rule"] in ("dense_last_of_period", "dense_first_of_period"):
             period = meta.get("attention.sliding_window_pattern")
             if not isinstance(period, int) or isinstance(period, bool) or period < 1:
                 period = row.get("n_pattern_default") or 1
@@ -180,18 +225,20 @@ def _sliding(arch: str, meta: dict, result: Plan) -> None:
 
 def _default_window(row: dict, meta: dict, names: dict, result: Plan) -> None:
     """The window an architecture sets when the GGUF has no attention.sliding_window (Llama 4's
-    8192-token chunks)."""
-    if meta.get("attention.sliding_window") is not None:
-        return
+    8192-token chunks), or sets whatever the file says (SmallThinker's 4096: `forced`)."""
+    given = meta.get("attention.sliding_window") is not None
     for rule in row.get("window_default", ()):
+        if given and not rule.get("forced"):
+            continue
         try:
             if rule.get("when") and not evaluate(rule["when"], names):
                 continue
         except Unknown:
             continue
-        if isinstance(rule.get("value"), int):
-            result.window = rule["value"]
-            result.sources["window"] = f"llama.cpp {rule['source']} (the default)"
+        if isinstance(rule.get("value"), int) and rule["value"] > 0:
+            result.window, result.window_forced = rule["value"], given
+            why = "set after the file's is read" if given else "the default"
+            result.sources["window"] = f"llama.cpp {rule['source']} ({why})"
             return
 
 
@@ -211,18 +258,47 @@ def _without_rope(arch: str, meta: dict, result: Plan) -> None:
     names.update(n_no_rope_layer_step=value, swa_type=swa.get("swa_type", "none"), il=0)
     names["rope_finetuned"] = _finetuned(row, meta)
     rules = row.get("rope_if", [])
-    recurrent = row.get("recurrent_layers", {}).get("is_recr", [])
+    recurrent = _recurrent_rules(row, meta, names)
     for il in range(count):
         names["il"] = il
         try:
             turns = all(evaluate(rule["rope_if"], names) for rule in rules)
-            if any(evaluate(rule["is_recr"], names) for rule in recurrent):
+            if any(_recurrent(rule, meta, names) for rule in recurrent):
                 turns = False
         except Unknown:
             return
         result.rotates[il] = bool(turns)
     where = [rule["source"] for rule in rules] + [r["source"] for r in recurrent]
     result.sources["layers without RoPE"] = f"llama.cpp {', '.join(where)}"
+
+
+def _recurrent_rules(row: dict, meta: dict, names: dict) -> list[dict]:
+    """The is_recr rules that apply to this file: the per-layer array when the file has it, else
+    the rule computed from its locals (qwen3next.cpp: full_attention_interval, 4 by default)."""
+    rules = []
+    for rule in row.get("recurrent_layers", {}).get("is_recr", []):
+        if rule.get("unless_key") and meta.get(rule["unless_key"]) is not None:
+            continue
+        for name, local in rule.get("locals", {}).items():
+            value = meta.get(local.get("key", ""))
+            names[name] = value if isinstance(value, int) and value > 0 else local["default"]
+        rules.append({**rule, "when": None} if rule.get("unless_key") else rule)
+    return rules
+
+
+def _recurrent(rule: dict, meta: dict, names: dict) -> bool:
+    """Whether layer names["il"] is recurrent by one rule (a per-layer array: the file's)."""
+    if rule["is_recr"] == "per_layer_array":
+        given = meta.get("attention.recurrent_layers")
+        if not isinstance(given, list):
+            return False
+        return bool(given[names["il"]]) if names["il"] < len(given) else False
+    try:
+        if rule.get("when") and not evaluate(rule["when"], names):
+            return False
+    except Unknown:  # a condition on the loader's calls: the rule as written
+        pass
+    return bool(evaluate(rule["is_recr"], names))
 
 
 def _finetuned(row: dict, meta: dict) -> bool:
@@ -257,6 +333,76 @@ def _swa_base(arch: str, meta: dict, result: Plan) -> None:
             f"written before rope.freq_base_swa: llama.cpp uses {fallback:g} on sliding layers"
         )
     result.swa_unscaled = row.get("swa_scale") == 1.0
+
+
+def base_at_load(arch: str, meta: dict, params: dict, head_dim: int) -> tuple[dict, str]:
+    """The base an architecture's load_arch_hparams computes from the file's (hunyuan-vl.cpp:
+    rope.freq_base × rope.scaling.alpha^(d/(d-2)), XD-RoPE's NTK alpha); with its line, or ""."""
+    rule = tables().THETA["arch"].get(arch, {}).get("base_override")
+    theta = params.get("rope_theta")
+    if not rule or not isinstance(theta, (int, float)):
+        return params, ""
+    alpha = meta.get("rope.scaling.alpha")
+    names = {
+        "rope_freq_base_train": float(theta),
+        "rope_scaling_alpha": float(alpha) if isinstance(alpha, (int, float)) else 0.0,
+        "n_embd_head_k": lambda: head_dim,
+        "powf": lambda x, y: float(x) ** float(y),
+    }
+    try:
+        if rule["when"] and not evaluate(rule["when"], names):
+            return params, ""
+        value = float(evaluate(rule["code"], names))
+    except (Unknown, ArithmeticError):
+        return params, ""
+    return {**params, "rope_theta": value}, f"llama.cpp {rule['source']} ({rule['code']})"
+
+
+def unread_keys(arch: str, meta: dict, params: dict) -> tuple[dict, list[tuple]]:
+    """YaRN's beta_fast and beta_slow as llama.cpp runs them: an architecture that never reads
+    rope.scaling.yarn_beta_* (deepseek2: Kimi K2's 1 and 1) runs llama_hparams' 32 and 1. The
+    params with those values, and (name, file's value, llama.cpp's value, its line) per key
+    that changed."""
+    keys = tables().KEYS
+    changed = []
+    for name in ("beta_fast", "beta_slow"):
+        entry = keys.get(f"{{arch}}.rope.scaling.yarn_{name}", {})
+        default = entry.get("unread_default")
+        if not default or any(arch in r["arch"] or r["arch"] == "*" for r in entry["reads"]):
+            continue
+        given = params.get(name)
+        if isinstance(given, (int, float)):
+            changed.append((name, given, default["value"], default["source"]))
+            params = {**params, name: float(default["value"])}
+    if all(float(given) == float(value) for _, given, value, _ in changed):
+        return params, []
+    return params, changed
+
+
+def text_stream_pairs(meta: dict, pairs: int) -> tuple[list[int], str]:
+    """Interleaved M-RoPE (Qwen3-VL): the pairs ggml turns with the fourth position stream, which
+    is 0 for every text token, so in llama.cpp they never turn on text; with the lines."""
+    data = tables().IMROPE
+    sections = meta.get("rope.dimension_sections")
+    if not isinstance(sections, list) or len(sections) < 3:
+        return [], ""
+    sections = [int(x) for x in list(sections) + [0] * (4 - len(sections))][:4]
+    total = sum(sections)
+    if total <= 0:
+        return [], ""
+    streams = data["streams"]
+    found = []
+    for pair in range(pairs):
+        sector = pair % total
+        stream = next(
+            (b["stream"] for b in streams if not b.get("otherwise")
+             and sector % 3 == b["remainder"] and sector < 3 * sections[b["section"]]),
+            streams[-1]["stream"],
+        )  # fmt: skip
+        if stream == "e":
+            found.append(pair)
+    where = f"{data['sector']['source']}, {streams[-1]['source']}, "
+    return found, where + data["text_positions"]["source"]
 
 
 def yarn_attention(arch: str, meta: dict, params: dict, reading) -> dict:

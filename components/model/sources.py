@@ -164,6 +164,7 @@ GGUF_MODEL_TYPES = {
     "llama4": "llama4_text",
     "gpt-oss": "gpt_oss",
     "qwen2vl": "qwen2_vl",
+    "qwen3vl": "qwen3_vl",
     "gptneox": "gpt_neox",
     "deepseek2": "deepseek_v3",
 }
