@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gguf
 import pytest
-
 from pe_explorer.model import llamacpp_data
 from pe_explorer.model.reader import read_model
 
