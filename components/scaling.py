@@ -157,7 +157,7 @@ def _parameters(method: str, given: dict[str, object]) -> dict[str, object]:
 
 
 # Each method's rope type in rope_types.ROPE_INIT_FUNCTIONS.
-ROPE_TYPES = {"none": "default", "pi": "linear"}
+METHOD_TYPES = {"none": "default", "pi": "linear"}
 
 
 def check_yarn(beta_fast: object, beta_slow: object, truncate: object) -> tuple[float, float, bool]:
@@ -226,7 +226,7 @@ def rope_type_call(
     original_context = check_integer("original_context", original_context, 1, MAX_CONTEXT)
     rope = _checked_parameters(method, d_head, factor, _parameters(method, params))
     top = rope.pop("seq_len", original_context)
-    return ROPE_TYPES.get(method, method), rope, d_head, base, original_context, top
+    return METHOD_TYPES.get(method, method), rope, d_head, base, original_context, top
 
 
 def rope_scaled_frequencies(
