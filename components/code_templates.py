@@ -20,6 +20,8 @@ from .encoding import (
 )
 from .methods import check_heads, check_method, check_seed
 from .rope_diagnosis import RELATIVE_TOLERANCE
+from .rope_types import ROPE_INIT_FUNCTIONS
+from .scaling import rope_type_call
 
 # ---- The methods chart's scripts (Export / Code) -----------------------------------------------
 
@@ -273,77 +275,53 @@ def exact(values) -> str:
     return ", ".join(repr(float(value)) for value in np.asarray(values, dtype=np.float64))
 
 
-# Each scaling method's lines of the script, from inv_freq (θᵢ) to expected; {name} stands for
-# the method's parameter as Python reads it back, {rounding} for YaRN's line on truncate.
-SCALING_CODE = {
-    "none": ("expected = inv_freq",),
-    "pi": (
-        "# Position Interpolation: every frequency divided by s.",
-        "expected = inv_freq / factor",
-    ),
-    "ntk": (
-        "# NTK-aware: the base raised to base * s ** (d / (d - 2)).",
-        "raised = base * factor ** (d_head / (d_head - 2))",
-        "expected = 1.0 / raised ** (np.arange(0, d_head, 2) / d_head)",
-    ),
-    "dynamic": (
-        "# Dynamic NTK at sequence length n (below L it scales as at L).",
-        "n = max({seq_len}, L)",
-        "raised = base * (factor * n / L - (factor - 1)) ** (d_head / (d_head - 2))",
-        "expected = 1.0 / raised ** (np.arange(0, d_head, 2) / d_head)",
-    ),
-    "yarn": (
-        "# YaRN: pairs turning more than beta_fast times in L keep theta_i, fewer than beta_slow",
-        "# times are divided by s, a linear ramp between (jquesnelle/yarn, transformers).",
-        "beta_fast, beta_slow = {beta_fast}, {beta_slow}",
-        "",
-        "",
-        "def pair_turning(turns):",
-        "    return d_head * np.log(L / (turns * 2 * np.pi)) / (2 * np.log(base))",
-        "",
-        "",
-        "low, high = pair_turning(beta_fast), pair_turning(beta_slow)",
-        "{rounding}",
-        "low, high = max(low, 0), min(high, d_head - 1)",
-        "if low == high:",
-        "    high += 0.001",
-        "ramp = np.clip((np.arange(d_head // 2) - low) / (high - low), 0, 1)",
-        "expected = inv_freq / factor * ramp + inv_freq * (1 - ramp)",
-        "attention_factor = 0.1 * np.log(factor) + 1.0 if factor > 1 else 1.0  # not in inv_freq",
-    ),
-    "llama3": (
-        "# Llama 3.1 (Meta's apply_scaling): short wavelengths kept, long ones divided by s,",
-        "# and between, a mix smoothed in L / wavelength.",
-        "low_freq_factor, high_freq_factor = {low_freq_factor}, {high_freq_factor}",
-        "wavelength = 2 * np.pi / inv_freq",
-        "smooth = (L / wavelength - low_freq_factor) / (high_freq_factor - low_freq_factor)",
-        "medium = (1 - smooth) * inv_freq / factor + smooth * inv_freq",
-        "expected = np.where(",
-        "    wavelength > L / low_freq_factor,",
-        "    inv_freq / factor,",
-        "    np.where(wavelength < L / high_freq_factor, inv_freq, medium),",
-        ")",
-    ),
-    "longrope": (
-        "# LongRoPE: each pair divided by its own searched factor.",
-        "factors = np.array([{factors}])",
-        "expected = inv_freq / factors",
-    ),
-}
+# ---- The rope types' own functions (rope_types.py), as the scripts show them --------------------
 
 
-def scaling_lines(method: str, params: dict) -> list[str]:
-    """The method's lines of the script (SCALING_CODE) with its parameters filled in."""
-    values = {
-        name: exact(value) if name == "factors" else repr(value) for name, value in params.items()
-    }
-    if "truncate" in params:
-        values["rounding"] = (
-            "low, high = np.floor(low), np.ceil(high)  # truncate"
-            if params["truncate"]
-            else "# truncate off: the bounds stay fractional"
+def rope_type_source(*kinds: str) -> str:
+    """The functions of rope_types.py that compute these rope types (keys of its
+    ROPE_INIT_FUNCTIONS) in their own text, with the functions they call, in the module's order."""
+    from .rope_types_source import CALLS, SOURCES
+
+    names = {ROPE_INIT_FUNCTIONS[kind].__name__ for kind in kinds}
+    names |= {called for name in names for called in CALLS[name]}
+    return "\n\n".join(SOURCES[name] for name in SOURCES if name in names)
+
+
+def rope_literal(rope: dict) -> str:
+    """Rope parameters as Python reads them back exactly; an array (LongRoPE's per-pair factors,
+    defined before as `factors`) by that name."""
+    return (
+        "{"
+        + ", ".join(
+            f"{key!r}: {'factors' if isinstance(value, np.ndarray) else repr(value)}"
+            for key, value in rope.items()
         )
-    return [line.format(**values) for line in SCALING_CODE[method]]
+        + "}"
+    )
+
+
+def scaling_lines(method: str, arguments: tuple, params: dict, names: tuple) -> list[str]:
+    """A scaling method's lines: `rope`, its rope parameters, its rope type's function from
+    rope_types.py (its own text) and the line that calls it. arguments: the method's d_head,
+    base, factor and original context; names: the script's names of the call's results and of
+    d_head, base and the original context."""
+    kind, rope, _, _, original, top = rope_type_call(method, *arguments, **params)
+    results, dim, base, context = names
+    arrays = [value for value in rope.values() if isinstance(value, np.ndarray)]
+    factors = [f"factors = np.array([{exact(arrays[0])}])  # one per pair"] if arrays else []
+    length = context if top == original else str(top)
+    function = ROPE_INIT_FUNCTIONS[kind].__name__
+    return [
+        *factors,
+        f"rope = {rope_literal(rope)}  # as config.json names them",
+        "",
+        "",
+        *rope_type_source(kind).splitlines(),
+        "",
+        "",
+        f"{results} = {function}(rope, {dim}, {base}, {context}, {length})",
+    ]
 
 
 def rope_check_program(
@@ -360,12 +338,18 @@ def rope_check_program(
     """
     method, d_head, base, factor, original_context = arguments
     lines = [
+        "import math",
+        "",
         "import numpy as np",
         "",
         f"# The expected inv_freq: {config_text}.",
         f"d_head, base, factor, L = {d_head}, {base!r}, {factor!r}, {original_context}",
-        "inv_freq = 1.0 / base ** (np.arange(0, d_head, 2) / d_head)  # theta_i, pair 0 first",
-        *scaling_lines(method, params),
+        *scaling_lines(
+            method,
+            (d_head, base, factor, original_context),
+            params,
+            ("expected, attention_factor", "d_head", "base", "L"),
+        ),
         "",
     ]
     if theirs is None:

@@ -17,12 +17,8 @@ import numpy as np
 
 from .diagnosis import UploadFormat
 from .encoding import MAX_D_MODEL, check_base, check_d_model
-from .scaling import (
-    check_scaling,
-    default_frequencies,
-    rope_scaled_frequencies,
-    yarn_correction_range,
-)
+from .rope_types import yarn_correction_range
+from .scaling import check_scaling, default_frequencies, rope_scaled_frequencies
 
 # float32 arrays (torch's default) differ from float64 by about 6e-8 relative.
 RELATIVE_TOLERANCE = 1e-5

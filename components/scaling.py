@@ -16,9 +16,10 @@ trained on positions below L (`original_context`). To read s = `factor` times fu
     longrope theta_i / f_i with searched per-pair factors f_i (Ding et al. 2024); attention
             factor sqrt(1 + ln s / ln L)
 
-Each follows `transformers`' src/transformers/modeling_rope_utils.py (`_compute_*_parameters`),
-Meta's llama-models `apply_scaling` and the YaRN authors' jquesnelle/yarn
-`scaled_rope/LlamaYaRNScaledRotaryEmbedding.py`, in float64.
+Each method runs its rope type's function in rope_types.py (the one definition of each formula,
+as `transformers`' src/transformers/modeling_rope_utils.py `ROPE_INIT_FUNCTIONS`, Meta's
+llama-models `apply_scaling` and the YaRN authors' jquesnelle/yarn compute them, in float64);
+this module checks the view's settings and maps each method to its rope type.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from numbers import Real
 import numpy as np
 
 from .encoding import check_base, check_d_model, check_integer
+from .rope_types import ROPE_INIT_FUNCTIONS, default_frequencies
 
 SCALINGS = ("none", "pi", "ntk", "dynamic", "yarn", "llama3", "longrope")
 # transformers' rope_type "linear" is Position Interpolation.
@@ -154,34 +156,77 @@ def _parameters(method: str, given: dict[str, object]) -> dict[str, object]:
     return values
 
 
-def default_frequencies(d_head: int, base: float) -> np.ndarray:
-    """RoPE's inv_freq: theta_i = base ** (-2i / d_head) for i = 0 … d_head/2 - 1."""
-    return 1.0 / base ** (np.arange(0, d_head, 2, dtype=np.float64) / d_head)
+# Each method's rope type in rope_types.ROPE_INIT_FUNCTIONS.
+METHOD_TYPES = {"none": "default", "pi": "linear"}
 
 
-def yarn_correction_range(
-    beta_fast: float,
-    beta_slow: float,
+def check_yarn(beta_fast: object, beta_slow: object, truncate: object) -> tuple[float, float, bool]:
+    """YaRN's beta_fast > beta_slow > 0 and truncate a bool, else ValueError."""
+    beta_fast = _number("beta_fast", beta_fast, 0.0, 1e6, above=True)
+    beta_slow = _number("beta_slow", beta_slow, 0.0, 1e6, above=True)
+    if beta_slow >= beta_fast:
+        raise ValueError(
+            f"beta_fast ({beta_fast:g}) must be greater than beta_slow ({beta_slow:g})"
+        )
+    if not isinstance(truncate, bool):
+        raise ValueError(f"truncate must be true or false, got {truncate!r}")
+    return beta_fast, beta_slow, truncate
+
+
+def _checked_parameters(method, d_head, factor, values) -> dict[str, object]:
+    """The rope parameters of a method as its rope type reads them, each checked."""
+    if method == "none":
+        return {}
+    if method == "dynamic":
+        return {
+            "factor": factor,
+            "seq_len": check_integer("seq_len", values["seq_len"], 1, MAX_CONTEXT),
+        }
+    if method == "yarn":
+        beta_fast, beta_slow, truncate = check_yarn(
+            values["beta_fast"], values["beta_slow"], values["truncate"]
+        )
+        return {
+            "factor": factor,
+            "beta_fast": beta_fast,
+            "beta_slow": beta_slow,
+            "truncate": truncate,
+        }
+    if method == "llama3":
+        low_freq = _number("low_freq_factor", values["low_freq_factor"], 0.0, 1e6, above=True)
+        high_freq = _number("high_freq_factor", values["high_freq_factor"], 0.0, 1e6, above=True)
+        if high_freq <= low_freq:
+            raise ValueError(
+                f"high_freq_factor ({high_freq:g}) must be greater than "
+                f"low_freq_factor ({low_freq:g})"
+            )
+        return {"factor": factor, "low_freq_factor": low_freq, "high_freq_factor": high_freq}
+    if method == "longrope":  # one set of factors: the view's, at any length
+        factors = check_factors(values["factors"], d_head // 2)
+        return {"factor": factor, "long_factor": factors, "short_factor": factors}
+    return {"factor": factor}
+
+
+def rope_type_call(
+    method: str,
     d_head: int,
     base: float,
+    factor: float,
     original_context: int,
-    truncate: bool = True,
-) -> tuple[float, float]:
-    """The pairs (as fractional indices) where YaRN's ramp starts and ends: the pair that turns
-    beta_fast times in original_context, and the one that turns beta_slow times."""  # fmt: skip
-
-    def pair_turning(turns: float) -> float:
-        return d_head * math.log(original_context / (turns * 2 * math.pi)) / (2 * math.log(base))
-
-    low, high = pair_turning(beta_fast), pair_turning(beta_slow)
-    if truncate:
-        low, high = math.floor(low), math.ceil(high)
-    return max(low, 0), min(high, d_head - 1)
-
-
-def yarn_attention_factor(factor: float) -> float:
-    """YaRN's attention temperature sqrt(1/t) = 0.1 ln s + 1 (1 when s <= 1)."""
-    return 1.0 if factor <= 1 else 0.1 * math.log(factor) + 1.0
+    **params: object,
+) -> tuple[str, dict[str, object], int, float, int, int]:
+    """How rope_types runs a method: its rope type (a key of ROPE_INIT_FUNCTIONS) and that
+    function's arguments (rope, dim, base, original, top), each checked first (ValueError)."""
+    method = check_scaling(method)
+    d_head = check_d_model(d_head)
+    if d_head < 4 and method in ("ntk", "dynamic"):
+        raise ValueError(f"{method} raises the base by s ** (d / (d - 2)): d_head must be >= 4")
+    base = check_base(base)
+    factor = _number("factor", factor, 1.0, MAX_FACTOR)
+    original_context = check_integer("original_context", original_context, 1, MAX_CONTEXT)
+    rope = _checked_parameters(method, d_head, factor, _parameters(method, params))
+    top = rope.pop("seq_len", original_context)
+    return METHOD_TYPES.get(method, method), rope, d_head, base, original_context, top
 
 
 def rope_scaled_frequencies(
@@ -193,71 +238,14 @@ def rope_scaled_frequencies(
     **params: object,
 ) -> tuple[np.ndarray, float]:
     """(inv_freq, attention_factor) of a RoPE model of head size d_head and base, trained on
-    original_context positions and scaled by `factor` with `method` and its parameters.
+    original_context positions and scaled by `factor` with `method` and its parameters: the
+    method's rope type in rope_types.ROPE_INIT_FUNCTIONS, run as rope_type_call says.
 
     inv_freq has d_head / 2 entries, pair 0 (the fastest) first. The attention factor
     multiplies cos and sin (so the logits by its square), as in `transformers`.
     """
-    method = check_scaling(method)
-    d_head = check_d_model(d_head)
-    if d_head < 4 and method in ("ntk", "dynamic"):
-        raise ValueError(f"{method} raises the base by s ** (d / (d - 2)): d_head must be >= 4")
-    base = check_base(base)
-    factor = _number("factor", factor, 1.0, MAX_FACTOR)
-    original_context = check_integer("original_context", original_context, 1, MAX_CONTEXT)
-    values = _parameters(method, params)
-    inv_freq = default_frequencies(d_head, base)
-    exponent = d_head / (d_head - 2) if d_head > 2 else 1.0
-
-    if method == "none":
-        return inv_freq, 1.0
-    if method == "pi":
-        return inv_freq / factor, 1.0
-    if method == "ntk":
-        return default_frequencies(d_head, base * factor**exponent), 1.0
-    if method == "dynamic":
-        seq_len = check_integer("seq_len", values["seq_len"], 1, MAX_CONTEXT)
-        seq_len = max(seq_len, original_context)
-        grown = base * (factor * seq_len / original_context - (factor - 1)) ** exponent
-        return default_frequencies(d_head, grown), 1.0
-    if method == "yarn":
-        beta_fast = _number("beta_fast", values["beta_fast"], 0.0, 1e6, above=True)
-        beta_slow = _number("beta_slow", values["beta_slow"], 0.0, 1e6, above=True)
-        if beta_slow >= beta_fast:
-            raise ValueError(
-                f"beta_fast ({beta_fast:g}) must be greater than beta_slow ({beta_slow:g})"
-            )
-        truncate = values["truncate"]
-        if not isinstance(truncate, bool):
-            raise ValueError(f"truncate must be true or false, got {truncate!r}")
-        low, high = yarn_correction_range(
-            beta_fast, beta_slow, d_head, base, original_context, truncate
-        )
-        if low == high:
-            high += 0.001  # as the reference code: no division by zero
-        ramp = np.clip((np.arange(d_head // 2, dtype=np.float64) - low) / (high - low), 0, 1)
-        kept = 1 - ramp  # 1: the pair turns fast enough to keep its frequency
-        return inv_freq / factor * (1 - kept) + inv_freq * kept, yarn_attention_factor(factor)
-    if method == "llama3":
-        low_freq = _number("low_freq_factor", values["low_freq_factor"], 0.0, 1e6, above=True)
-        high_freq = _number("high_freq_factor", values["high_freq_factor"], 0.0, 1e6, above=True)
-        if high_freq <= low_freq:
-            raise ValueError(
-                f"high_freq_factor ({high_freq:g}) must be greater than "
-                f"low_freq_factor ({low_freq:g})"
-            )
-        wavelength = 2 * math.pi / inv_freq
-        long = wavelength > original_context / low_freq
-        short = wavelength < original_context / high_freq
-        smooth = (original_context / wavelength - low_freq) / (high_freq - low_freq)
-        medium = (1 - smooth) * inv_freq / factor + smooth * inv_freq
-        return np.where(long, inv_freq / factor, np.where(short, inv_freq, medium)), 1.0
-    # longrope
-    factors = check_factors(values["factors"], d_head // 2)
-    attention = 1.0
-    if factor > 1:
-        attention = math.sqrt(1 + math.log(factor) / math.log(original_context))
-    return inv_freq / factors, attention
+    kind, *arguments = rope_type_call(method, d_head, base, factor, original_context, **params)
+    return ROPE_INIT_FUNCTIONS[kind](*arguments)
 
 
 def scaling_bands(

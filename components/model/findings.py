@@ -8,8 +8,8 @@ import math
 
 import numpy as np
 
+from ..rope_types import yarn_mscale
 from . import engines
-from .frequencies import yarn_mscale
 from .report import ranges
 from .types import Engine, Finding, Layer, ModelPositions, Reading
 

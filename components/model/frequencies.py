@@ -1,9 +1,6 @@
-"""Each layer type's inv_freq and attention factor, computed in float64 as transformers'
-modeling_rope_utils.py computes them (`_compute_default_rope_parameters`,
-`_compute_linear_scaling_rope_parameters`, `_compute_dynamic_ntk_parameters`,
-`_compute_yarn_parameters`, `_compute_longrope_parameters`, `_compute_llama3_parameters`,
-`_compute_proportional_rope_parameters`), through `scaling.py`; the head's size and its rotary part;
-the original and maximum context.
+"""Each layer type's inv_freq and attention factor, from its rope type's function in
+rope_types.py (as transformers' modeling_rope_utils.py computes them), its parameters checked first;
+the head's size and its rotary part; the original and maximum context.
 """
 
 from __future__ import annotations
@@ -13,13 +10,8 @@ from numbers import Real
 
 import numpy as np
 
-from ..scaling import (
-    MAX_CONTEXT,
-    MAX_FACTOR,
-    check_factors,
-    default_frequencies,
-    rope_scaled_frequencies,
-)
+from ..rope_types import ROPE_INIT_FUNCTIONS, proportional
+from ..scaling import MAX_CONTEXT, MAX_FACTOR, check_factors, check_yarn
 from .types import MAX_HEAD_DIM, ModelError, Reading
 from .values import integer, number
 
@@ -113,32 +105,42 @@ def model_context(reading: Reading, params: dict) -> tuple[int | None, int | Non
 def layer_frequencies(
     params: dict, head_dim: int, rotary_dim: int, original: int | None, top: int | None
 ) -> tuple[np.ndarray, float, np.ndarray | None]:
-    """(inv_freq, attention_factor, LongRoPE's short inv_freq) of one rope parameter set."""
+    """(inv_freq, attention_factor, LongRoPE's short inv_freq) of one rope parameter set, from
+    its rope type's function in rope_types.ROPE_INIT_FUNCTIONS, its parameters checked first."""
     kind = params["rope_type"]
     base = params["rope_theta"]
     factor = float(params.get("factor") or 1.0)
-    if kind == "default" or kind == "mrope":
-        return default_frequencies(rotary_dim, base), 1.0, None
-    if kind == "proportional":  # exponent over head_dim, zeros past the rotated part
-        angles = rotary_dim // 2
-        inv = np.zeros(head_dim // 2)
-        inv[:angles] = 1.0 / base ** (np.arange(0, 2 * angles, 2, dtype=np.float64) / head_dim)
-        return inv / factor, 1.0, None
-    original = original or top or 1
-    if kind == "linear":
-        return default_frequencies(rotary_dim, base) / factor, 1.0, None
-    if kind == "dynamic":
-        inv, att = rope_scaled_frequencies(
-            "dynamic", rotary_dim, base, _factor(factor), original, seq_len=top or original
-        )
+    if kind not in ROPE_INIT_FUNCTIONS or kind in ("ntk", "rope_freqs"):
+        raise ModelError(f"unknown rope type {str(kind)[:40]!r}")
+    if kind == "proportional":
+        inv, att = proportional({"factor": factor}, rotary_dim, base, 0, 0, head_dim)
         return inv, att, None
+    original = original or top or 1
+    rope = _checked(kind, params, rotary_dim, factor, original, top)
+    function = ROPE_INIT_FUNCTIONS[kind]
+    if kind == "longrope":  # past the original context, and within it
+        long, att = function(rope, rotary_dim, base, original, original + 1)
+        return long, att, function(rope, rotary_dim, base, original, original)[0]
+    inv, att = function(rope, rotary_dim, base, original, top or original)
+    return inv, att, None
+
+
+def _checked(kind: str, params: dict, rotary_dim: int, factor: float, original: int, top):
+    """The rope parameters as the rope type's function reads them, each checked."""
+    if kind in ("default", "mrope"):
+        return {}
+    if kind == "linear":
+        return {"factor": factor}
+    if kind == "dynamic":
+        factor = _factor(factor)
+        if rotary_dim < 4:
+            raise ValueError("dynamic raises the base by s ** (d / (d - 2)): d_head must be >= 4")
+        return {"factor": factor}
     if kind == "llama3":
-        return _llama3(params, rotary_dim, base, factor, original)
+        return _llama3(params, factor)
     if kind == "yarn":
-        return _yarn(params, rotary_dim, base, factor, original, top)
-    if kind == "longrope":
-        return _longrope(params, rotary_dim, base, original, top)
-    raise ModelError(f"unknown rope type {str(kind)[:40]!r}")
+        return _yarn(params, factor, original, top)
+    return _longrope(params, rotary_dim, original, top)
 
 
 def _factor(factor: float) -> float:
@@ -147,50 +149,37 @@ def _factor(factor: float) -> float:
     return factor
 
 
-def _llama3(params, rotary_dim, base, factor, original):
-    """`_compute_llama3_parameters`, written out: scaling.py refuses low == high frequency
-    factors, which Llama 4 uses (1 and 1: every pair either kept or divided, none smoothed)."""
+def _llama3(params: dict, factor: float) -> dict:
+    """Llama 3's parameters: scaling.py refuses low == high frequency factors, which Llama 4 uses
+    (1 and 1: every pair either kept or divided, none smoothed)."""
     low = float(params.get("low_freq_factor", 1.0))
     high = float(params.get("high_freq_factor", 4.0))
     if not (0 < low <= high and math.isfinite(high)):
         raise ModelError(
             f"llama3 needs 0 < low_freq_factor <= high_freq_factor, got {low:g}, {high:g}"
         )
-    inv = default_frequencies(rotary_dim, base)
-    wavelength = 2 * math.pi / inv
-    scaled = np.where(wavelength > original / low, inv / _factor(factor), inv)
-    medium = ~(wavelength < original / high) & ~(wavelength > original / low)
-    if medium.any():  # only when low < high
-        smooth = (original / wavelength - low) / (high - low)
-        scaled = np.where(medium, (1 - smooth) * scaled / factor + smooth * scaled, scaled)
-    return scaled, 1.0, None
+    return {"factor": _factor(factor), "low_freq_factor": low, "high_freq_factor": high}
 
 
-def yarn_mscale(scale: float, mscale: float = 1.0) -> float:
-    """`get_mscale` of `_compute_yarn_parameters`: 0.1 · mscale · ln s + 1, 1 when s <= 1."""
-    return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
-
-
-def _yarn(params, rotary_dim, base, factor, original, top):
+def _yarn(params: dict, factor: float, original: int, top: int | None) -> dict:
+    """YaRN's parameters, checked as scaling.py checks the scaling view's."""
     if params.get("factor") is None and top:
         factor = top / original  # as transformers, when the config gives no factor
-    inv, att = rope_scaled_frequencies(
-        "yarn",
-        rotary_dim,
-        base,
-        _factor(factor),
-        original,
-        beta_fast=float(params.get("beta_fast") or 32.0),
-        beta_slow=float(params.get("beta_slow") or 1.0),
-        truncate=bool(params.get("truncate", True)),
+    factor = _factor(factor)
+    beta_fast, beta_slow, truncate = check_yarn(
+        float(params.get("beta_fast") or 32.0),
+        float(params.get("beta_slow") or 1.0),
+        bool(params.get("truncate", True)),
     )
+    rope = {"factor": factor, "beta_fast": beta_fast, "beta_slow": beta_slow}
+    rope["truncate"] = truncate
     given = params.get("attention_factor")
     mscale, all_dim = params.get("mscale"), params.get("mscale_all_dim")
     if isinstance(given, Real) and not isinstance(given, bool):
-        att = float(given)
+        rope["attention_factor"] = float(given)
     elif mscale and all_dim:
-        att = yarn_mscale(factor, float(mscale)) / yarn_mscale(factor, float(all_dim))
-    return inv, att, None
+        rope["mscale"], rope["mscale_all_dim"] = float(mscale), float(all_dim)
+    return rope
 
 
 def _factor_list(params: dict, key: str, pairs: int) -> np.ndarray:
@@ -201,15 +190,15 @@ def _factor_list(params: dict, key: str, pairs: int) -> np.ndarray:
         raise ModelError(f"LongRoPE's {key}: {error}") from None
 
 
-def _longrope(params, rotary_dim, base, original, top):
+def _longrope(params: dict, rotary_dim: int, original: int, top: int | None) -> dict:
     pairs = rotary_dim // 2
-    long = _factor_list(params, "long_factor", pairs)
-    short = _factor_list(params, "short_factor", pairs)
-    factor = params.get("factor")
-    if factor is None:
-        factor = (top or original) / original  # Phi-3: max_position_embeddings / original
-    att = params.get("attention_factor")
-    if att is None:
-        att = 1.0 if factor <= 1 else math.sqrt(1 + math.log(factor) / math.log(original))
-    plain = default_frequencies(rotary_dim, base)
-    return plain / long, float(att), plain / short
+    rope = {
+        "long_factor": _factor_list(params, "long_factor", pairs),
+        "short_factor": _factor_list(params, "short_factor", pairs),
+        "factor": params.get("factor"),
+    }
+    if rope["factor"] is None:
+        rope["factor"] = (top or original) / original  # Phi-3: max_position_embeddings / original
+    if params.get("attention_factor") is not None:
+        rope["attention_factor"] = float(params["attention_factor"])
+    return rope

@@ -410,7 +410,7 @@ def yarn_attention(arch: str, meta: dict, params: dict, reading) -> dict:
     rope.scaling.yarn_log_multiplier m (DeepSeek-V2/V3's GGUFs store 0.1 × mscale_all_dim, and
     llama.cpp divides it back), get_mscale(s, 1) / get_mscale(s, m), or 1 for DeepSeek, whose
     mscale and mscale_all_dim cancel; times rope.scaling.attn_factor."""
-    from .frequencies import yarn_mscale
+    from ..rope_types import yarn_mscale
 
     stored = meta.get("rope.scaling.yarn_log_multiplier")
     factor = params.get("factor")

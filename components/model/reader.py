@@ -7,7 +7,8 @@ also nested per layer type), a GGUF header or a safetensors header.
 Each layer's `inv_freq` is computed in float64 as `transformers`' modeling_rope_utils.py computes it
 (`_compute_default_rope_parameters`, `_compute_linear_scaling_rope_parameters`,
 `_compute_dynamic_ntk_parameters`, `_compute_yarn_parameters`, `_compute_longrope_parameters`,
-`_compute_llama3_parameters`, `_compute_proportional_rope_parameters`), through `scaling.py`.
+`_compute_llama3_parameters`, `_compute_proportional_rope_parameters`), by its rope type's
+function in `rope_types.py`.
 Which layers rotate, and with which base, follows each model's `modeling_*.py` (named where used).
 """
 

@@ -18,6 +18,7 @@ from types import MappingProxyType
 import numpy as np
 
 from .. import derived, encoding, methods, scaling, urlstate
+from ..rope_types import yarn_mscale
 from ..state import DEFAULT_D_MODEL, ExplorerState
 
 # The base the "why 10 000" card compares with: small enough that its longest wavelength is
@@ -273,7 +274,7 @@ def yarn_numbers(state: ExplorerState) -> dict[str, float]:
     divisor = original / _scaled(state)
     kept = np.flatnonzero(np.isclose(divisor, 1.0, rtol=1e-12, atol=0))
     wavelength = 2 * math.pi / float(original[kept[-1]]) if kept.size else 0.0
-    attention = scaling.yarn_attention_factor(state.factor)
+    attention = yarn_mscale(state.factor)
     return {
         "beta_fast": state.beta_fast,
         "beta_slow": state.beta_slow,

@@ -18,6 +18,7 @@ import numpy as np
 import panel as pn
 
 from .. import derived, scaling
+from ..code_templates import scaling_lines
 from ..derived import ScaledRope
 from ..plotkit import theme
 from ..plotkit.charts import titled_layout
@@ -521,65 +522,17 @@ def data(state: ExplorerState) -> ChartData:
     )
 
 
-CODE_METHODS = {
-    "none": "inv_freq = inv_freq_original\nattention_factor = 1.0\n",
-    "pi": "# Position Interpolation: every pair divided by s.\n"
-    "inv_freq = inv_freq_original / factor\nattention_factor = 1.0\n",
-    "ntk": "# NTK-aware: the base raised to base * s ** (d / (d - 2)).\n"
-    "new_base = base * factor ** (d_head / (d_head - 2))\n"
-    "inv_freq = 1.0 / new_base ** (np.arange(0, d_head, 2) / d_head)\n"
-    "attention_factor = 1.0\n",
-    "dynamic": "# Dynamic NTK (transformers' _compute_dynamic_ntk_parameters) at seq_len.\n"
-    "seq_len = max(seq_len, original_context)\n"
-    "new_base = base * (factor * seq_len / original_context - (factor - 1)) ** "
-    "(d_head / (d_head - 2))\n"
-    "inv_freq = 1.0 / new_base ** (np.arange(0, d_head, 2) / d_head)\n"
-    "attention_factor = 1.0\n",
-    "yarn": "# YaRN (transformers' _compute_yarn_parameters; Peng et al. 2023).\n"
-    "def correction_dim(turns):\n"
-    "    turns_in_context = original_context / (turns * 2 * np.pi)\n"
-    "    return d_head * np.log(turns_in_context) / (2 * np.log(base))\n"
-    "\n"
-    "low, high = correction_dim(beta_fast), correction_dim(beta_slow)\n"
-    "if truncate:\n"
-    "    low, high = np.floor(low), np.ceil(high)\n"
-    "low, high = max(low, 0), min(high, d_head - 1)\n"
-    "if low == high:\n"
-    "    high += 0.001\n"
-    "ramp = np.clip((np.arange(d_head // 2) - low) / (high - low), 0, 1)\n"
-    "extrapolation = 1 - ramp  # 1: the pair keeps its frequency\n"
-    "inv_freq = (inv_freq_original / factor) * (1 - extrapolation) + inv_freq_original * "
-    "extrapolation\n"
-    "attention_factor = 0.1 * np.log(factor) + 1.0 if factor > 1 else 1.0\n",
-    "llama3": "# Llama 3 (Meta's apply_scaling; transformers' _compute_llama3_parameters).\n"
-    "low_freq_wavelen = original_context / low_freq_factor\n"
-    "high_freq_wavelen = original_context / high_freq_factor\n"
-    "wavelen = 2 * np.pi / inv_freq_original\n"
-    "inv_freq = np.where(wavelen > low_freq_wavelen, inv_freq_original / factor, "
-    "inv_freq_original)\n"
-    "smooth = (original_context / wavelen - low_freq_factor) / (high_freq_factor - "
-    "low_freq_factor)\n"
-    "smoothed = (1 - smooth) * inv_freq / factor + smooth * inv_freq\n"
-    "medium = (wavelen >= high_freq_wavelen) & (wavelen <= low_freq_wavelen)\n"
-    "inv_freq = np.where(medium, smoothed, inv_freq)\n"
-    "attention_factor = 1.0\n",
-    "longrope": "# LongRoPE: each pair divided by its own searched factor.\n"
-    "inv_freq = inv_freq_original / np.array(factors)\n"
-    "attention_factor = (\n"
-    "    np.sqrt(1 + np.log(factor) / np.log(original_context)) if factor > 1 else 1.0\n"
-    ")\n",
-}
-
-
 def code(state: ExplorerState) -> str:
     """A standalone NumPy script that recomputes the view's inv_freq, divisor and attention
-    factor at the state, from the published formulas."""
+    factor at the state, with the method's own function from rope_types.py."""
     chosen = derived.scaled_rope(state)
     # Settings that cannot be applied are drawn unscaled: the script does the same.
     method = "none" if chosen.problem else chosen.method
     lines = [
         f'"""RoPE scaling by {scaling.SCALING_LABELS[method]}: inv_freq, the divisor θ_i / θ\'_i '
         'and the attention factor."""',
+        "",
+        "import math",
         "",
         "import numpy as np",
         "",
@@ -589,18 +542,17 @@ def code(state: ExplorerState) -> str:
     lines += [
         f"d_head = {state.d_model}",
         f"base = {float(state.base)!r}",
-        f"factor = {float(state.factor)!r}  # s",
         f"original_context = {state.original_context}  # L",
+        *scaling_lines(
+            method,
+            (state.d_model, float(state.base), float(state.factor), state.original_context),
+            derived.scaling_parameters(state, method),
+            ("inv_freq, attention_factor", "d_head", "base", "original_context"),
+        ),
     ]
-    for name, value in derived.scaling_parameters(state, method).items():
-        if name == "factors":
-            value = [float(f) for f in value]
-        lines.append(f"{name} = {value!r}")
     return (
-        "\n".join(lines)
-        + "\n\ninv_freq_original = 1.0 / base ** (np.arange(0, d_head, 2) / d_head)\n\n"
-        + CODE_METHODS[method]
-        + "divisor = inv_freq_original / inv_freq\n"
+        "\n".join(lines) + "\n\ninv_freq_original = default_frequencies(d_head, base)\n"
+        "divisor = inv_freq_original / inv_freq\n"
         "wavelength = 2 * np.pi / inv_freq\n\n"
         'print("attention factor", attention_factor)\n'
         "for i in range(d_head // 2):\n"

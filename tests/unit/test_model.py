@@ -1,6 +1,6 @@
-"""pe_explorer.read_model: a model's positions layer by layer, each inv_freq against the published
-formula recomputed here (transformers' modeling_rope_utils.py, written out in NumPy), findings
-from fixtures built on real cases, and hostile input."""
+"""pe_explorer.read_model: a model's positions layer by layer, each inv_freq against transformers'
+own rope functions (modeling_rope_utils.py's ROPE_INIT_FUNCTIONS, run on the same parameters) or a
+closed form, findings from fixtures built on real cases, and hostile input."""
 
 from __future__ import annotations
 
@@ -11,36 +11,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 from pe_explorer.model import arch
-from pe_explorer.model import code as model_code
 from pe_explorer.model.converter import converted, has_gguf_form
 from pe_explorer.model.presets import PRESETS
 from pe_explorer.model.reader import engine_reading, read_model
 from pe_explorer.model.sources import load, preset_config
 from pe_explorer.model.types import Engine, ModelError, fact_name
+from transformers_rope import FLOAT32, layer_reference
 
 LLAMA31 = preset_config("llama-3.1-8b")
 
 
-# The exported script's formulas (model/code.py), a second transcription of transformers'
-# modeling_rope_utils.py, independent of scaling.py's, which the page computes with.
-FORMULAS: dict = {}
-exec("import math\nimport numpy as np\n" + model_code.FORMULAS, FORMULAS)
-
-
 def plain(dim: int, base: float) -> np.ndarray:
     return 1.0 / base ** (np.arange(0, dim, 2) / dim)
-
-
-def llama3_reference(dim, base, factor, low, high, old):
-    """_compute_llama3_parameters, line by line."""
-    inv = plain(dim, base)
-    wavelen = 2 * math.pi / inv
-    out = np.where(wavelen > old / low, inv / factor, inv)
-    with np.errstate(divide="ignore", invalid="ignore"):  # low == high (Llama 4): never used
-        smooth = (old / wavelen - low) / (high - low)
-        smoothed = (1 - smooth) * out / factor + smooth * out
-    medium = ~(wavelen < old / high) & ~(wavelen > old / low)
-    return np.where(medium, smoothed, out)
 
 
 def codes(model) -> set[str]:
@@ -53,9 +35,9 @@ def test_llama31_every_pair_is_the_published_formula():
     assert model.max_context == 131072
     layer = model.layers[0]
     assert (layer.method, layer.head_dim, layer.rotary_dim, layer.theta) == ("rope", 128, 128, 5e5)
-    expected = llama3_reference(128, 500000.0, 8.0, 1.0, 4.0, 8192)
-    np.testing.assert_allclose(layer.inv_freq, expected, rtol=1e-15)
-    assert layer.attention_factor == 1.0
+    expected, attention = layer_reference(layer, LLAMA31["rope_scaling"], 8192, 131072)
+    np.testing.assert_allclose(layer.inv_freq, expected, rtol=FLOAT32)
+    assert layer.attention_factor == attention == 1.0
     assert "old-type-key" not in codes(model)
     # Llama 3.1's own config: 8 × 8192 = 65536, not 131072; under llama3 a note, not a warning.
     mismatch = next(f for f in model.findings if f.code == "factor-context-mismatch")
@@ -201,8 +183,9 @@ def test_yarn_is_the_published_ramp():
     model = read_model("gpt-oss-20b")  # YaRN, s = 32, L = 4096, truncate false
     layer = model.layers[0]
     scaling = preset_config("gpt-oss-20b")["rope_scaling"]
-    expected = FORMULAS["yarn"](64, 150000.0, scaling, 4096, 131072)
-    np.testing.assert_allclose(layer.inv_freq, expected, rtol=1e-14)
+    expected, attention = layer_reference(layer, scaling, 4096, 131072)
+    np.testing.assert_allclose(layer.inv_freq, expected, rtol=FLOAT32)
+    assert layer.attention_factor == pytest.approx(attention, rel=1e-12)
     assert layer.attention_factor == pytest.approx(0.1 * math.log(32) + 1)
 
 
@@ -353,31 +336,7 @@ def test_report_is_plain_text_with_every_finding_and_source():
     assert json.loads(json.dumps(model.to_json()))["layer_types"][0]["inv_freq"][0] == 1.0
 
 
-# ---- Every preset, against transformers' formulas written out here ------------------------------
-
-
-def reference(kind, dim, base, p, original, top):
-    if kind in ("default", "mrope"):
-        return plain(dim, base)
-    if kind == "linear":
-        return plain(dim, base) / p["factor"]
-    if kind == "llama3":
-        return llama3_reference(
-            dim,
-            base,
-            p["factor"],
-            p["low_freq_factor"],
-            p["high_freq_factor"],
-            p["original_max_position_embeddings"],
-        )
-    if kind == "yarn":
-        return FORMULAS["yarn"](dim, base, p, original, top)
-    if kind == "longrope":
-        return plain(dim, base) / np.array(p["long_factor"])
-    if kind == "dynamic":
-        grown = base * (p["factor"] * top / original - (p["factor"] - 1)) ** (dim / (dim - 2))
-        return plain(dim, grown)
-    raise AssertionError(kind)
+# ---- Every preset, against transformers' own rope functions ------------------------------------
 
 
 def raw_scaling(config: dict) -> dict:
@@ -402,14 +361,14 @@ def test_every_preset_is_the_published_formula_layer_by_layer(name):
     for layer, _ in model.layer_types():
         if layer.method != "rope":
             continue
-        kind = layer.scaling["type"]
-        params = scaling if kind != "default" else {}
-        expected = reference(
-            kind, layer.rotary_dim, layer.theta, params, model.original_context, model.max_context
+        params = scaling if layer.scaling["type"] != "default" else {}
+        expected, attention = layer_reference(
+            layer, params, model.original_context, model.max_context
         )
         np.testing.assert_allclose(
-            layer.inv_freq, expected, rtol=1e-12, err_msg=f"{name} {layer.kind}"
+            layer.inv_freq, expected, rtol=FLOAT32, err_msg=f"{name} {layer.kind}"
         )
+        assert layer.attention_factor == pytest.approx(attention, rel=1e-12)
         assert np.all(np.isfinite(layer.inv_freq)) and layer.attention_factor >= 1.0
 
 

@@ -19,12 +19,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pe_explorer import scaling
-from pe_explorer.scaling import (
-    rope_config_frequencies,
-    rope_scaled_frequencies,
-    scaling_bands,
-    yarn_correction_range,
-)
+from pe_explorer.rope_types import yarn_correction_range
+from pe_explorer.scaling import rope_config_frequencies, rope_scaled_frequencies, scaling_bands
 
 TOLERANCE = 1e-9
 

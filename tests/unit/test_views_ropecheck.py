@@ -373,7 +373,7 @@ CODE_STATES = {
 def test_the_code_computes_the_expected_inv_freq_from_the_published_formulas(case):
     state, expected = CODE_STATES[case]
     script = ropecheck.code(ExplorerState(**state))
-    assert "pe_explorer" not in script and script.startswith("import numpy as np\n")
+    assert "pe_explorer" not in script and script.startswith("import math\n\nimport numpy as np\n")
     namespace = run(script)
     assert np.allclose(namespace["expected"], expected, rtol=1e-12)
     shown = traces(make(**state))["expected θ′ᵢ"]["y"]

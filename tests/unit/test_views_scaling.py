@@ -489,7 +489,7 @@ def test_the_code_recomputes_the_views_numbers_with_numpy_alone(values):
     state = ExplorerState(**values)
     script = scaling.code(state)
     imports = re.findall(r"^(?:import|from) .*$", script, re.MULTILINE)
-    assert imports == ["import numpy as np"]
+    assert imports == ["import math", "import numpy as np"]
     namespace = run(script)
     shown = derived.scaled_rope(state)
     np.testing.assert_allclose(namespace["inv_freq"], shown.scaled, rtol=1e-12)
