@@ -8,6 +8,8 @@ document embedded before Panel's models)."""
 
 from __future__ import annotations
 
+from urllib.parse import parse_qsl
+
 import pytest
 from a11y_support import describe, run_axe
 from browser_support import page_idle
@@ -119,7 +121,8 @@ def test_python_draws_what_the_page_picked(visit, axis):
     assert [c["label"] for c in drawn["charts"]] == [c["label"] for c in picked["charts"]]
     assert drawn["charts"] == picked["charts"]
     assert drawn["texts"] == picked["texts"]
-    assert drawn["url"] == picked["url"]
+    # The same link; the page's picked values come last until Python's query has caught up.
+    assert sorted(parse_qsl(drawn["url"][1:])) == sorted(parse_qsl(picked["url"][1:]))
 
 
 @pytest.mark.parametrize("axis", ["pos", "offset"])
