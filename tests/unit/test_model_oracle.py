@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from pe_explorer.model import transformers_data
-from pe_explorer.model.reader import read_model
+from pe_explorer.model.reader import read_model, scaling_settings
 
 torch = pytest.importorskip("torch")
 transformers_oracle = pytest.importorskip("transformers_oracle")
@@ -407,6 +407,8 @@ def test_phimoe_past_the_original_context_runs_the_short_factors() -> None:
     assert np.allclose(layer.inv_freq, layer.inv_freq_short)  # the short factors
     assert not np.allclose(rotary.inv_freq.double().numpy(), ran.inv_freq, rtol=1e-3)  # buffer
     assert layer.attention_factor == pytest.approx(ran.attention_scaling, rel=RTOL) == 1.243
+    settings, _ = scaling_settings(layer, read_model(given))  # the explorer's controls: the same
+    assert settings["longrope_factors"].startswith("1, 1, 1,")  # short_factor, not 1, 1.0625 …
     warning = next(f for f in read_model(given).findings if f.code == "engine-forward-differs")
     source = transformers_data.MODEL_TYPES[model_type]["forward_frequencies"]["source"]
     assert warning.severity == "warning" and source in warning.evidence
