@@ -3,7 +3,8 @@ version: for every model type whose text attention rotates (a `…RotaryEmbeddin
 file built from its config), the defaults of the keys the model reader reads, the class's
 `attribute_map` aliases, where the text sub-config lives, where each old key (rope_theta,
 rotary_emb_base, rope_local_base_freq, rope_scaling …) lands in `rope_parameters`, the layer-type
-pattern the class fills in, and the pairing its own `apply_rotary_pos_emb` rotates.
+pattern the class fills in, the pairing its own `apply_rotary_pos_emb` rotates, and where its
+rotary's forward recomputes the frequencies without the sequence length.
 
     python -m scripts.transformers_tables          # write the module
     python -m scripts.transformers_tables --check  # exit 1 when the module is stale
@@ -411,6 +412,22 @@ def _function_at(text: str, line: int) -> str:
     return f"{owner}.{method}" if owner and method else owner or method
 
 
+def forward_frequencies(rotary: type) -> dict | None:
+    """Where a rotary class's own forward recomputes its frequencies from the config alone, with
+    no sequence length (PhimoeRotaryEmbedding.forward: LongRoPE's short factors at every length,
+    whatever the buffer its dynamic_rope_update fills holds), with the line."""
+    forward = inspect.unwrap(rotary.forward)
+    lines, start = inspect.getsourcelines(forward)
+    for offset, line in enumerate(lines):
+        if re.search(r"rope_init_fn\(self\.config\)", line):
+            path = Path(inspect.getsourcefile(forward)).name
+            return {
+                "rule": "no-seq-len",
+                "source": f"{path}:{start + offset} {forward.__qualname__}",
+            }
+    return None
+
+
 def per_type_head_dim(config_cls: type, config) -> dict | None:
     """A layer type's own head size (Gemma 4: global_head_dim through per_layer_config), and the
     key that sets it: probed by giving the key a new value."""
@@ -598,6 +615,9 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
     if found:
         row.update(found)
     row.update(modeling_rules(folder))
+    recomputed = forward_frequencies(rotary)
+    if recomputed:
+        row["forward_frequencies"] = recomputed
     labels = rope_labels(folder)
     if labels:
         row["rope_labels"] = labels

@@ -28,11 +28,13 @@ def rope_parameters(reading: Reading) -> dict[str, dict]:
     `standardize_rope_params` reads them."""
     config = reading.config
     given = config.get("rope_parameters")
-    if isinstance(given, dict) and given and all(isinstance(v, dict) for v in given.values()):
+    typed = isinstance(given, dict) and any(isinstance(v, dict) for v in given.values())
+    if typed and all(isinstance(v, dict) or v is None for v in given.values()):
         reading.note("rope_theta", "config.json: rope_parameters.<layer type>.rope_theta")
-        return {
+        return {  # None: a layer type with no RoPE (Beam's full_attention)
             kind: _standard(reading, dict(v), f"rope_parameters.{kind}")
             for kind, v in given.items()
+            if v is not None
         }
     if isinstance(given, dict) and given:
         return {"*": _standard(reading, dict(given), "rope_parameters")}
@@ -460,6 +462,15 @@ def _rotary_scale(reading: Reading, params: dict, att: float) -> float:
     return att
 
 
+def _forward_frequencies(reading: Reading, params: dict, computed: tuple) -> tuple:
+    """(inv_freq, attention factor, short inv_freq) as a rotary forward that recomputes them from
+    the config alone, with no sequence length, runs them at every length (transformers_data's
+    "forward_frequencies", PhiMoE): LongRoPE's short factors, past the original context too."""
+    if reading.transformers_rule("forward_frequencies") and params["rope_type"] == "longrope":
+        return computed[2], computed[1], computed[2]
+    return computed
+
+
 def _head_dim_of(reading: Reading, kind: str, head_dim: int) -> int:
     """A layer type's own head size where the class gives it one (Gemma 4's global layers:
     global_head_dim, through per_layer_config)."""
@@ -532,7 +543,7 @@ def _rope_layer(reading: Reading, place: tuple, params: dict, head: tuple, conte
             cache[key] = layer_frequencies(params, layer_head, layer_rot, original, top)
         except ValueError as error:  # scaling.py's checks, in the visitor's words
             raise ModelError(f"{kind} layers: {error}") from None
-    inv, att, short = cache[key]
+    inv, att, short = _forward_frequencies(reading, params, cache[key])
     att = _rotary_scale(reading, params, att)
     scaling = {k: v for k, v in params.items() if k != "rope_theta"}
     scaling["type"] = scaling.pop("rope_type")

@@ -28,6 +28,7 @@ def find_all(model: ModelPositions, reading: Reading) -> None:
         _per_layer(model, reading)
         _never_turn(model, reading)
         _engine_scales(model, reading)
+        _engine_forward(model, reading)
     model.findings = reading.findings
 
 
@@ -205,6 +206,35 @@ def _engine_scales(model: ModelPositions, reading: Reading) -> None:
                 f"{params.get('short_mscale', 1.0):g} ({row['rotary_scale']['source']})",
                 "note",
             )
+
+
+def _engine_forward(model: ModelPositions, reading: Reading) -> None:
+    """Where the engine's rotary forward runs other frequencies than the file states past the
+    original context: PhiMoE's recomputes them from the config alone, with no sequence length, so
+    the long factors its buffer holds there never reach cos and sin."""
+    rule = reading.transformers_rule("forward_frequencies")
+    original, top = model.original_context, model.max_context
+    if not rule or not original or not top or top <= original:
+        return
+    for layer, _ in model.layer_types():
+        long, short = layer.scaling.get("long_factor"), layer.scaling.get("short_factor")
+        if layer.scaling.get("type") != "longrope" or long == short:
+            continue
+        reading.find(
+            "engine-forward-differs",
+            "transformers' rotary forward recomputes the frequencies from the config alone, "
+            f"without the sequence length: past the original context of {original:,} it runs "
+            f"LongRoPE's short factors with cos and sin × {layer.attention_factor:g}, not the long "
+            "factors the file states there (its inv_freq buffer holds those). The layers show "
+            "what the engine runs.",
+            f"{layer.kind}: long_factor {_first(long)}, short_factor {_first(short)}; "
+            f"{rule['source']}: rope_init_fn(self.config)",
+        )
+
+
+def _first(values: list) -> str:
+    """The first three numbers of a factor list."""
+    return ", ".join(f"{v:.4g}" for v in values[:3]) + (" …" if len(values) > 3 else "")
 
 
 def compare_sources(

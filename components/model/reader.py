@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from . import arch, engines, llamacpp
 from .findings import compare_sources, find_all
 from .sources import load
@@ -152,5 +154,10 @@ def scaling_settings(layer: Layer, model: ModelPositions) -> tuple[dict, str]:
     elif method == "longrope":
         top, original = model.max_context or 1, settings["original_context"]
         settings["factor"] = float(params.get("factor") or max(top / original, 1.0))
-        settings["longrope_factors"] = ", ".join(f"{v:.9g}" for v in params.get("long_factor", []))
+        # the factors the layer runs at the maximum context: PhiMoE's forward keeps the short ones
+        runs_short = layer.inv_freq_short is not None and np.array_equal(
+            layer.inv_freq, layer.inv_freq_short
+        )
+        factors = params.get("short_factor" if runs_short else "long_factor", [])
+        settings["longrope_factors"] = ", ".join(f"{v:.9g}" for v in factors)
     return settings, ""

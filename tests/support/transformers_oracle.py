@@ -1,6 +1,7 @@
-"""What transformers itself does with a config's positions, layer by layer: its own rotary module
-run at positions 0, 1 and L − 1 (each layer type's inv_freq and the scale on cos and sin), and its
-own apply_rotary_pos_emb on a probe vector (the pairing). The oracle of test_model_oracle.py."""
+"""What transformers itself does with a config's positions, layer by layer: its own rotary module's
+forward run at positions 0, 1 and L − 1, its cos and sin decoded (each layer type's frequencies and
+the scale on cos and sin, as the forward computes them, not as its buffers hold them), and its own
+apply_rotary_pos_emb on a probe vector (the pairing). The oracle of test_model_oracle.py."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import numpy as np
 
 @dataclass
 class EngineLayerType:
-    inv_freq: np.ndarray  # float64 of the module's float32 buffer, after its dynamic update at L
+    inv_freq: np.ndarray  # each pair's angle at position 1, as the forward laid it out
     attention_scaling: float  # cos at position 0
+    unlike: str = ""  # how the forward's cos and sin at 0, 1 and L − 1 are not pos × inv_freq
 
 
 def quiet() -> None:
@@ -58,46 +60,61 @@ def call_rotary(module, x, positions, **extra):
 
 
 def run_rotary(rotary_cls, config, layer_types: list[str], length: int) -> dict:
-    """{layer type: EngineLayerType} from the module's forward at positions 0, 1, length − 1."""
+    """{layer type: EngineLayerType} decoded from what the module's forward returns at positions
+    0, 1 and length − 1, in one call (so its length-dependent paths, LongRoPE's factors and dynamic
+    NTK's growth, take the sequence as length long); never from its buffers."""
     import torch
 
     module = rotary_cls(config=config)
     x = torch.zeros(1, 3, 8)
-    positions = torch.tensor([[0, 1, max(length - 1, 2)]])
+    last = max(length - 1, 2)
+    positions = torch.tensor([[0, 1, last]])
     takes_type = "layer_type" in inspect.signature(module.forward).parameters
     out = {}
     for kind in layer_types:
-        if takes_type:
-            out_ = call_rotary(module, x, positions, layer_type=kind)
-            buffer = getattr(module, f"{kind}_inv_freq", None)
-        else:
-            out_ = call_rotary(module, x, positions)
-            buffer = getattr(module, "inv_freq", None)
-        if buffer is None:
-            continue
-        cos = out_[0] if isinstance(out_, tuple) else out_  # a complex freqs_cis: its modulus
-        first = cos.reshape(-1, cos.shape[-1])[0, 0]
-        scale = float(first.abs()) if first.is_complex() else float(first)
-        inv_freq = buffer.detach().double().numpy().copy()
-        if hasattr(module, "recomposition_frequencies") and isinstance(out_, tuple):
-            inv_freq = _as_laid_out(inv_freq, *out_)
-        out[kind] = EngineLayerType(inv_freq, scale)
+        extra = {"layer_type": kind} if takes_type else {}
+        if takes_type and not hasattr(module, f"{kind}_inv_freq"):
+            continue  # the module keeps no frequencies for this type (LFM3's conv layers)
+        out[kind] = decoded(call_rotary(module, x, positions, **extra), last)
     return out
 
 
-def _as_laid_out(buffer: np.ndarray, cos, sin) -> np.ndarray:
-    """The buffer's frequencies in the order the forward lays them on the head's dimensions
-    (Ernie 4.5 VL keeps them pre-rotated for its 3-D sections and recomposes them): each pair's
-    angle at position 1, matched to the buffer entry it is."""
-    angles = np.arctan2(
-        sin.reshape(-1, sin.shape[-1])[1].double().numpy(),
-        cos.reshape(-1, cos.shape[-1])[1].double().numpy(),
-    )
-    if angles.size != 2 * buffer.size:
-        return buffer
-    adjacent = np.allclose(angles[0::2], angles[1::2])  # repeat_interleave: interleaved pairs
-    pairs = angles[0::2] if adjacent else angles[: buffer.size]
-    return buffer[np.abs(pairs[:, None] - buffer[None, :]).argmin(axis=1)]
+def decoded(embedding, last: int) -> EngineLayerType:
+    """Each pair's frequency (its angle at position 1), the scale on cos and sin (their modulus
+    at position 0), and how positions 0, 1 and `last` depart from pos × frequency at that scale.
+    Complex freqs_cis (Llama 4) carries one entry per pair; cos and sin carry each pair's angle
+    twice, in two halves or side by side."""
+    if isinstance(embedding, tuple):
+        cos, sin = (part.double().numpy() for part in embedding[:2])
+        width = cos.shape[-1]
+        angles = np.arctan2(sin.reshape(-1, width)[:3], cos.reshape(-1, width)[:3])
+        modulus = np.hypot(sin.reshape(-1, width)[:3], cos.reshape(-1, width)[:3])
+        scale = float(cos.reshape(-1, width)[0, 0])
+        angles, modulus = _pairs(angles), _pairs(modulus)
+    else:  # a complex freqs_cis: its modulus is the scale
+        values = embedding.cdouble().numpy().reshape(-1, embedding.shape[-1])[:3]
+        angles, modulus, scale = np.angle(values), np.abs(values), float(np.abs(values[0, 0]))
+    inv_freq = np.where(angles[1] < 0, angles[1] + 2 * np.pi, angles[1])  # one turn at most
+    unlike = []
+    if not np.allclose(modulus, scale, rtol=1e-6):
+        unlike.append(f"the modulus of cos and sin varies: {modulus.min():.7g}…{modulus.max():.7g}")
+    turned = np.angle(np.exp(1j * (angles[2] - last * inv_freq)))  # wrapped to (−π, π]
+    slack = 4e-7 * last * inv_freq + 1e-5  # float32: the product's rounding, the decoded angle's
+    if np.any(np.abs(turned) > slack) or np.any(np.abs(angles[0]) > 1e-6):
+        worst = int(np.argmax(np.abs(turned) - slack))
+        unlike.append(f"pair {worst} at position {last} is {turned[worst]:+.3g} rad off pos × freq")
+    return EngineLayerType(inv_freq, scale, "; ".join(unlike))
+
+
+def _pairs(values: np.ndarray) -> np.ndarray:
+    """One column per pair of a (positions, width) array whose pairs are laid out in two halves
+    (rotate_half) or side by side (repeat_interleave); unchanged when neither."""
+    half = values.shape[-1] // 2
+    if np.allclose(values[:, :half], values[:, half:], rtol=1e-6, atol=1e-7):
+        return values[:, :half]
+    if np.allclose(values[:, 0::2], values[:, 1::2], rtol=1e-6, atol=1e-7):
+        return values[:, 0::2]
+    return values
 
 
 @dataclass

@@ -450,3 +450,16 @@ def test_the_reading_carries_each_layers_sliding_and_rotating(name):
     assert reading.sliding == [layer.kind == "sliding_attention" for layer in layers]
     assert (reading.engine is Engine.TRANSFORMERS) == (reading.row is not None)
     assert all(layer.label == layer.kind for layer in layers if layer.rotates)
+
+
+def test_every_finding_code_is_in_the_findings_doc():
+    """Each code the model reader writes (find("…") or Finding("…")) is named in
+    docs/model-findings.md."""
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    source = "".join(p.read_text() for p in (root / "components" / "model").glob("*.py"))
+    codes = set(re.findall(r'(?:find|Finding)\(\s*"([a-z0-9-]+)"', source))
+    assert {"engine-forward-differs", "rotary-mscale", "engines-agree"} <= codes
+    doc = (root / "docs" / "model-findings.md").read_text()
+    assert {c for c in codes if f"`{c}`" not in doc and f"## {c}\n" not in doc} == set()

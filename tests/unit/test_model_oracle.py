@@ -7,12 +7,14 @@ vector). Three forms of each default config: the model type alone (every default
 
 from __future__ import annotations
 
+import inspect
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 from pe_explorer.model import transformers_data
-from pe_explorer.model.reader import read_model
+from pe_explorer.model.reader import read_model, scaling_settings
 
 torch = pytest.importorskip("torch")
 transformers_oracle = pytest.importorskip("transformers_oracle")
@@ -167,6 +169,8 @@ def compare_frequencies(model, config, rotary_cls, engine_layers) -> list[str]:
         if layer.method != "rope" or kind not in ran:
             continue
         want = ran[kind]
+        if want.unlike:
+            problems.append(f"layer {layer.index} ({kind}): the forward's {want.unlike}")
         if layer.inv_freq.size != want.inv_freq.size:  # the rotated width (partial rotary)
             problems.append(
                 f"layer {layer.index} rotates {2 * layer.inv_freq.size} dimensions "
@@ -223,6 +227,84 @@ def test_every_rotary_text_model_type_is_tested_or_left_out_with_a_reason() -> N
     covered = {t for t in transformers_data.MODEL_TYPES if t not in LEFT_OUT}
     assert covered | set(LEFT_OUT) == set(transformers_data.MODEL_TYPES)
     assert len(covered) >= 160  # every text decoder of the 193 rotary modeling files
+
+
+# Every model type's defaults with its rope parameters (each layer type's) made LongRoPE or dynamic
+# NTK, read at a maximum context past the original: the forward's length-dependent paths (which
+# factors, how far θ grows), where a forward can compute other than its buffers hold (PhiMoE's).
+ORIGINAL = 4096
+# Read wrong past the original context today: the test fails the day one is fixed.
+KNOWN_WRONG_PAST_ORIGINAL: dict[tuple[str, str], str] = {}
+
+
+def past_the_original(model_type: str, kind: str) -> dict | None:
+    """The saved default config with `kind` in place of each layer type's rope type, its maximum
+    context 4× (LongRoPE) or its factor 2× (dynamic) the original; None where no layer rotates or
+    a head is odd (a default no published file has: Qwen3-Omni's 2048 / 28)."""
+    given = form_of(model_type, "saved")
+    pairs = {}  # each layer type's rotating pairs, as LongRoPE's factor lists must give them
+    for layer in read_model(dict(given)).layers:
+        if layer.method == "rope":
+            pairs.setdefault(layer.kind, layer.rotary_dim / 2)
+    if not pairs or any(n % 1 for n in pairs.values()):
+        return None
+    params = transformers_oracle.engine_config(dict(given)).rope_parameters
+    nested = any(isinstance(v, dict) for v in params.values())
+    entries = params if nested else {"*": params}
+    kept = ("rope_theta", "partial_rotary_factor", "mrope_section", "mrope_interleaved")
+    scaled = {
+        name: {**{k: v for k, v in entry.items() if k in kept},
+               **_scaled(kind, int(pairs.get(name, next(iter(pairs.values())))))}
+        for name, entry in entries.items() if isinstance(entry, dict)
+    }  # fmt: skip
+    top = transformers_data.MODEL_TYPES[model_type]["aliases"].get(
+        "max_position_embeddings", "max_position_embeddings"
+    )
+    given.pop("rope_scaling", None)
+    return {
+        **given,
+        "rope_parameters": {**entries, **scaled} if nested else scaled["*"],
+        top: 4 * ORIGINAL if kind == "longrope" else ORIGINAL,
+    }
+
+
+def _scaled(kind: str, pairs: int) -> dict:
+    """LongRoPE's keys (long factors above short ones, PhiMoE's mscales), or dynamic NTK's."""
+    if kind == "dynamic":
+        return {"rope_type": "dynamic", "factor": 2.0}
+    return {"rope_type": "longrope", "original_max_position_embeddings": ORIGINAL,
+            "long_factor": [1.0 + i / pairs for i in range(pairs)],
+            "short_factor": [1.0 + i / (4 * pairs) for i in range(pairs)],
+            "long_mscale": 1.2, "short_mscale": 1.0}  # fmt: skip
+
+
+@pytest.mark.parametrize("model_type", COVERED)
+def test_the_forward_past_the_original_context_agrees_with_transformers(model_type: str) -> None:
+    """Frequencies and scale only (the layers are the default forms' test's); a config the class
+    or its rotary refuses (Ernie 4.5 VL's rotary takes only `default`) has nothing to compare."""
+    problems = {}
+    for kind in ("longrope", "dynamic"):
+        given = past_the_original(model_type, kind)
+        try:
+            config = given and transformers_oracle.engine_config(given)
+            row = transformers_data.MODEL_TYPES[config.model_type] if config else None
+            rotary_cls = row and transformers_oracle.rotary_class(config.model_type, row)[1]
+            rotary_cls and rotary_cls(config=config)
+        except Exception:  # the engine refuses this rope type
+            continue
+        if rotary_cls:
+            problems[kind] = compare_forward(given, config, rotary_cls)
+    disagreeing = {kind for kind, found in problems.items() if found}
+    assert disagreeing == {k for t, k in KNOWN_WRONG_PAST_ORIGINAL if t == model_type}, problems
+
+
+def compare_forward(given: dict, config, rotary_cls) -> list[str]:
+    """compare_frequencies on a config the engine builds, or the reader's refusal."""
+    try:
+        model = read_model(given)
+    except ValueError as error:
+        return [f"read_model refuses it: {error}"]
+    return compare_frequencies(model, config, rotary_cls, [])
 
 
 # Scaled configs, each on a model type's defaults: the engine runs its rotary module at the
@@ -306,6 +388,35 @@ def test_a_scaled_config_agrees_with_transformers(name: str) -> None:
     assert compare_config({"model_type": model_type, **keys}) == []
 
 
+def test_phimoe_past_the_original_context_runs_the_short_factors() -> None:
+    """PhimoeRotaryEmbedding.forward recomputes inv_freq from the config with no sequence length:
+    past the original context its cos and sin turn at the short factors, × long_mscale, while its
+    buffer holds the long factors. The reader shows the forward's, with a warning naming the
+    line."""
+    model_type, keys = SCALED["phimoe-longrope-mscale"]
+    given = {"model_type": model_type, **keys}
+    config = transformers_oracle.engine_config(given)
+    _, rotary_cls = transformers_oracle.rotary_class(
+        model_type, transformers_data.MODEL_TYPES[model_type]
+    )
+    rotary = rotary_cls(config=config)
+    cos, sin = rotary(torch.zeros(1, 3, 8), torch.tensor([[0, 1, 131071]]))
+    ran = transformers_oracle.decoded((cos, sin), 131071)
+    layer = read_model(given).layers[0]
+    assert np.allclose(layer.inv_freq, ran.inv_freq, rtol=RTOL)
+    assert np.allclose(layer.inv_freq, layer.inv_freq_short)  # the short factors
+    assert not np.allclose(rotary.inv_freq.double().numpy(), ran.inv_freq, rtol=1e-3)  # buffer
+    assert layer.attention_factor == pytest.approx(ran.attention_scaling, rel=RTOL) == 1.243
+    settings, _ = scaling_settings(layer, read_model(given))  # the explorer's controls: the same
+    assert settings["longrope_factors"].startswith("1, 1, 1,")  # short_factor, not 1, 1.0625 …
+    warning = next(f for f in read_model(given).findings if f.code == "engine-forward-differs")
+    source = transformers_data.MODEL_TYPES[model_type]["forward_frequencies"]["source"]
+    assert warning.severity == "warning" and source in warning.evidence
+    path, line = source.split()[0].split(":")
+    text = Path(inspect.getsourcefile(rotary_cls)).read_text().splitlines()[int(line) - 1]
+    assert "self.rope_init_fn(self.config)" in text and path == "modeling_phimoe.py"
+
+
 def test_deepseek_softmax_scale_is_the_attention_modules() -> None:
     """The softmax-mscale note's number is what DeepseekV3Attention multiplies its scale by."""
     model_type, keys = SCALED["deepseek_v3-yarn"]
@@ -322,10 +433,9 @@ def test_deepseek_softmax_scale_is_the_attention_modules() -> None:
 
 
 def test_the_docs_list_every_model_type_left_out_or_read_wrong() -> None:
-    from pathlib import Path
-
     text = (Path(__file__).resolve().parents[2] / "docs" / "model-engines.md").read_text()
-    for model_type in [*LEFT_OUT, *(m for m, _ in KNOWN_WRONG)]:
+    wrong = [*KNOWN_WRONG, *KNOWN_WRONG_PAST_ORIGINAL]
+    for model_type in [*LEFT_OUT, *(m for m, _ in wrong)]:
         assert f"| `{model_type}` |" in text, model_type
     for model_type in [*LAYERS_UNCHECKED, *SUPPLEMENT]:
         assert f"`{model_type}`" in text, model_type
