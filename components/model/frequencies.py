@@ -19,6 +19,7 @@ from ..scaling import (
     check_factors,
     default_frequencies,
     rope_scaled_frequencies,
+    yarn_correction_range,
 )
 from .types import MAX_HEAD_DIM, ModelError, Reading
 from .values import integer, number
@@ -142,25 +143,29 @@ def layer_frequencies(
 
 
 def _factor(factor: float) -> float:
-    if not 1.0 <= factor <= MAX_FACTOR:
-        raise ModelError(f"the scaling factor must be between 1 and {MAX_FACTOR:g}, got {factor:g}")
+    """A factor below 1 runs in transformers with a warning (modeling_rope_utils.py:981, 1085:
+    yarn, llama3): it is read, and findings.py notes it."""
+    if not 0 < factor <= MAX_FACTOR:
+        raise ModelError(
+            f"the scaling factor must be above 0 and at most {MAX_FACTOR:g}, got {factor:g}"
+        )
     return factor
 
 
 def _llama3(params, rotary_dim, base, factor, original):
-    """`_compute_llama3_parameters`, written out: scaling.py refuses low == high frequency
-    factors, which Llama 4 uses (1 and 1: every pair either kept or divided, none smoothed)."""
+    """`_compute_llama3_parameters`, written out: scaling.py refuses low >= high frequency
+    factors, which transformers runs with a warning (modeling_rope_utils.py:1095); Llama 4 uses
+    1 and 1 (every pair either kept or divided, none smoothed). Only a zero divides by zero."""
     low = float(params.get("low_freq_factor", 1.0))
     high = float(params.get("high_freq_factor", 4.0))
-    if not (0 < low <= high and math.isfinite(high)):
-        raise ModelError(
-            f"llama3 needs 0 < low_freq_factor <= high_freq_factor, got {low:g}, {high:g}"
-        )
+    if not (low > 0 and high > 0 and math.isfinite(low) and math.isfinite(high)):
+        raise ModelError(f"llama3 needs positive low_freq_factor and high_freq_factor, "
+                         f"got {low:g}, {high:g}")  # fmt: skip
     inv = default_frequencies(rotary_dim, base)
     wavelength = 2 * math.pi / inv
     scaled = np.where(wavelength > original / low, inv / _factor(factor), inv)
     medium = ~(wavelength < original / high) & ~(wavelength > original / low)
-    if medium.any():  # only when low < high
+    if medium.any() and low < high:  # none smoothed when low >= high
         smooth = (original / wavelength - low) / (high - low)
         scaled = np.where(medium, (1 - smooth) * scaled / factor + smooth * scaled, scaled)
     return scaled, 1.0, None
@@ -171,19 +176,32 @@ def yarn_mscale(scale: float, mscale: float = 1.0) -> float:
     return 1.0 if scale <= 1 else 0.1 * mscale * math.log(scale) + 1.0
 
 
+def _betas(params: dict) -> tuple[float, float]:
+    """YaRN's beta_fast and beta_slow, 32 and 1 when absent or 0 (modeling_rope_utils.py:444);
+    transformers takes the log of each, so a number at or below 0 is refused."""
+    betas = []
+    for key, default in (("beta_fast", 32.0), ("beta_slow", 1.0)):
+        value = params.get(key) or default
+        if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < math.inf:
+            raise ModelError(f"YaRN's {key} must be a positive number, got {str(value)[:20]}")
+        betas.append(float(value))
+    return betas[0], betas[1]
+
+
 def _yarn(params, rotary_dim, base, factor, original, top):
+    """`_compute_yarn_parameters` (modeling_rope_utils.py:346), written out: scaling.py refuses
+    beta_fast <= beta_slow, which transformers runs with a warning (:995) and Kimi K2 publishes
+    (1 and 1): the ramp is then a pair wide, or 0.001 when its ends meet (:463)."""
     if params.get("factor") is None and top:
         factor = top / original  # as transformers, when the config gives no factor
-    inv, att = rope_scaled_frequencies(
-        "yarn",
-        rotary_dim,
-        base,
-        _factor(factor),
-        original,
-        beta_fast=float(params.get("beta_fast") or 32.0),
-        beta_slow=float(params.get("beta_slow") or 1.0),
-        truncate=bool(params.get("truncate", True)),
-    )
+    factor = _factor(factor)
+    beta_fast, beta_slow = _betas(params)
+    truncate = bool(params.get("truncate", True))
+    low, high = yarn_correction_range(beta_fast, beta_slow, rotary_dim, base, original, truncate)
+    high = high + 0.001 if low == high else high
+    ramp = np.clip((np.arange(rotary_dim // 2, dtype=np.float64) - low) / (high - low), 0, 1)
+    plain = default_frequencies(rotary_dim, base)
+    inv, att = plain / factor * ramp + plain * (1 - ramp), yarn_mscale(factor)
     given = params.get("attention_factor")
     mscale, all_dim = params.get("mscale"), params.get("mscale_all_dim")
     if isinstance(given, Real) and not isinstance(given, bool):

@@ -206,6 +206,33 @@ def test_yarn_is_the_published_ramp():
     assert layer.attention_factor == pytest.approx(0.1 * math.log(32) + 1)
 
 
+KIMI_K2_YARN = {
+    "beta_fast": 1.0,
+    "beta_slow": 1.0,
+    "factor": 32.0,
+    "mscale": 1.0,
+    "mscale_all_dim": 1.0,
+    "original_max_position_embeddings": 4096,
+    "type": "yarn",
+}
+
+
+def test_yarn_with_equal_betas_is_read_as_transformers_runs_it():
+    """Kimi K2 publishes beta_fast = beta_slow = 1: transformers warns and runs it
+    (modeling_rope_utils.py:995), so the reader reads it, with a note, never a refusal."""
+    config = {**LLAMA31, "rope_scaling": KIMI_K2_YARN, "max_position_embeddings": 131072}
+    model = read_model(config)
+    expected = FORMULAS["yarn"](128, 500000.0, KIMI_K2_YARN, 4096, 131072)
+    np.testing.assert_allclose(model.layers[0].inv_freq, expected, rtol=1e-14)
+    assert "odd-scaling" in {f.code for f in model.findings}
+
+
+def test_a_yarn_beta_transformers_cannot_run_is_refused():
+    config = {**LLAMA31, "rope_scaling": {**KIMI_K2_YARN, "beta_slow": -1.0}}
+    with pytest.raises(ModelError, match="beta_slow must be a positive number"):
+        read_model(config)
+
+
 def test_longrope_switches_from_short_to_long_factors():
     short, long = [1.0 + i / 100 for i in range(48)], [2.0 + i / 10 for i in range(48)]
     config = {
