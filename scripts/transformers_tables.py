@@ -168,6 +168,34 @@ def rope_targets(config_cls: type, **kwargs) -> list[str] | None:
     return sorted(k for k, v in entries.items() if v and v.get("rope_theta") == value) or None
 
 
+def rotary_dim_conversion(config_cls: type, config) -> dict | None:
+    """Where the class turns a legacy rotary_dim into partial_rotary_factor = rotary_dim / head_dim
+    (MiniMax M2's convert_rope_params_to_dict): the entries it lands in and the line that does it;
+    None for a class that keeps rotary_dim as its own field (GPT-J) or ignores it."""
+    head = head_dim_of(config)
+    if not isinstance(head, int) or head < 8:
+        return None
+    dims = head * 3 // 8
+    try:
+        params = getattr(config_cls(rotary_dim=dims), "rope_parameters", None) or {}
+    except Exception:
+        return None
+    nested = any(isinstance(v, dict) for v in params.values())
+    entries = {k: v for k, v in params.items() if isinstance(v, dict)} if nested else {"*": params}
+    found = sorted(
+        k for k, v in entries.items() if v and v.get("partial_rotary_factor") == dims / head
+    )
+    if not found:
+        return None
+    path = Path(inspect.getsourcefile(config_cls))
+    text = path.read_text(encoding="utf-8")
+    match = re.search(r'kwargs\.get\("rotary_dim"', text)
+    if not match:  # converted somewhere this generator cannot point at: refuse, not guess
+        raise ValueError(f"{config_cls.__name__} converts rotary_dim where no line says so")
+    line = text.count("\n", 0, match.start()) + 1
+    return {"targets": found, "source": f"{path.name}:{line} {_function_at(text, line)}"}
+
+
 def period(values: list) -> list | None:
     """The shortest list P with values[i] == P[i % len(P)], if shorter than values."""
     for size in range(1, len(values) // 2 + 1):
@@ -574,6 +602,9 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
         targets = rope_targets(config_cls, **{key: 0.375})
         if targets:
             row["partial_keys"][key] = targets
+    converted = rotary_dim_conversion(config_cls, config)
+    if converted:
+        row["rotary_dim_key"] = converted
     scaling = rope_targets(config_cls, rope_scaling={"rope_type": "linear", "factor": 3.0})
     if scaling:
         row["scaling_targets"] = scaling

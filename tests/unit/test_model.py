@@ -518,3 +518,11 @@ def test_the_reading_carries_each_layers_sliding_and_rotating(name):
     assert reading.sliding == [layer.kind == "sliding_attention" for layer in layers]
     assert (reading.engine is Engine.TRANSFORMERS) == (reading.row is not None)
     assert all(layer.label == layer.kind for layer in layers if layer.rotates)
+
+
+def test_a_legacy_rotary_dim_the_class_converts_is_the_partial_factor():
+    """MiniMax M2 publishes rotary_dim 64 of head_dim 128; MiniMaxM2Config turns it into
+    partial_rotary_factor 0.5 (the generated table's rotary_dim_key)."""
+    model = read_model({"model_type": "minimax_m2", "head_dim": 128, "rotary_dim": 64})
+    assert {layer.rotary_dim for layer in model.layers} == {64}
+    assert "convert_rope_params_to_dict" in model.sources["rotary_dim"]

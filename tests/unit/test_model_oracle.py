@@ -284,7 +284,6 @@ LAYOUTS = {
 # Read wrong today: the test fails the day one is read as the engine builds it, so the list
 # shrinks.
 KNOWN_WRONG_LAYOUTS = {
-    "minimax_m2-rotary_dim": "rotary_dim is ignored: 128 dimensions read as rotating, not 64",
     "lfm2-conv-layer_types": "the 10 conv layers are read as rotating",
     "bamba-attn_layer_indices": "its 3 attention layers are read with no RoPE, as the Mamba ones",
     "nemotron_h-hybrid_override_pattern": "all 52 layers read as RoPE θ 10000; no rotary is built",
