@@ -234,6 +234,27 @@ def layer_pattern(config_cls: type, attribute: str) -> dict | None:
     return out
 
 
+def index_layout(config_cls: type, attribute: str) -> dict | None:
+    """A key that lists the layers of one type, every other layer being of another (LFM2's
+    full_attn_idxs, Bamba's attn_layer_indices): each field the class leaves None is given
+    layers 1 and 5 of 24, and the layer types read back."""
+    skip = {attribute, *(getattr(config_cls, "attribute_map", {}) or {})}
+    for f in dataclasses.fields(config_cls):
+        if f.default is not None or f.name in skip:
+            continue
+        try:
+            values = getattr(config_cls(num_hidden_layers=24, **{f.name: [1, 5]}), attribute, None)
+        except Exception:
+            continue
+        if not isinstance(values, list) or len(values) != 24:
+            continue
+        listed = {values[1], values[5]}
+        others = {v for i, v in enumerate(values) if i not in (1, 5)}
+        if len(listed) == 1 and len(others) == 1 and listed != others:
+            return {"key": f.name, "listed": listed.pop(), "others": others.pop()}
+    return None
+
+
 def _keyed_rule(changed: list, values: list, n: int) -> str:
     """How a pattern key's value p places the odd layer out: "last" (layer i is the odd one
     when (i + 1) % p == 0) or "first" (when i % p == 0)."""
@@ -518,6 +539,33 @@ def built_layers(module, row: dict, config) -> tuple[type, list] | None:
     ]
 
 
+def mixed_layouts(config_cls: type, folder: str, row: dict) -> list:
+    """Configs whose layers are not all of the default's one type, as published files lay them
+    out: the layer the class's index key lists (LFM2's full_attn_idxs), or a layer of each type
+    the modeling file tests layer_types against (LFM2-MoE's "conv") as the first layer."""
+    import transformers
+
+    out = []
+    listed = (row.get("layer_types") or {}).get("indices")
+    if listed:
+        out.append(lambda: config_cls(**{listed["key"]: [1]}))
+    path = Path(transformers.__file__).parent / "models" / folder / f"modeling_{folder}.py"
+    named = re.findall(r'layer_types\[layer_idx\] [!=]= "(\w+)"', path.read_text(encoding="utf-8"))
+    for kind in dict.fromkeys(named):
+        count = config_cls().num_hidden_layers
+        out.append(lambda k=kind, n=count: config_cls(layer_types=[k] + [FULL_ATTENTION] * (n - 1)))
+    built = []
+    for make in out:
+        try:
+            built.append(make())
+        except Exception:
+            continue
+    return built
+
+
+FULL_ATTENTION = "full_attention"
+
+
 def without_attention(module, row: dict, config) -> dict | None:
     """Layers the model builds with no rotating attention, as a rule over the config: the layer
     types that never hold one, or the config key that lists those layers (Mllama's
@@ -610,6 +658,9 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
         row["scaling_targets"] = scaling
     for attribute in ("layer_types", "no_rope_layers"):
         pattern = layer_pattern(config_cls, attribute)
+        listed = index_layout(config_cls, attribute) if attribute == "layer_types" else None
+        if listed:
+            pattern = {**(pattern or {}), "indices": listed}
         if pattern:
             row[attribute] = pattern
     kinds = sorted(k for k, v in (row["rope_parameters"] or {}).items() if isinstance(v, dict))
@@ -636,6 +687,10 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
     if interleave:
         row["interleave"] = interleave
     empty = without_attention(module, row, config)
+    for probe in [] if empty else mixed_layouts(config_cls, folder, row):
+        empty = without_attention(module, row, probe)  # every default layer attends (LFM2)
+        if empty:
+            break
     if empty:
         row["without_attention"] = empty
         if empty["rule"] == "key":  # the layers it lists by default (Mllama's eight)

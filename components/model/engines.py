@@ -286,6 +286,10 @@ def _pattern(rule: dict | None, given: dict, count: int) -> list | None:
     """A layer-type list the class fills in: its period, or a period a key of the file sets."""
     if not rule:
         return None
+    listed = rule.get("indices", {})  # LFM2's full_attn_idxs, Bamba's attn_layer_indices
+    indices = given.get(listed.get("key", ""))
+    if isinstance(indices, list) and all(isinstance(i, int) for i in indices):
+        return [listed["listed"] if i in indices else listed["others"] for i in range(count)]
     if "default" in rule:  # no period: the class's own list, for its own layer count
         return list(rule["default"]) if len(rule["default"]) == count else None
     period = rule["period"]

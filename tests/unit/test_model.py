@@ -526,3 +526,35 @@ def test_a_legacy_rotary_dim_the_class_converts_is_the_partial_factor():
     model = read_model({"model_type": "minimax_m2", "head_dim": 128, "rotary_dim": 64})
     assert {layer.rotary_dim for layer in model.layers} == {64}
     assert "convert_rope_params_to_dict" in model.sources["rotary_dim"]
+
+
+@pytest.mark.parametrize(
+    ("config", "rotating"),
+    [
+        # Bamba: attention (with RoPE) at the listed layers, Mamba 2 elsewhere
+        ({"model_type": "bamba", "num_hidden_layers": 8, "attn_layer_indices": [2, 5]}, [2, 5]),
+        # LFM2: the listed layers attend, the others are short convolutions
+        ({"model_type": "lfm2", "num_hidden_layers": 6, "full_attn_idxs": [1, 4]}, [1, 4]),
+        (
+            {
+                "model_type": "lfm2",
+                "num_hidden_layers": 4,
+                "layer_types": ["conv", "full_attention"] * 2,
+            },
+            [1, 3],
+        ),
+        (
+            {
+                "model_type": "lfm2_moe",
+                "num_hidden_layers": 3,
+                "layer_types": ["conv", "conv", "full_attention"],
+            },
+            [2],
+        ),
+    ],
+)
+def test_only_a_hybrids_attention_layers_rotate(config, rotating):
+    """The key a hybrid's published file lays its layers out with (the generated table's
+    layer_types "indices", and its layers built without attention)."""
+    model = read_model(config)
+    assert [layer.index for layer in model.layers if layer.rotates] == rotating

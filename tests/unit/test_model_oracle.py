@@ -284,8 +284,6 @@ LAYOUTS = {
 # Read wrong today: the test fails the day one is read as the engine builds it, so the list
 # shrinks.
 KNOWN_WRONG_LAYOUTS = {
-    "lfm2-conv-layer_types": "the 10 conv layers are read as rotating",
-    "bamba-attn_layer_indices": "its 3 attention layers are read with no RoPE, as the Mamba ones",
     "nemotron_h-hybrid_override_pattern": "all 52 layers read as RoPE θ 10000; no rotary is built",
     "modernbert-position_embedding_type": "read as learned positions from a key the model ignores",
 }
