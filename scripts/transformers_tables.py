@@ -726,6 +726,28 @@ def known_types() -> list[str]:
     return sorted(CONFIG_MAPPING_NAMES)
 
 
+def without_rotary(rows: dict) -> list[str]:
+    """Model types transformers knows with no row whose own modeling file neither defines a
+    rotary class nor calls an apply_rotary… function (Nemotron-H defines apply_rotary_pos_emb and
+    never calls it): their attention gets no rotary positions."""
+    import transformers
+    from transformers.models.auto.configuration_auto import model_type_to_module_name
+
+    root = Path(transformers.__file__).parent / "models"
+    out = []
+    for model_type in known_types():
+        folder = model_type_to_module_name(model_type)
+        path = root / folder / f"modeling_{folder}.py"
+        if model_type in rows or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        applies = set(re.findall(r"def (apply_rotary\w*)\(", text))
+        called = any(text.count(f"{name}(") > 1 for name in applies)
+        if not called and not re.search(r"class \w*RotaryEmbedding", text):
+            out.append(model_type)
+    return out
+
+
 def all_aliases() -> dict[str, dict]:
     """attribute_map of every configuration class that has one."""
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
@@ -759,6 +781,7 @@ def generate() -> str:
                 rows[model_type] = row
     outer = {k: v for k, v in composites().items() if v["model_type"] in rows and k not in rows}
     aliases = all_aliases()
+    plain = without_rotary(rows)
     return HEADER.format(version=transformers.__version__) + (
         f"VERSION = {transformers.__version__!r}\n\n"
         f"# Each text model type: its config class, modeling file, rotary class and defaults.\n"
@@ -767,6 +790,8 @@ def generate() -> str:
         f"COMPOSITES = {pprint.pformat(outer, width=99, sort_dicts=True)}\n\n"
         f"# Every model type's attribute_map (GPT-J's n_embd is hidden_size …).\n"
         f"ALIASES = {pprint.pformat(aliases, width=99, sort_dicts=True)}\n\n"
+        f"# Model types whose modeling file applies no rotary (no default RoPE for them).\n"
+        f"WITHOUT_ROTARY = frozenset({pprint.pformat(plain, width=99, compact=True)})\n\n"
         f"# Every model type the pinned transformers knows.\n"
         f"KNOWN = frozenset({pprint.pformat(known_types(), width=99, compact=True)})\n"
     )

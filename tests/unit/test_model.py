@@ -558,3 +558,19 @@ def test_only_a_hybrids_attention_layers_rotate(config, rotating):
     layer_types "indices", and its layers built without attention)."""
     model = read_model(config)
     assert [layer.index for layer in model.layers if layer.rotates] == rotating
+
+
+def test_a_model_type_transformers_builds_without_a_rotary_gets_no_default_rope():
+    """Nemotron-H: its modeling file never calls apply_rotary_pos_emb (WITHOUT_ROTARY)."""
+    model = read_model({"model_type": "nemotron_h", "num_hidden_layers": 4, "rope_theta": 1e4})
+    assert not any(layer.rotates for layer in model.layers)
+    assert "no-rotary" in {f.code for f in model.findings}
+
+
+def test_an_encoder_with_a_rotary_is_never_read_as_learned():
+    """ModernBERT keeps BERT's position_embedding_type, which its model never reads: global θ
+    every global_attn_every_n_layers-th layer, local θ between."""
+    model = read_model({"model_type": "modernbert", "num_hidden_layers": 6,
+                        "global_attn_every_n_layers": 3, "global_rope_theta": 160000.0,
+                        "local_rope_theta": 10000.0, "position_embedding_type": "absolute"})  # fmt: skip
+    assert [layer.theta for layer in model.layers] == [160000.0, 1e4, 1e4] * 2

@@ -282,11 +282,8 @@ LAYOUTS = {
         "position_embedding_type": "absolute"}),
 }  # fmt: skip
 # Read wrong today: the test fails the day one is read as the engine builds it, so the list
-# shrinks.
-KNOWN_WRONG_LAYOUTS = {
-    "nemotron_h-hybrid_override_pattern": "all 52 layers read as RoPE θ 10000; no rotary is built",
-    "modernbert-position_embedding_type": "read as learned positions from a key the model ignores",
-}
+# shrinks. None at transformers 5.23.0.
+KNOWN_WRONG_LAYOUTS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", sorted(LAYOUTS))
