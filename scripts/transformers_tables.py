@@ -169,6 +169,34 @@ def rope_targets(config_cls: type, **kwargs) -> list[str] | None:
     return sorted(k for k, v in entries.items() if v and v.get("rope_theta") == value) or None
 
 
+def rotary_dim_conversion(config_cls: type, config) -> dict | None:
+    """Where the class turns a legacy rotary_dim into partial_rotary_factor = rotary_dim / head_dim
+    (MiniMax M2's convert_rope_params_to_dict): the entries it lands in and the line that does it;
+    None for a class that keeps rotary_dim as its own field (GPT-J) or ignores it."""
+    head = head_dim_of(config)
+    if not isinstance(head, int) or head < 8:
+        return None
+    dims = head * 3 // 8
+    try:
+        params = getattr(config_cls(rotary_dim=dims), "rope_parameters", None) or {}
+    except Exception:
+        return None
+    nested = any(isinstance(v, dict) for v in params.values())
+    entries = {k: v for k, v in params.items() if isinstance(v, dict)} if nested else {"*": params}
+    found = sorted(
+        k for k, v in entries.items() if v and v.get("partial_rotary_factor") == dims / head
+    )
+    if not found:
+        return None
+    path = Path(inspect.getsourcefile(config_cls))
+    text = path.read_text(encoding="utf-8")
+    match = re.search(r'kwargs\.get\("rotary_dim"', text)
+    if not match:  # converted somewhere this generator cannot point at: refuse, not guess
+        raise ValueError(f"{config_cls.__name__} converts rotary_dim where no line says so")
+    line = text.count("\n", 0, match.start()) + 1
+    return {"targets": found, "source": f"{path.name}:{line} {_function_at(text, line)}"}
+
+
 def period(values: list) -> list | None:
     """The shortest list P with values[i] == P[i % len(P)], if shorter than values."""
     for size in range(1, len(values) // 2 + 1):
@@ -205,6 +233,27 @@ def layer_pattern(config_cls: type, attribute: str) -> dict | None:
             out["key"] = key
             out["keyed"] = _keyed_rule(changed, values, 3)
     return out
+
+
+def index_layout(config_cls: type, attribute: str) -> dict | None:
+    """A key that lists the layers of one type, every other layer being of another (LFM2's
+    full_attn_idxs, Bamba's attn_layer_indices): each field the class leaves None is given
+    layers 1 and 5 of 24, and the layer types read back."""
+    skip = {attribute, *(getattr(config_cls, "attribute_map", {}) or {})}
+    for f in dataclasses.fields(config_cls):
+        if f.default is not None or f.name in skip:
+            continue
+        try:
+            values = getattr(config_cls(num_hidden_layers=24, **{f.name: [1, 5]}), attribute, None)
+        except Exception:
+            continue
+        if not isinstance(values, list) or len(values) != 24:
+            continue
+        listed = {values[1], values[5]}
+        others = {v for i, v in enumerate(values) if i not in (1, 5)}
+        if len(listed) == 1 and len(others) == 1 and listed != others:
+            return {"key": f.name, "listed": listed.pop(), "others": others.pop()}
+    return None
 
 
 def _keyed_rule(changed: list, values: list, n: int) -> str:
@@ -507,6 +556,33 @@ def built_layers(module, row: dict, config) -> tuple[type, list] | None:
     ]
 
 
+def mixed_layouts(config_cls: type, folder: str, row: dict) -> list:
+    """Configs whose layers are not all of the default's one type, as published files lay them
+    out: the layer the class's index key lists (LFM2's full_attn_idxs), or a layer of each type
+    the modeling file tests layer_types against (LFM2-MoE's "conv") as the first layer."""
+    import transformers
+
+    out = []
+    listed = (row.get("layer_types") or {}).get("indices")
+    if listed:
+        out.append(lambda: config_cls(**{listed["key"]: [1]}))
+    path = Path(transformers.__file__).parent / "models" / folder / f"modeling_{folder}.py"
+    named = re.findall(r'layer_types\[layer_idx\] [!=]= "(\w+)"', path.read_text(encoding="utf-8"))
+    for kind in dict.fromkeys(named):
+        count = config_cls().num_hidden_layers
+        out.append(lambda k=kind, n=count: config_cls(layer_types=[k] + [FULL_ATTENTION] * (n - 1)))
+    built = []
+    for make in out:
+        try:
+            built.append(make())
+        except Exception:
+            continue
+    return built
+
+
+FULL_ATTENTION = "full_attention"
+
+
 def without_attention(module, row: dict, config) -> dict | None:
     """Layers the model builds with no rotating attention, as a rule over the config: the layer
     types that never hold one, or the config key that lists those layers (Mllama's
@@ -591,11 +667,17 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
         targets = rope_targets(config_cls, **{key: 0.375})
         if targets:
             row["partial_keys"][key] = targets
+    converted = rotary_dim_conversion(config_cls, config)
+    if converted:
+        row["rotary_dim_key"] = converted
     scaling = rope_targets(config_cls, rope_scaling={"rope_type": "linear", "factor": 3.0})
     if scaling:
         row["scaling_targets"] = scaling
     for attribute in ("layer_types", "no_rope_layers"):
         pattern = layer_pattern(config_cls, attribute)
+        listed = index_layout(config_cls, attribute) if attribute == "layer_types" else None
+        if listed:
+            pattern = {**(pattern or {}), "indices": listed}
         if pattern:
             row[attribute] = pattern
     kinds = sorted(k for k, v in (row["rope_parameters"] or {}).items() if isinstance(v, dict))
@@ -625,6 +707,10 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
     if interleave:
         row["interleave"] = interleave
     empty = without_attention(module, row, config)
+    for probe in [] if empty else mixed_layouts(config_cls, folder, row):
+        empty = without_attention(module, row, probe)  # every default layer attends (LFM2)
+        if empty:
+            break
     if empty:
         row["without_attention"] = empty
         if empty["rule"] == "key":  # the layers it lists by default (Mllama's eight)
@@ -660,6 +746,28 @@ def known_types() -> list[str]:
     return sorted(CONFIG_MAPPING_NAMES)
 
 
+def without_rotary(rows: dict) -> list[str]:
+    """Model types transformers knows with no row whose own modeling file neither defines a
+    rotary class nor calls an apply_rotary… function (Nemotron-H defines apply_rotary_pos_emb and
+    never calls it): their attention gets no rotary positions."""
+    import transformers
+    from transformers.models.auto.configuration_auto import model_type_to_module_name
+
+    root = Path(transformers.__file__).parent / "models"
+    out = []
+    for model_type in known_types():
+        folder = model_type_to_module_name(model_type)
+        path = root / folder / f"modeling_{folder}.py"
+        if model_type in rows or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        applies = set(re.findall(r"def (apply_rotary\w*)\(", text))
+        called = any(text.count(f"{name}(") > 1 for name in applies)
+        if not called and not re.search(r"class \w*RotaryEmbedding", text):
+            out.append(model_type)
+    return out
+
+
 def all_aliases() -> dict[str, dict]:
     """attribute_map of every configuration class that has one."""
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
@@ -693,6 +801,7 @@ def generate() -> str:
                 rows[model_type] = row
     outer = {k: v for k, v in composites().items() if v["model_type"] in rows and k not in rows}
     aliases = all_aliases()
+    plain = without_rotary(rows)
     return HEADER.format(version=transformers.__version__) + (
         f"VERSION = {transformers.__version__!r}\n\n"
         f"# Each text model type: its config class, modeling file, rotary class and defaults.\n"
@@ -701,6 +810,8 @@ def generate() -> str:
         f"COMPOSITES = {pprint.pformat(outer, width=99, sort_dicts=True)}\n\n"
         f"# Every model type's attribute_map (GPT-J's n_embd is hidden_size …).\n"
         f"ALIASES = {pprint.pformat(aliases, width=99, sort_dicts=True)}\n\n"
+        f"# Model types whose modeling file applies no rotary (no default RoPE for them).\n"
+        f"WITHOUT_ROTARY = frozenset({pprint.pformat(plain, width=99, compact=True)})\n\n"
         f"# Every model type the pinned transformers knows.\n"
         f"KNOWN = frozenset({pprint.pformat(known_types(), width=99, compact=True)})\n"
     )

@@ -127,8 +127,12 @@ def _llama4_kinds(reading: Reading, count: int) -> tuple[list[str], list[bool]]:
 
 
 def method_of(reading: Reading) -> str:
-    """The family: rope, learned, alibi, t5, sinusoidal."""
+    """The family: rope, learned, alibi, t5, sinusoidal. A model type whose transformers row
+    has a rotary rotates, whatever BERT-era keys its file keeps (ModernBERT's
+    position_embedding_type, which ModernBertConfig stores and its model never reads)."""
     config, model = reading.config, reading.model_type
+    if reading.engine is Engine.TRANSFORMERS:
+        return "rope"
     attn = config.get("attn_config") if isinstance(config.get("attn_config"), dict) else {}
     if model == "bloom" or config.get("alibi") is True or attn.get("alibi") is True:
         return "alibi"
@@ -140,7 +144,24 @@ def method_of(reading: Reading) -> str:
         return "learned"
     if model == "mpt" and not attn.get("alibi"):
         return "learned"
+    if reading.engine is Engine.GENERIC and model in engines.tables().WITHOUT_ROTARY:
+        return _without_rotary(reading)
     return "rope"
+
+
+def _without_rotary(reading: Reading) -> str:
+    """A model type transformers builds with no rotary (Nemotron-H): no positions in attention,
+    never a default RoPE."""
+    version = engines.tables().VERSION
+    reading.find(
+        "no-rotary",
+        f"transformers {version} builds {reading.model_type[:40]} with no rotary embedding: no "
+        "layer's attention is given positions by RoPE, whatever θ the file states.",
+        f"model_type = {reading.model_type[:40]!r}: its modeling file calls no apply_rotary… "
+        "function (WITHOUT_ROTARY, generated)",
+        "note",
+    )
+    return "none"
 
 
 def layers(reading: Reading) -> tuple[list[Layer], int | None, int | None]:

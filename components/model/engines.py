@@ -78,6 +78,7 @@ def standardise(config: dict, reading: Reading) -> dict:
         out["head_dim"] = row["resolved_head_dim"]  # what __post_init__ made of the defaults
         reading.note("head_dim", f"{row['config_class']}.__post_init__ ({where})")
     out["rope_parameters"] = _rope_parameters(given, row, reading, where)
+    _legacy_rotary_dim(given, out, row, reading)
     _unread_theta(given, out["rope_parameters"], row, reading)
     _head_dim_by_type(given, row, reading, where)
     count = out.get("num_hidden_layers")
@@ -88,6 +89,21 @@ def standardise(config: dict, reading: Reading) -> dict:
                 out[attribute] = filled
                 reading.note(attribute, f"{row['config_class']}.__post_init__ ({where})")
     return out
+
+
+def _legacy_rotary_dim(given: dict, out: dict, row: dict, reading: Reading) -> None:
+    """A legacy rotary_dim the class turns into partial_rotary_factor = rotary_dim / head_dim in
+    each entry that names none (transformers_data's "rotary_dim_key": MiniMax M2)."""
+    rule, dims, head = row.get("rotary_dim_key"), given.get("rotary_dim"), out.get("head_dim")
+    if not rule or not all(isinstance(v, int) and not isinstance(v, bool) for v in (dims, head)):
+        return
+    if dims <= 0 or head <= 0:
+        return
+    params = out["rope_parameters"]
+    nested = any(isinstance(v, dict) for v in params.values())
+    for entry in _entries(params, rule["targets"], nested):
+        entry.setdefault("partial_rotary_factor", dims / head)
+    reading.note("rotary_dim", f"config.json: rotary_dim / head_dim ({rule['source']})")
 
 
 def _head_dim_by_type(given: dict, row: dict, reading: Reading, where: str) -> None:
@@ -270,6 +286,10 @@ def _pattern(rule: dict | None, given: dict, count: int) -> list | None:
     """A layer-type list the class fills in: its period, or a period a key of the file sets."""
     if not rule:
         return None
+    listed = rule.get("indices", {})  # LFM2's full_attn_idxs, Bamba's attn_layer_indices
+    indices = given.get(listed.get("key", ""))
+    if isinstance(indices, list) and all(isinstance(i, int) for i in indices):
+        return [listed["listed"] if i in indices else listed["others"] for i in range(count)]
     if "default" in rule:  # no period: the class's own list, for its own layer count
         return list(rule["default"]) if len(rule["default"]) == count else None
     period = rule["period"]

@@ -26,6 +26,7 @@ def find_all(model: ModelPositions, reading: Reading) -> None:
         _head_dim(reading)
         _mrope(reading, rope)
         _per_layer(model, reading)
+        _odd_scaling(model, reading)
         _never_turn(model, reading)
         _engine_scales(model, reading)
         _engine_forward(model, reading)
@@ -140,6 +141,43 @@ def _per_layer(model: ModelPositions, reading: Reading) -> None:
         "; ".join(parts),
         "note",
     )
+
+
+# Values transformers 5.23.0 warns about and runs (modeling_rope_utils.py's rope validation):
+# read as it runs them, and named.
+ODD_SCALING = (
+    ("yarn", lambda p: (p.get("beta_fast") or 32) <= (p.get("beta_slow") or 1),
+     "beta_fast is not above beta_slow, so YaRN's ramp from kept to interpolated pairs is at most "
+     "one pair wide", "modeling_rope_utils.py:995"),
+    ("llama3", lambda p: p.get("high_freq_factor", 4) < p.get("low_freq_factor", 1),
+     "high_freq_factor is below low_freq_factor, so no pair is smoothed: each is kept or divided",
+     "modeling_rope_utils.py:1095"),
+    ("*", lambda p: isinstance(p.get("factor"), (int, float)) and p["factor"] < 1,
+     "the factor is below 1, so the slow pairs turn faster than trained, not slower",
+     "modeling_rope_utils.py:981"),
+)  # fmt: skip
+
+
+def _odd_scaling(model: ModelPositions, reading: Reading) -> None:
+    """Scaling values an engine might refuse that transformers runs with a warning."""
+    for layer, _ in model.layer_types():
+        kind = layer.scaling.get("type")
+        for method, odd, why, line in ODD_SCALING:
+            if (
+                layer.method == "rope"
+                and method in (kind, "*")
+                and kind != "default"
+                and odd(layer.scaling)
+            ):
+                keys = ("factor", "beta_fast", "beta_slow", "low_freq_factor", "high_freq_factor")
+                shown = ", ".join(f"{k} {layer.scaling[k]:g}" for k in keys if k in layer.scaling)
+                reading.find(
+                    "odd-scaling",
+                    f"In {kind} scaling, {why}. transformers warns and runs it; an engine that "
+                    "checks these values may refuse the file.",
+                    f"{shown} ({line})",
+                    "note",
+                )
 
 
 def _describe(layer: Layer) -> str:

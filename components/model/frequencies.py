@@ -11,7 +11,7 @@ from numbers import Real
 import numpy as np
 
 from ..rope_types import ROPE_INIT_FUNCTIONS, proportional
-from ..scaling import MAX_CONTEXT, MAX_FACTOR, check_factors, check_yarn
+from ..scaling import MAX_CONTEXT, MAX_FACTOR, check_factors
 from .types import MAX_HEAD_DIM, ModelError, Reading
 from .values import integer, number
 
@@ -144,35 +144,50 @@ def _checked(kind: str, params: dict, rotary_dim: int, factor: float, original: 
 
 
 def _factor(factor: float) -> float:
-    if not 1.0 <= factor <= MAX_FACTOR:
-        raise ModelError(f"the scaling factor must be between 1 and {MAX_FACTOR:g}, got {factor:g}")
+    """A factor below 1 runs in transformers with a warning (modeling_rope_utils.py:981, 1085:
+    yarn, llama3): it is read, and findings.py notes it."""
+    if not 0 < factor <= MAX_FACTOR:
+        raise ModelError(
+            f"the scaling factor must be above 0 and at most {MAX_FACTOR:g}, got {factor:g}"
+        )
     return factor
 
 
 def _llama3(params: dict, factor: float) -> dict:
-    """Llama 3's parameters: scaling.py refuses low == high frequency factors, which Llama 4 uses
-    (1 and 1: every pair either kept or divided, none smoothed)."""
+    """Llama 3's parameters: scaling.py refuses low >= high frequency factors, which transformers
+    runs with a warning (modeling_rope_utils.py:1095); Llama 4 uses 1 and 1 (every pair either
+    kept or divided, none smoothed). Only a zero divides by zero."""
     low = float(params.get("low_freq_factor", 1.0))
     high = float(params.get("high_freq_factor", 4.0))
-    if not (0 < low <= high and math.isfinite(high)):
+    if not (low > 0 and high > 0 and math.isfinite(low) and math.isfinite(high)):
         raise ModelError(
-            f"llama3 needs 0 < low_freq_factor <= high_freq_factor, got {low:g}, {high:g}"
+            f"llama3 needs positive low_freq_factor and high_freq_factor, got {low:g}, {high:g}"
         )
     return {"factor": _factor(factor), "low_freq_factor": low, "high_freq_factor": high}
 
 
+def _betas(params: dict) -> tuple[float, float]:
+    """YaRN's beta_fast and beta_slow, 32 and 1 when absent or 0 (modeling_rope_utils.py:444);
+    transformers takes the log of each, so a number at or below 0 is refused."""
+    betas = []
+    for key, default in (("beta_fast", 32.0), ("beta_slow", 1.0)):
+        value = params.get(key) or default
+        if isinstance(value, bool) or not isinstance(value, Real) or not 0 < value < math.inf:
+            raise ModelError(f"YaRN's {key} must be a positive number, got {str(value)[:20]}")
+        betas.append(float(value))
+    return betas[0], betas[1]
+
+
 def _yarn(params: dict, factor: float, original: int, top: int | None) -> dict:
-    """YaRN's parameters, checked as scaling.py checks the scaling view's."""
+    """YaRN's parameters. scaling.py refuses beta_fast <= beta_slow, which transformers runs with
+    a warning (modeling_rope_utils.py:995) and Kimi K2 publishes (1 and 1): the ramp's ends then
+    meet, and the table (rope_types.yarn) widens it by 0.001 as transformers does (:463)."""
     if params.get("factor") is None and top:
         factor = top / original  # as transformers, when the config gives no factor
     factor = _factor(factor)
-    beta_fast, beta_slow, truncate = check_yarn(
-        float(params.get("beta_fast") or 32.0),
-        float(params.get("beta_slow") or 1.0),
-        bool(params.get("truncate", True)),
-    )
+    beta_fast, beta_slow = _betas(params)
     rope = {"factor": factor, "beta_fast": beta_fast, "beta_slow": beta_slow}
-    rope["truncate"] = truncate
+    rope["truncate"] = bool(params.get("truncate", True))
     given = params.get("attention_factor")
     mscale, all_dim = params.get("mscale"), params.get("mscale_all_dim")
     if isinstance(given, Real) and not isinstance(given, bool):

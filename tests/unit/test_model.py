@@ -189,6 +189,35 @@ def test_yarn_is_the_published_ramp():
     assert layer.attention_factor == pytest.approx(0.1 * math.log(32) + 1)
 
 
+KIMI_K2_YARN = {
+    "beta_fast": 1.0,
+    "beta_slow": 1.0,
+    "factor": 32.0,
+    "mscale": 1.0,
+    "mscale_all_dim": 1.0,
+    "original_max_position_embeddings": 4096,
+    "type": "yarn",
+}
+
+
+def test_yarn_with_equal_betas_is_read_as_transformers_runs_it():
+    """Kimi K2 publishes beta_fast = beta_slow = 1: transformers warns and runs it
+    (modeling_rope_utils.py:995), so the reader reads it, with a note, never a refusal."""
+    config = {**LLAMA31, "rope_scaling": KIMI_K2_YARN, "max_position_embeddings": 131072}
+    model = read_model(config)
+    layer = model.layers[0]
+    expected, attention = layer_reference(layer, KIMI_K2_YARN, 4096, 131072)
+    np.testing.assert_allclose(layer.inv_freq, expected, rtol=FLOAT32)
+    assert layer.attention_factor == pytest.approx(attention, rel=FLOAT32)
+    assert "odd-scaling" in {f.code for f in model.findings}
+
+
+def test_a_yarn_beta_transformers_cannot_run_is_refused():
+    config = {**LLAMA31, "rope_scaling": {**KIMI_K2_YARN, "beta_slow": -1.0}}
+    with pytest.raises(ModelError, match="beta_slow must be a positive number"):
+        read_model(config)
+
+
 def test_longrope_switches_from_short_to_long_factors():
     short, long = [1.0 + i / 100 for i in range(48)], [2.0 + i / 10 for i in range(48)]
     config = {
@@ -463,3 +492,60 @@ def test_every_finding_code_is_in_the_findings_doc():
     assert {"engine-forward-differs", "rotary-mscale", "engines-agree"} <= codes
     doc = (root / "docs" / "model-findings.md").read_text()
     assert {c for c in codes if f"`{c}`" not in doc and f"## {c}\n" not in doc} == set()
+
+
+def test_a_legacy_rotary_dim_the_class_converts_is_the_partial_factor():
+    """MiniMax M2 publishes rotary_dim 64 of head_dim 128; MiniMaxM2Config turns it into
+    partial_rotary_factor 0.5 (the generated table's rotary_dim_key)."""
+    model = read_model({"model_type": "minimax_m2", "head_dim": 128, "rotary_dim": 64})
+    assert {layer.rotary_dim for layer in model.layers} == {64}
+    assert "convert_rope_params_to_dict" in model.sources["rotary_dim"]
+
+
+@pytest.mark.parametrize(
+    ("config", "rotating"),
+    [
+        # Bamba: attention (with RoPE) at the listed layers, Mamba 2 elsewhere
+        ({"model_type": "bamba", "num_hidden_layers": 8, "attn_layer_indices": [2, 5]}, [2, 5]),
+        # LFM2: the listed layers attend, the others are short convolutions
+        ({"model_type": "lfm2", "num_hidden_layers": 6, "full_attn_idxs": [1, 4]}, [1, 4]),
+        (
+            {
+                "model_type": "lfm2",
+                "num_hidden_layers": 4,
+                "layer_types": ["conv", "full_attention"] * 2,
+            },
+            [1, 3],
+        ),
+        (
+            {
+                "model_type": "lfm2_moe",
+                "num_hidden_layers": 3,
+                "layer_types": ["conv", "conv", "full_attention"],
+            },
+            [2],
+        ),
+    ],
+)
+def test_only_a_hybrids_attention_layers_rotate(config, rotating):
+    """The key a hybrid's published file lays its layers out with (the generated table's
+    layer_types "indices", and its layers built without attention)."""
+    model = read_model(config)
+    assert [layer.index for layer in model.layers if layer.rotates] == rotating
+
+
+def test_a_model_type_transformers_builds_without_a_rotary_gets_no_default_rope():
+    """Nemotron-H: its modeling file never calls apply_rotary_pos_emb (WITHOUT_ROTARY)."""
+    model = read_model({"model_type": "nemotron_h", "num_hidden_layers": 4, "rope_theta": 1e4})
+    assert not any(layer.rotates for layer in model.layers)
+    assert "no-rotary" in {f.code for f in model.findings}
+
+
+def test_an_encoder_with_a_rotary_is_never_read_as_learned():
+    """ModernBERT keeps BERT's position_embedding_type, which its model never reads: global θ
+    every global_attn_every_n_layers-th layer, local θ between."""
+    config = {"model_type": "modernbert", "num_hidden_layers": 6, "global_attn_every_n_layers": 3,
+              "global_rope_theta": 160000.0, "local_rope_theta": 10000.0,
+              "position_embedding_type": "absolute"}  # fmt: skip
+    model = read_model(config)
+    assert [layer.theta for layer in model.layers] == [160000.0, 1e4, 1e4] * 2

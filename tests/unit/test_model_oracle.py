@@ -364,15 +364,8 @@ LAYOUTS = {
         "position_embedding_type": "absolute"}),
 }  # fmt: skip
 # Read wrong today: the test fails the day one is read as the engine builds it, so the list
-# shrinks.
-KNOWN_WRONG_LAYOUTS = {
-    "deepseek_v3-yarn-beta-1-1": "read_model refuses beta_fast = beta_slow; transformers runs it",
-    "minimax_m2-rotary_dim": "rotary_dim is ignored: 128 dimensions read as rotating, not 64",
-    "lfm2-conv-layer_types": "the 10 conv layers are read as rotating",
-    "bamba-attn_layer_indices": "its 3 attention layers are read with no RoPE, as the Mamba ones",
-    "nemotron_h-hybrid_override_pattern": "all 52 layers read as RoPE θ 10000; no rotary is built",
-    "modernbert-position_embedding_type": "read as learned positions from a key the model ignores",
-}
+# shrinks. None at transformers 5.23.0.
+KNOWN_WRONG_LAYOUTS: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", sorted(LAYOUTS))
