@@ -786,14 +786,23 @@ def enum_of(src: Source, name: str) -> str:
     raise Stop(f"no enum for {name}")
 
 
+LOADER = re.compile(r"^void llama_model_\w+::load_arch_\w+\(")
+
+
 def graph_base_use(src: Source, rel: str) -> dict:
-    """Whether the graph of rel takes each layer's base from get_rope_freq_base."""
-    for i, line in enumerate(src.tree.lines(rel)):
+    """Whether the graph of rel takes each layer's base from get_rope_freq_base (or the SWA base
+    itself); the loader's own lines (load_arch_hparams sets the SWA base) are not the graph."""
+    lines = src.tree.lines(rel)
+    loaders = [body(lines, i, rel) for i, line in enumerate(lines) if LOADER.match(line)]
+    for i, line in enumerate(lines):
+        if any(s <= i <= e for s, e in loaders):
+            continue
         if re.search(r"get_rope_freq_base\s*\(|hparams\.rope_freq_base_train_swa", clean(line)):
             return {"graph_per_layer_base": True, "graph_source": loc(rel, i)}
+    calls = [i for i, line in enumerate(lines) if ROPE_CALL.search(clean(line))]
     return {
         "graph_per_layer_base": False,
-        "graph_source": rel,
+        "graph_source": loc(rel, calls[0]) if calls else rel,
         "graph_note": "the graph never reads the SWA base (no live get_rope_freq_base or "
         "rope_freq_base_train_swa): every layer rotates with the global freq_base",
     }

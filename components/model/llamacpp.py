@@ -317,7 +317,10 @@ def _swa_base(arch: str, meta: dict, result: Plan) -> None:
     """The sliding layers' own base: rope.freq_base_swa, else llama.cpp's fallback; unscaled
     unless the architecture copies the scale."""
     row = tables().THETA.get("arch", {}).get(arch)
-    if not row or not row.get("graph_per_layer_base") or not any(result.sliding):
+    if not row or not any(result.sliding):
+        return
+    if not row.get("graph_per_layer_base"):
+        _swa_base_unused(row, meta, result)
         return
     given = meta.get("rope.freq_base_swa")
     fallback = row.get("swa_base_fallback")
@@ -333,6 +336,20 @@ def _swa_base(arch: str, meta: dict, result: Plan) -> None:
             f"written before rope.freq_base_swa: llama.cpp uses {fallback:g} on sliding layers"
         )
     result.swa_unscaled = row.get("swa_scale") == 1.0
+
+
+def _swa_base_unused(row: dict, meta: dict, result: Plan) -> None:
+    """A base read into rope_freq_base_train_swa that the graph never passes (olmo2.cpp:15 reads
+    it, olmo2.cpp:124 turns every layer at the shared freq_base): said when it differs."""
+    given, base = meta.get("rope.freq_base_swa"), meta.get("rope.freq_base")
+    if not isinstance(given, (int, float)) or not row.get("swa_base_key_source"):
+        return
+    if isinstance(base, (int, float)) and float(given) == float(base):
+        return
+    result.notes.append(
+        f"llama.cpp reads rope.freq_base_swa {given:g} ({row['swa_base_key_source']}) but its "
+        f"graph turns the sliding layers at the shared freq_base ({row['graph_source']})"
+    )
 
 
 def base_at_load(arch: str, meta: dict, params: dict, head_dim: int) -> tuple[dict, str]:
@@ -444,7 +461,9 @@ def rule_source(arch: str, fact: str) -> str:
         return f"{default} (swa_type none: {arch} sets no sliding window)"
     if fact == "θ":
         row = data.THETA["arch"].get(arch) or {}
-        return row.get("graph_source") or keys["{arch}.rope.freq_base"]["reads"][0]["source"]
+        if row.get("graph_per_layer_base"):
+            return row["graph_source"]
+        return keys["{arch}.rope.freq_base"]["reads"][0]["source"]
     if fact == "rotation":
         row = data.NO_ROPE_LAYERS.get(arch) or {}
         rules = row.get("rope_if") or row.get("recurrent_layers", {}).get("is_recr") or ()

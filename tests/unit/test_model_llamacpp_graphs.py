@@ -70,6 +70,47 @@ def test_olmo3_runs_yarn_only_on_its_full_attention_layers(tmp_path):
     assert "src/models/olmo2.cpp:124" in model.sources["scaling (sliding layers)"]
 
 
+# An Olmo 3 GGUF as the converter at the pin writes it (run on an Olmo-3-7B-shaped config.json):
+# conversion/olmo.py:55 the window, :66 the pattern as one bool per layer, conversion/base.py:1232
+# YaRN's keys, :1270 rope.freq_base_swa (AutoConfig gives rope_parameters["sliding_attention"]).
+OLMO3 = {
+    "base": 500000.0,
+    "yarn": {"factor": 8.0, "original": 8192, "beta_fast": 32.0, "beta_slow": 1.0},
+    "rope.scaling.yarn_attn_factor": 1.2079441541679836,
+    "attention.sliding_window": 4096,
+    "attention.sliding_window_pattern": [True, True, True, False] * 4,
+}
+
+
+def test_olmo3_graph_turns_sliding_layers_at_the_shared_base():
+    """olmo2.cpp:15 reads rope.freq_base_swa, but the graph passes the shared freq_base
+    (olmo2.cpp:124-146): the generator no longer takes the loader's line for the graph's."""
+    row = llamacpp_data.THETA["arch"]["olmo2"]
+    assert row["swa_base_key_source"] == "src/models/olmo2.cpp:15"
+    assert row["graph_per_layer_base"] is False
+    assert row["graph_source"] == "src/models/olmo2.cpp:124"
+
+
+@pytest.mark.parametrize("swa_base", [500000.0, 10000.0])
+def test_olmo3_as_converted_runs_the_shared_base_on_sliding_layers(tmp_path, swa_base):
+    """The pattern array is skipped by get_key_or_arr into a scalar (llama-model-loader.cpp:503),
+    so olmo2.cpp:9's period 4 holds; rope.freq_base_swa is never passed to ggml_rope_ext."""
+    keys = {**OLMO3, "rope.freq_base_swa": swa_base}
+    model = read_model(write(tmp_path / "olmo3.gguf", "olmo2", 16, **keys))
+    sliding = [x for x in model.layers if x.kind == "sliding_attention"]
+    assert [x.index for x in sliding] == [i for i in range(16) if (i + 1) % 4]
+    assert {(x.theta, x.scaling["type"], x.attention_factor) for x in sliding} == {
+        (500000.0, "default", 1.0)
+    }
+    notes = [f for f in model.findings if "rope.freq_base_swa" in f.sentence]
+    if swa_base == 500000.0:
+        assert notes == []
+    else:
+        (note,) = notes
+        assert "src/models/olmo2.cpp:15" in note.sentence
+        assert "src/models/olmo2.cpp:124" in note.sentence
+
+
 def test_olmo2_without_a_window_keeps_yarn_everywhere(tmp_path):
     path = write(tmp_path / "olmo2.gguf", "olmo2", 16, yarn={"factor": 4.0, "original": 4096})
     model = read_model(path)
