@@ -200,7 +200,7 @@ class Stmt:
         return " && ".join(f"({c})" if len(self.conds) > 1 else c for c in self.conds) or None
 
 
-IF = re.compile(r"^(?:else\s+)?if\s*\((.*)\)$")
+IF = re.compile(r"^(?:else\s+)?if\s*(?:constexpr\s*)?\((.*)\)$")
 
 
 def statements(lines: list[str], start: int, end: int) -> list[Stmt]:
@@ -997,57 +997,165 @@ def graph_condition(
 # The graph's own names for the rope settings every layer shares (llm_graph_context, set from
 # cparams), by their place among ggml_rope_ext's and ggml_rope_multi's arguments (ggml.h).
 ROPE_ARGS = ("freq_base", "freq_scale", "ext_factor", "attn_factor", "beta_fast", "beta_slow")
-ROPE_ARG_START = {"ggml_rope_ext": 7, "ggml_rope_multi": 8}
-ROPE_CALL_ARGS = re.compile(r"\b(ggml_rope_ext|ggml_rope_multi)\s*\(")
+ROPE_ARG_START = {"ggml_rope_ext": 7, "ggml_rope_multi": 8, "ggml_rope_ext_back": 7}
+ROPE_CALL_ARGS = re.compile(r"\b(ggml_rope(?:_ext|_multi|_ext_back)?)\s*\(")
+GGML = "ggml/src/ggml.c"
+# The names the reader (components/model/llamacpp.py, _graph_names) gives a graph's rope
+# arguments and conditions: an override over other names is listed in GRAPH_ROPE_SKIPPED.
+GRAPH_NAMES = ("il", "arch", "n_layer", "iswa", "is_swa", "found_swa", "n_swa", "n_head_kv",
+               "n_no_rope_layer_step", "rope_freq_base", "rope_freq_scale",
+               "rope_freq_base_train_swa", "rope_freq_scale_train_swa", *ROPE_ARGS)  # fmt: skip
+# C++ spellings of the per-layer getters, as names of GRAPH_NAMES.
+GETTERS = (
+    (r"model\.get_rope_freq_base\s*\(\s*cparams\s*,\s*il\s*\)", "rope_freq_base(il)"),
+    (r"model\.get_rope_freq_scale\s*\(\s*cparams\s*,\s*il\s*\)", "rope_freq_scale(il)"),
+)
+TERNARY = re.compile(r"^(.+?)\s*\?\s*(.+?)\s*:\s*(.+)$")
+GRAPH_LOCAL = re.compile(r"^(?:const\s+)?(?:float|bool|double)\s+(\w+)\s*=\s*(.+)$")
 
 
-def graph_rope_args(src: Source) -> dict:
-    """GGUF architecture -> the RoPE calls of its graph that pass a number where the graph's
-    shared setting goes (olmo2.cpp: the sliding layers' freq_scale 1, ext_factor 0, attn_factor
-    1), each with the condition it is under; and calls that pass another expression, named so that
-    a reader knows it does not follow them."""
-    per_file: dict[str, list[dict]] = {}
+def graph_rope_args(src: Source) -> tuple[dict, tuple]:
+    """GGUF architecture -> the RoPE calls of its graph that pass something other than the
+    graph's shared settings (olmo2.cpp: the sliding layers' freq_scale 1, ext_factor 0,
+    attn_factor 1; gemma3.cpp: each layer's base from get_rope_freq_base), each with the
+    condition it is under; and every override the reader cannot follow, with why."""
+    per_file: dict[str, tuple[list[dict], list[dict]]] = {}
     out: dict[str, dict] = {}
+    skipped: list[dict] = []
     for arch, (cls, _) in sorted(src.classes.items()):
         rel = src.graph_file(cls)
         if rel is None:
             continue
         if rel not in per_file:
             per_file[rel] = rope_arg_calls(src, rel)
-        if per_file[rel]:
-            out[src.name(arch)] = {"graph": rel, "calls": tuple(per_file[rel])}
-    return out
+            skipped += per_file[rel][1]
+        if per_file[rel][0]:
+            out[src.name(arch)] = {"graph": rel, "calls": tuple(per_file[rel][0])}
+    return out, tuple(skipped)
 
 
-def rope_arg_calls(src: Source, rel: str) -> list[dict]:
+def ggml_rope_defaults(src: Source) -> dict:
+    """The settings ggml_rope (no _ext) passes: ggml.c's constants, which ignore the file."""
+    lines = src.tree.lines(GGML)
+    s = find(lines, r"^struct ggml_tensor \* ggml_rope\($", GGML)
+    i = find(lines, r"ggml_rope_impl\(", GGML, s)
+    args = read_args("(" + squash(" ".join(lines[i + 1 : i + 3])))
+    if len(args) < 14:
+        raise Stop(f"{loc(GGML, i)}: ggml_rope_impl with {len(args)} arguments")
+    values = {k: number(v) for k, v in zip(ROPE_ARGS, args[8:14], strict=True)}
+    return {"set": values, "source": loc(GGML, i + 1)}
+
+
+def rope_arg_calls(src: Source, rel: str) -> tuple[list[dict], list[dict]]:
     lines = src.tree.lines(rel)
     stmts = statements(lines, 0, len(lines) - 1)
     flags = bool_flags(stmts)
     calls: list[dict] = []
+    skipped: list[dict] = []
     for st in stmts:
         m = ROPE_CALL_ARGS.search(st.text)
-        if st.header or not m or MTP.search(st.func):
+        if st.header or not m:
             continue
-        args = read_args(st.text[m.start() :])
-        start = ROPE_ARG_START[m.group(1)]
-        given = dict(zip(ROPE_ARGS, args[start : start + len(ROPE_ARGS)], strict=False))
-        if len(given) != len(ROPE_ARGS):
-            raise Stop(f"{loc(rel, st.line)}: {m.group(1)} with {len(args)} arguments")
-        changed = {k: v for k, v in given.items() if v != k}
-        if not changed:
+        row = rope_call(src, rel, stmts, st, m)
+        if row is None:
             continue
-        numbers = {k: number(v) for k, v in changed.items()}
-        set_to = {k: v for k, v in numbers.items() if isinstance(v, (int, float))}
-        others = {k: v for k, v in numbers.items() if not isinstance(v, (int, float))}
         rule, defined = graph_condition(src, rel, st.conds, flags, st.line)
-        row = {"set": set_to, "other": others, "when": rule or None, "source": loc(rel, st.line)}
+        row.update(when=rule or None, source=loc(rel, st.line))
         if defined:
             row["defined"] = defined
-        if row not in calls and all(
-            (c["set"], c["other"], c["when"]) != (set_to, others, row["when"]) for c in calls
-        ):
+        why = not_followed(st, m.group(1), row)
+        if why:
+            skipped.append({"source": row["source"], "call": m.group(1), "why": why,
+                            **{k: row[k] for k in ("set", "expr", "code", "when")}})  # fmt: skip
+            if MTP.search(st.func.split("(")[0]) or m.group(1) == "ggml_rope_ext_back":
+                continue
+        key = (row["set"], row["expr"], row["when"])
+        if all((c["set"], c["expr"], c["when"]) != key for c in calls):
             calls.append(row)
-    return calls
+    return calls, skipped
+
+
+def rope_call(src: Source, rel: str, stmts: list[Stmt], st: Stmt, m) -> dict | None:
+    """One RoPE call's settings other than the shared ones: literals in `set`, expressions over
+    GRAPH_NAMES in `expr` (its locals put in), the C++ of each in `code`; None when it passes
+    every shared setting."""
+    if m.group(1) == "ggml_rope":
+        defaults = ggml_rope_defaults(src)
+        return {"set": defaults["set"], "expr": {}, "code": {}, "defaults": defaults["source"]}
+    args = read_args(st.text[m.start() :])
+    start = ROPE_ARG_START[m.group(1)]
+    given = dict(zip(ROPE_ARGS, args[start : start + len(ROPE_ARGS)], strict=False))
+    if len(given) != len(ROPE_ARGS):
+        raise Stop(f"{loc(rel, st.line)}: {m.group(1)} with {len(args)} arguments")
+    changed = {k: v for k, v in given.items() if v != k}
+    if not changed:
+        return None
+    numbers = {k: number(v) for k, v in changed.items()}
+    set_to = {k: v for k, v in numbers.items() if isinstance(v, (int, float))}
+    expr = {k: graph_expr(v, stmts, st) for k, v in changed.items() if k not in set_to}
+    code = {k: squash(v) for k, v in changed.items() if k not in set_to}
+    return {"set": set_to, "expr": expr, "code": code}
+
+
+def graph_expr(text: str, stmts: list[Stmt], at: Stmt) -> str:
+    """A graph's C++ expression as Python over GRAPH_NAMES: its float and bool locals defined
+    before it put in (laguna.cpp:182's freq_base_l), getters and ternaries rewritten."""
+    expr = squash(text)
+    before = stmts[: stmts.index(at)]
+    for _ in range(3):
+        for n, st in reversed(list(enumerate(before))):
+            m = GRAPH_LOCAL.match(st.text)
+            if m and re.search(rf"(?<![\w.]){m.group(1)}\b", expr):
+                value = assigned(m.group(1), before[n + 1 :]) or ternary(m.group(2))
+                expr = re.sub(rf"(?<![\w.]){m.group(1)}\b", f"({value})", expr)
+    for pattern, name in GETTERS:
+        expr = re.sub(pattern, name, expr)
+    expr = plain(ternary(expr))
+    while expr.startswith("(") and expr.endswith(")") and balanced(expr[1:-1]):
+        expr = expr[1:-1]
+    return expr
+
+
+def assigned(name: str, after: list[Stmt]) -> str:
+    """A local given its value later by an if/else pair (gemma3.cpp:115-121: `if constexpr
+    (iswa)`) as one Python ternary; "" when it is not reassigned; "?" when not so simply."""
+    found = [(st, m.group(1)) for st in after
+             if (m := re.match(rf"^{name}\s*=\s*(.+)$", st.text))]  # fmt: skip
+    if not found:
+        return ""
+    if len(found) == 2:
+        (a, x), (b, y) = found
+        if a.conds[:-1] == b.conds[:-1] and b.conds[-1:] == (f"!({a.conds[-1]})",):
+            return f"({ternary(x)} if {a.conds[-1]} else {ternary(y)})"
+    return "?"
+
+
+def ternary(text: str) -> str:
+    """`a ? b : c` (one, unnested) as Python's `(b if a else c)`."""
+    m = TERNARY.match(squash(text))
+    if not m or "?" in m.group(2) + m.group(3):
+        return text
+    return f"({m.group(2)} if {m.group(1)} else {m.group(3)})"
+
+
+def not_followed(st: Stmt, call: str, row: dict) -> str:
+    """Why the reader does not follow a RoPE call's overrides, or "" when it does."""
+    function = st.func.split("(")[0]
+    if MTP.search(function):
+        return f"in {function}: a multi-token-prediction head, not a main layer"
+    if call == "ggml_rope_ext_back":
+        return "ggml_rope_ext_back turns the attention output back (de-rope), not q and k"
+    unknown = sorted({n for text in (*row["expr"].values(), row["when"] or "")
+                      for n in names_in(text)} - set(GRAPH_NAMES))  # fmt: skip
+    if unknown:
+        return "names what the reader does not read: " + ", ".join(unknown)
+    return ""
+
+
+def names_in(expr: str) -> set[str]:
+    """The identifiers of a Python expression (not its string literals or keywords)."""
+    text = re.sub(r"'[^']*'", "", expr)
+    return set(re.findall(r"\b([A-Za-z_][\w.]*)\b", text)) - {"and", "or", "not", "if", "else"}
 
 
 def balanced(text: str) -> bool:
@@ -1329,6 +1437,7 @@ def attention_factor(src: Source) -> dict:
 def render(tree: Tree, mirror: str) -> str:
     src = Source(tree)
     _TREE[:] = [tree]
+    rope_args = graph_rope_args(src)
     tables = [
         ("COMMIT", "The llama.cpp commit every file:line below refers to.", tree.commit),
         ("MIRROR", "The GitHub repository the commit was read from.", mirror),
@@ -1379,9 +1488,20 @@ def render(tree: Tree, mirror: str) -> str:
             "GRAPH_ROPE_ARGS",
             "GGUF architecture -> the RoPE calls of its graph that pass their own freq_base, "
             "freq_scale, ext_factor, attn_factor or beta in place of the graph's shared ones: "
-            "`set` (numbers) and `other` (expressions), under `when` (a Python expression over "
-            "il, arch and the hparams fields, as `rope_if`).",
-            graph_rope_args(src),
+            "`set` (numbers; ggml_rope's own from ggml.c, `defaults`) and `expr` (Python over "
+            "GRAPH_ROPE_NAMES, its C++ in `code`), under `when` (as `rope_if`).",
+            rope_args[0],
+        ),
+        (
+            "GRAPH_ROPE_SKIPPED",
+            "Every RoPE call with overrides the reader does not follow, with its file:line and "
+            "why (multi-token-prediction heads, de-rope, names it does not read).",
+            rope_args[1],
+        ),
+        (
+            "GRAPH_ROPE_NAMES",
+            "The names an `expr` or `when` of GRAPH_ROPE_ARGS may use (the reader's).",
+            GRAPH_NAMES,
         ),
         (
             "N_LAYER",

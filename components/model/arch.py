@@ -370,6 +370,7 @@ def _as_llamacpp(reading: Reading, per_kind: dict, count: int):
             sliding = {"rope_type": "default", "rope_theta": plan.swa_theta}
     per_kind = {FULL: base, SLIDING: sliding}
     _unscaled_layers(reading, plan, per_kind)
+    _graph_base(plan, per_kind)
     _text_stream(reading, plan)
     given = _window(reading)
     window = plan.window if plan.window_forced else (given or plan.window)
@@ -427,6 +428,16 @@ def _unscaled_layers(reading: Reading, plan, per_kind: dict) -> None:
     for kind in (FULL, SLIDING) if every else (SLIDING,):
         per_kind[kind] = {"rope_type": "default", "rope_theta": per_kind[kind]["rope_theta"]}
     reading.sources["scaling (sliding layers)"] = plan.sources["scaling (per layer)"]
+
+
+def _graph_base(plan, per_kind: dict) -> None:
+    """A base every layer's RoPE call passes itself (cogvlm.cpp:115's ggml_rope runs ggml.c's
+    10000, whatever rope.freq_base says)."""
+    given = set(plan.graph_theta)
+    if len(given) == 1 and None not in given:
+        theta = given.pop()
+        for kind in per_kind:
+            per_kind[kind] = {**per_kind[kind], "rope_theta": theta}
 
 
 def _text_stream(reading: Reading, plan) -> None:

@@ -51,6 +51,8 @@ class Plan:
     window: int | None = None  # the window llama.cpp uses when the file gives none (Llama 4's)
     window_forced: bool = False  # that window replaces the file's (SmallThinker's 4096)
     unscaled: list[bool] = field(default_factory=list)  # the graph turns YaRN off (Olmo 3's SWA)
+    graph_theta: list[float | None] = field(default_factory=list)  # a call's own base (CogVLM)
+    no_rope_step: int = 4  # n_no_rope_layer_step as the architecture sets it
 
 
 class Unknown(ValueError):
@@ -83,6 +85,8 @@ def _value(node, names: dict):
     if isinstance(node, ast.BoolOp):
         values = [_value(v, names) for v in node.values]
         return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.IfExp):  # a graph's `c ? a : b` (laguna.cpp:182)
+        return _value(node.body if _value(node.test, names) else node.orelse, names)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return not _value(node.operand, names)
     if isinstance(node, ast.BinOp) and type(node.op) in OPERATORS:
@@ -120,6 +124,7 @@ def plan(arch: str, meta: dict, count: int) -> Plan:
     found, source = pairing(arch, meta)
     result = Plan(found, [False] * count, [True] * count, None, False, {"pairing": source})
     result.unscaled = [False] * count
+    result.graph_theta = [None] * count
     _sliding(arch, meta, result)
     _without_rope(arch, meta, result)
     _swa_base(arch, meta, result)
@@ -144,27 +149,80 @@ def main_layers(arch: str, meta: dict, count: int) -> tuple[int, str]:
 
 
 def _graph_rope_args(arch: str, meta: dict, result: Plan) -> None:
-    """Layers whose RoPE call passes freq_scale 1 and ext_factor 0 in place of the file's scaling
-    (olmo2.cpp: Olmo 3's sliding layers run plain RoPE): GRAPH_ROPE_ARGS."""
+    """Layers whose RoPE call passes its own settings for the file's (GRAPH_ROPE_ARGS): freq_scale
+    1 (olmo2.cpp: Olmo 3's sliding layers run plain RoPE), a base of its own (cogvlm.cpp's
+    ggml_rope: ggml.c's 10000). A call over names the reader lacks is in GRAPH_ROPE_SKIPPED."""
     row = tables().GRAPH_ROPE_ARGS.get(arch)
     count = len(result.unscaled)
-    names = {**_names(meta, result, count), "arch": arch}
+    names = _graph_names(arch, meta, result, count)
     for call in (row or {}).get("calls", ()):
-        given = call["set"]
-        if given.get("freq_scale") != 1 or given.get("ext_factor", 0) != 0:
+        try:
+            runs = [_call_settings(call, {**names, "il": il}) for il in range(count)]
+        except (Unknown, ArithmeticError, TypeError):
             continue
-        for il in range(count):
-            names["il"] = il
-            try:
-                if not call["when"] or evaluate(call["when"], names):
-                    result.unscaled[il] = True
-            except Unknown:
-                break
-        if any(result.unscaled):
+        for il, settings in enumerate(runs):
+            if settings is None:
+                continue
+            if settings["freq_scale"] == 1 and names["freq_scale"] != 1:
+                result.unscaled[il] = True
+            if settings["freq_base"] != names["rope_freq_base"](il):
+                result.graph_theta[il] = float(settings["freq_base"])
+        if any(s is not None and s["freq_scale"] == 1 for s in runs) and any(result.unscaled):
             result.sources["scaling (per layer)"] = (
-                f"llama.cpp {call['source']} (freq_scale 1, ext_factor 0, attn_factor "
-                f"{given.get('attn_factor', 'as the file')})"
+                f"llama.cpp {call['source']} (freq_scale 1, ext_factor "
+                f"{call['set'].get('ext_factor', 'as the file')}, attn_factor "
+                f"{call['set'].get('attn_factor', 'as the file')})"
             )
+        if any(x is not None for x in result.graph_theta):
+            where = (
+                f"{call['source']}, {call['defaults']}" if "defaults" in call else call["source"]
+            )
+            result.sources["rope_theta"] = f"llama.cpp {where} (the graph's own base)"
+
+
+def _call_settings(call: dict, names: dict) -> dict | None:
+    """One call's freq_base, freq_scale, ext_factor, attn_factor and betas at layer names["il"],
+    or None when its condition does not hold there."""
+    if call["when"] and not evaluate(call["when"], names):
+        return None
+    settings = {k: names[k] for k in ("freq_base", "freq_scale", "ext_factor", "attn_factor")}
+    settings.update(call["set"])
+    settings.update({k: evaluate(v, names) for k, v in call["expr"].items()})
+    return settings
+
+
+def _graph_names(arch: str, meta: dict, result: Plan, count: int) -> dict:
+    """GRAPH_ROPE_NAMES for one file: the shared settings as llama_context sets them (freq_scale
+    1/factor for linear and YaRN, ext_factor 1 for YaRN), the per-layer getters of
+    llama-model.cpp (the sliding layers' base and scale, THETA)."""
+    kind, factor = meta.get("rope.scaling.type"), meta.get("rope.scaling.factor")
+    scaled = kind in ("linear", "yarn") and isinstance(factor, (int, float)) and factor > 0
+    base = meta.get("rope.freq_base")
+    base = float(base) if isinstance(base, (int, float)) else 10000.0
+    scale = 1.0 / float(factor) if scaled else 1.0
+    row = tables().THETA["arch"].get(arch, {})
+    swa_base = result.swa_theta if result.swa_theta is not None else base
+    swa_scale = 1.0 if result.swa_unscaled else scale
+
+    def per_layer(swa, shared):
+        return lambda il: swa if result.sliding[il] and row.get("graph_per_layer_base") else shared
+
+    return {
+        **_names(meta, result, count),
+        "arch": arch,
+        "iswa": any(result.sliding),
+        "n_no_rope_layer_step": result.no_rope_step,
+        "freq_base": base,
+        "freq_scale": scale,
+        "ext_factor": 1.0 if kind == "yarn" else 0.0,
+        "attn_factor": 1.0,
+        "beta_fast": float(meta.get("rope.scaling.yarn_beta_fast") or 32.0),
+        "beta_slow": float(meta.get("rope.scaling.yarn_beta_slow") or 1.0),
+        "rope_freq_base_train_swa": swa_base,
+        "rope_freq_scale_train_swa": swa_scale,
+        "rope_freq_base": per_layer(swa_base, base),
+        "rope_freq_scale": per_layer(swa_scale, scale),
+    }
 
 
 def _names(meta: dict, result: Plan, count: int) -> dict:
@@ -255,6 +313,7 @@ def _without_rope(arch: str, meta: dict, result: Plan) -> None:
         if isinstance(setting.get("value"), int) and not setting.get("when"):
             value = setting["value"]
     swa = tables().SWA.get(arch, {})
+    result.no_rope_step = value
     names.update(n_no_rope_layer_step=value, swa_type=swa.get("swa_type", "none"), il=0)
     names["rope_finetuned"] = _finetuned(row, meta)
     rules = row.get("rope_if", [])

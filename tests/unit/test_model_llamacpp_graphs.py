@@ -6,9 +6,13 @@ own class for the rest)."""
 
 from __future__ import annotations
 
+import re
+import subprocess
+from pathlib import Path
+
 import gguf
 import pytest
-from pe_explorer.model import llamacpp_data
+from pe_explorer.model import llamacpp, llamacpp_data
 from pe_explorer.model.reader import read_model
 
 ENGINE = "llama.cpp d32676d774"
@@ -215,3 +219,93 @@ def test_qwen3_vl_two_pairs_never_turn_on_text_in_llama_cpp(tmp_path):
     assert "modeling_qwen3_vl.py" in note.evidence.split(f" as {ENGINE}")[0]
     assert "ggml/src/ggml-cpu/ops.cpp:5905" in note.evidence
     assert "src/llama-graph.cpp:138" in note.evidence
+
+
+MIRROR = Path("/work/.mirror/unslothai+llama.cpp/repo")
+SHARED = ("freq_base", "freq_scale", "ext_factor", "attn_factor", "beta_fast", "beta_slow")
+
+
+def test_every_rope_override_is_read_or_listed_as_skipped():
+    """An `expr` or `when` over a name the reader does not give is in GRAPH_ROPE_SKIPPED, with its
+    file:line and why (DeepSeek V4's compressed layers, dflash's ubatch.embd, Gemma 3n's has_kv)."""
+    skipped = {s["source"]: s for s in llamacpp_data.GRAPH_ROPE_SKIPPED}
+    known = set(llamacpp_data.GRAPH_ROPE_NAMES)
+    for row in llamacpp_data.GRAPH_ROPE_ARGS.values():
+        for call in row["calls"]:
+            used = set().union(*(_names_in(x) for x in (*call["expr"].values(), call["when"])))
+            assert used <= known or call["source"] in skipped, call["source"]
+    assert "dsv4_compress_ratios" in skipped["src/models/deepseek4.cpp:956"]["why"]
+    assert all(s["why"] and s["source"].startswith("src/models/") for s in skipped.values())
+
+
+def test_the_reader_gives_every_name_an_override_may_use(tmp_path):
+    plan = llamacpp.plan("gemma3", {"attention.sliding_window": 512}, 6)
+    names = llamacpp._graph_names("gemma3", {}, plan, 6)
+    assert set(llamacpp_data.GRAPH_ROPE_NAMES) - {"il"} <= set(names)
+
+
+@pytest.mark.skipif(not MIRROR.is_dir(), reason="llama.cpp's mirror is not on this machine")
+def test_no_rope_call_of_the_graphs_is_dropped():
+    """Every ggml_rope* call in src/models/*.cpp at the pin that passes anything but the graph's
+    shared settings (found here by a plain scan, not the generator's) is in GRAPH_ROPE_ARGS or
+    GRAPH_ROPE_SKIPPED, with the same overridden arguments, from the same file."""
+    listed = [(c["source"].split(":")[0], set(c["set"]) | set(c["expr"]))
+              for r in llamacpp_data.GRAPH_ROPE_ARGS.values() for c in r["calls"]]  # fmt: skip
+    listed += [(s["source"].split(":")[0], set(s["set"]) | set(s["expr"]))
+               for s in llamacpp_data.GRAPH_ROPE_SKIPPED]  # fmt: skip
+    found = 0
+    for rel, overridden in _scan_rope_calls(llamacpp_data.COMMIT):
+        found += 1
+        assert (rel, overridden) in listed, (rel, overridden)
+    assert found > 40
+
+
+def _scan_rope_calls(commit: str):
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", f"--git-dir={MIRROR}", *args], capture_output=True,
+                              text=True, check=True)  # fmt: skip
+        return done.stdout
+
+    starts = {"ggml_rope_ext": 7, "ggml_rope_multi": 8, "ggml_rope_ext_back": 7}
+    for name in git("ls-tree", "--name-only", commit, "src/models/").split():
+        if not name.endswith(".cpp"):
+            continue
+        text = re.sub(r"//[^\n]*", "", git("show", f"{commit}:{name}"))
+        for m in re.finditer(r"\b(ggml_rope(?:_ext|_multi|_ext_back)?)\s*\(([^;]*)\)\s*;", text):
+            if m.group(1) == "ggml_rope":
+                yield name, set(SHARED)
+                continue
+            args = [a.strip() for a in re.split(r",(?![^(]*\))", m.group(2))]
+            given = dict(zip(SHARED, args[starts[m.group(1)] :], strict=False))
+            overridden = {k for k, v in given.items() if v != k}
+            if overridden:
+                yield name, overridden
+
+
+def _names_in(expr: str | None) -> set[str]:
+    text = re.sub(r"'[^']*'", "", expr or "")
+    return set(re.findall(r"\b([A-Za-z_][\w.]*)\b", text)) - {"and", "or", "not", "if", "else"}
+
+
+def test_cogvlm_turns_at_ggml_ropes_own_base_whatever_the_file_says(tmp_path):
+    """cogvlm.cpp:115 calls ggml_rope, which passes freq_base 10000 and no scaling
+    (ggml/src/ggml.c:4232): rope.freq_base is never read by its graph."""
+    path = write(tmp_path / "cogvlm.gguf", "cogvlm", 4, base=500000.0)
+    model = read_model(path)
+    assert {x.theta for x in model.layers} == {10000.0}
+    assert "src/models/cogvlm.cpp:115, ggml/src/ggml.c:4232" in model.sources["rope_theta"]
+
+
+def test_laguna_sliding_layers_run_plain_rope_by_its_per_layer_expressions(tmp_path):
+    """laguna.cpp:182-192: on sliding layers freq_scale is rope_freq_scale_train_swa (1.0,
+    laguna.cpp:48) and ext_factor 0; the full layers (il % 4 == 0, laguna.cpp:41) keep YaRN."""
+    call = llamacpp_data.GRAPH_ROPE_ARGS["laguna"]["calls"][0]
+    assert call["expr"]["ext_factor"] == "0.0 if (is_swa(il)) else ext_factor"
+    path = write(tmp_path / "laguna.gguf", "laguna", 8, base=500000.0,
+                 yarn={"factor": 4.0, "original": 4096},
+                 **{"attention.sliding_window": 512, "rope.freq_base_swa": 10000.0})  # fmt: skip
+    model = read_model(path)
+    full = [x.index for x in model.layers if x.scaling.get("type") == "yarn"]
+    assert full == [0, 4]
+    assert {x.theta for x in model.layers if x.index not in full} == {10000.0}
+    assert "src/models/laguna.cpp:220" in model.sources["scaling (sliding layers)"]
