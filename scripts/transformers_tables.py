@@ -783,6 +783,58 @@ def all_aliases() -> dict[str, dict]:
     return out
 
 
+# Lines of transformers that another engine's reading is compared with (engines-differ findings):
+# name -> (file under transformers/, one regex per line it must find, in order).
+ENGINE_LINES = {
+    "yarn_betas": ("modeling_rope_utils.py", (
+        r'^\s*beta_fast = rope_parameters_dict\.get\("beta_fast"\) or (\d+)$',
+        r'^\s*beta_slow = rope_parameters_dict\.get\("beta_slow"\) or (\d+)$',
+    )),
+    "interleaved_mrope": ("models/qwen3_vl/modeling_qwen3_vl.py", (
+        r"^\s*freqs_thw = freq\[0\]",
+        r"^\s*length = self\.mrope_section\[dim\] \* 3$",
+        r"^\s*idx = slice\(offset, length, 3\)$",
+    )),
+}  # fmt: skip
+
+
+def _enclosing(lines: list[str], line: int) -> str:
+    """The module-level function, or Class.method, that line `line` (1-based) is in."""
+    top = next((i for i in range(line - 1, -1, -1) if re.match(r"^(def|class) ", lines[i])), 0)
+    if lines[top].startswith("def "):
+        return re.match(r"^def (\w+)", lines[top]).group(1)
+    return _function_at("\n".join(lines), line)
+
+
+def engine_lines() -> dict:
+    """Each ENGINE_LINES entry: its file:line range, the function, the lines and the numbers they
+    hold (YaRN's default betas); stops when a pattern no longer matches."""
+    import transformers
+
+    root = Path(transformers.__file__).parent
+    out = {}
+    for name, (rel, patterns) in ENGINE_LINES.items():
+        text = (root / rel).read_text(encoding="utf-8")
+        lines, found, start = text.splitlines(), [], 0
+        for pattern in patterns:
+            at = next((i for i in range(start, len(lines)) if re.match(pattern, lines[i])), None)
+            if at is None:
+                raise SystemExit(f"transformers_tables: {rel} has no line {pattern!r}")
+            found.append(at)
+            start = at + 1
+        values = [int(v) for i, p in zip(found, patterns, strict=True)
+                  for v in re.match(p, lines[i]).groups()]  # fmt: skip
+        first, last = found[0] + 1, found[-1] + 1
+        out[name] = {
+            "source": f"{Path(rel).name}:{first}-{last} {_enclosing(lines, first)}",
+            "file": rel,
+            "lines": tuple(i + 1 for i in found),
+            "code": tuple(lines[i].strip() for i in found),
+            **({"values": tuple(values)} if values else {}),
+        }
+    return out
+
+
 def generate() -> str:
     quiet()
     import transformers
@@ -813,7 +865,9 @@ def generate() -> str:
         f"# Model types whose modeling file applies no rotary (no default RoPE for them).\n"
         f"WITHOUT_ROTARY = frozenset({pprint.pformat(plain, width=99, compact=True)})\n\n"
         f"# Every model type the pinned transformers knows.\n"
-        f"KNOWN = frozenset({pprint.pformat(known_types(), width=99, compact=True)})\n"
+        f"KNOWN = frozenset({pprint.pformat(known_types(), width=99, compact=True)})\n\n"
+        f"# Lines another engine's reading is set against (ENGINE_LINES of the script).\n"
+        f"LINES = {pprint.pformat(engine_lines(), width=99, sort_dicts=True)}\n"
     )
 
 

@@ -407,13 +407,16 @@ def _engines_differ_betas(reading: Reading, changed: list[tuple]) -> None:
     file = " and ".join(f"{name} {given:g}" for name, given, _, _ in changed)
     runs = " and ".join(f"{name} {value:g}" for name, _, value, _ in changed)
     lines = ", ".join(where for *_, where in changed)
+    why = f"{lines}: llama_hparams' defaults, no read of the key for {arch}"
+    reading.sources["YaRN ramp"] = f"llama.cpp {why}"
     reading.find(
         "engines-differ",
         f"llama.cpp reads no rope.scaling.yarn_beta_* for {arch}: it runs YaRN with its own "
         f"{runs}, where transformers runs the file's {file}; the YaRN ramp falls on other pairs.",
-        f"{file} as {_transformers_engine(reading)} (modeling_rope_utils.py "
-        f"_compute_yarn_parameters); {runs} as {llamacpp.engine_name(arch)} ({lines}: "
-        f"llama_hparams' defaults, no read of the key for {arch})",
+        f"{file} as {_transformers_engine(reading)} "
+        f"({engines.tables().LINES['yarn_betas']['source']}); {runs} as "
+        f"{llamacpp.engine_name(arch)} ({why})",
+        fact="YaRN ramp",
     )
 
 
@@ -459,8 +462,10 @@ def _text_stream(reading: Reading, plan) -> None:
         "the fourth position stream, which is 0 for every text token, where transformers turns "
         "them with the token's position.",
         f"pairs {ranges(pairs)}: the text position as {_transformers_engine(reading)} "
-        f"(apply_interleaved_mrope); angle 0 as {llamacpp.engine_name(arch)} ({lines})",
+        f"({engines.tables().LINES['interleaved_mrope']['source']}); angle 0 as "
+        f"{llamacpp.engine_name(arch)} ({lines})",
         "note",
+        fact="text positions",
     )
 
 

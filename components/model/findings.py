@@ -307,6 +307,7 @@ LAYER_FACTS = {
     "window": lambda x: f"{x.window:,}" if x.window else "none (the whole context)",
     "rotary dimensions": lambda x: x.rotary_dim if x.method == "rope" else None,
     "attention factor": lambda x: round(x.attention_factor, 6) if x.method == "rope" else None,
+    "YaRN ramp": lambda x: _betas_words(x.scaling) if x.method == "rope" else None,
 }
 # The sources (ModelPositions.sources) that say where each fact of a layer comes from.
 FACT_SOURCES = {
@@ -316,7 +317,19 @@ FACT_SOURCES = {
     "window": ("sliding layers", "layer_types", "sliding_window"),
     "rotary dimensions": ("rotary_dim",),
     "attention factor": ("attention factor", "scaling"),
+    "YaRN ramp": ("YaRN ramp",),
 }
+# Where transformers reads a fact no config key names (transformers_data.LINES, generated).
+TRANSFORMERS_LINES = {"YaRN ramp": "yarn_betas"}
+
+
+def _betas_words(scaling: dict) -> str | None:
+    """YaRN's betas as run: 32 and 1 when absent or 0, in transformers (modeling_rope_utils.py
+    _compute_yarn_parameters) as in llama.cpp (llama_hparams' defaults)."""
+    if scaling.get("type") != "yarn":
+        return None
+    fast, slow = scaling.get("beta_fast") or 32, scaling.get("beta_slow") or 1
+    return f"beta_fast {float(fast):g}, beta_slow {float(slow):g}"
 
 
 def _scaling_words(scaling: dict) -> str:
@@ -352,6 +365,10 @@ def _window_words(layer: Layer, context: int | None) -> str:
 def _fact_source(model: ModelPositions, fact: str) -> str:
     """Where one engine's value of a fact comes from: its own source, or llama.cpp's line."""
     given = next((model.sources[k] for k in FACT_SOURCES[fact] if model.sources.get(k)), "")
+    if model.read_by is Engine.TRANSFORMERS and not given and fact in TRANSFORMERS_LINES:
+        from .transformers_data import LINES
+
+        given = f"transformers {LINES[TRANSFORMERS_LINES[fact]]['source']}"
     if model.read_by is Engine.LLAMACPP:
         from .llamacpp import rule_source
 
@@ -373,6 +390,7 @@ def engines_side_by_side(model: ModelPositions, second: ModelPositions) -> None:
     same model differently: one finding per fact, with both values, the layers, both engines and
     the source of each value; or one note that they agree."""
     engine_a, engine_b = _engine(model), _engine(second)
+    _own_engine_facts(model)
     if len(model.layers) != len(second.layers):
         _add(model, "engines-differ", "The two files disagree on the number of layers.",
              f"{len(model.layers)} layers ({engine_a}) vs {len(second.layers)} "
@@ -398,15 +416,36 @@ def engines_side_by_side(model: ModelPositions, second: ModelPositions) -> None:
                 f"layers {_ranges(indices)}: {x} as {engine_a} "
                 f"({_fact_source(model, fact)}); {y} as {engine_b} "
                 f"({_fact_source(second, fact)})",
+                fact,
             )
+    differ = _carry_engine_facts(model, second) or differ
     if not differ:
         model.findings.append(Finding(
             "engines-agree",
             "Both engines run every layer the same way: rotation, θ, scaling, window, rotary "
-            "dimensions and attention factor.",
+            "dimensions, attention factor and YaRN ramp.",
             f"{len(model.layers)} layers: {engine_a}; {engine_b}",
             "note",
         ))  # fmt: skip
+
+
+def _own_engine_facts(model: ModelPositions) -> None:
+    """Drop what a reading said alone about a fact of its layers against the other engine (Kimi
+    K2's betas from a GGUF): set side by side, the layers' comparison says it with both values."""
+    model.findings[:] = [
+        f for f in model.findings if not (f.code == "engines-differ" and f.fact in LAYER_FACTS)
+    ]
+
+
+def _carry_engine_facts(model: ModelPositions, second: ModelPositions) -> bool:
+    """The differences a reading found against the other engine by itself, for a fact the layers
+    do not show (Qwen3-VL's pairs llama.cpp never turns on text), with both engines' lines: the
+    second reading's added to the first's. Whether there are any."""
+    found = [f for f in second.findings if f.code == "engines-differ" and f.fact]
+    model.findings.extend(f for f in found if f.fact not in LAYER_FACTS and f not in model.findings)
+    return any(
+        f.code == "engines-differ" and f.fact and f.fact not in LAYER_FACTS for f in model.findings
+    )
 
 
 def _ranges(indices: list[int]) -> str:
@@ -456,5 +495,5 @@ def _worst(a: np.ndarray, b: np.ndarray) -> str | None:
     return f"pair {i}: {a[i]:.6g} vs {b[i]:.6g} (×{b[i] / a[i]:.4g})" if a[i] else f"pair {i}"
 
 
-def _add(model: ModelPositions, code: str, sentence: str, evidence: str) -> None:
-    model.findings.append(Finding(code, sentence, evidence))
+def _add(model: ModelPositions, code: str, sentence: str, evidence: str, fact: str = "") -> None:
+    model.findings.append(Finding(code, sentence, evidence, fact=fact))

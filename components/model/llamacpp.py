@@ -527,6 +527,10 @@ def rule_source(arch: str, fact: str) -> str:
         row = data.NO_ROPE_LAYERS.get(arch) or {}
         rules = row.get("rope_if") or row.get("recurrent_layers", {}).get("is_recr") or ()
         return rules[0]["source"] if rules else (data.ROPE_TYPES.get(arch) or {}).get("source", "")
+    if fact == "YaRN ramp":
+        entry = keys["{arch}.rope.scaling.yarn_beta_fast"]
+        reads = [r for r in entry["reads"] if arch in r["arch"] or r["arch"] == "*"]
+        return reads[0]["source"] if reads else entry["unread_default"]["source"]
     key = {"scaling": "{arch}.rope.scaling.type",
            "rotary dimensions": "{arch}.rope.dimension_count",
            "attention factor": "{arch}.rope.scaling.attn_factor"}.get(fact)  # fmt: skip

@@ -5022,3 +5022,18 @@ KNOWN = frozenset(['EvollaModel', 'afmoe', 'aimv2', 'aimv2_text_model', 'aimv2_v
  'wav2vec2-bert', 'wav2vec2-conformer', 'wavlm', 'whisper', 'xclip', 'xclip_text_model',
  'xclip_vision_model', 'xcodec', 'xcodec2', 'xglm', 'xlm', 'xlm-roberta', 'xlm-roberta-xl',
  'xlnet', 'xlstm', 'xmod', 'yolos', 'yoso', 'youtu', 'zamba', 'zamba2', 'zaya', 'zoedepth'])
+
+# Lines another engine's reading is set against (ENGINE_LINES of the script).
+LINES = {'interleaved_mrope': {'code': ('freqs_thw = freq[0]  # just overwrite the first dimension T',
+                                'length = self.mrope_section[dim] * 3',
+                                'idx = slice(offset, length, 3)'),
+                       'file': 'models/qwen3_vl/modeling_qwen3_vl.py',
+                       'lines': (410, 412, 413),
+                       'source': 'modeling_qwen3_vl.py:410-413 '
+                                 'Qwen3VLTextRotaryEmbedding.recomposition_frequencies'},
+ 'yarn_betas': {'code': ('beta_fast = rope_parameters_dict.get("beta_fast") or 32',
+                         'beta_slow = rope_parameters_dict.get("beta_slow") or 1'),
+                'file': 'modeling_rope_utils.py',
+                'lines': (444, 445),
+                'source': 'modeling_rope_utils.py:444-445 _compute_yarn_parameters',
+                'values': (32, 1)}}

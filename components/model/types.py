@@ -109,6 +109,7 @@ class Finding:
     sentence: str
     evidence: str
     severity: str = "warning"  # "warning" or "note"
+    fact: str = ""  # the fact of a layer an engines-differ finding is about ("YaRN ramp" …)
 
 
 @dataclass
@@ -182,6 +183,8 @@ class Reading:
         """Where a fact comes from: the first source noted for it stands."""
         self.sources.setdefault(fact_name(name), source)
 
-    def find(self, code: str, sentence: str, evidence: str, severity: str = "warning") -> None:
+    def find(
+        self, code: str, sentence: str, evidence: str, severity: str = "warning", fact: str = ""
+    ) -> None:
         if all(f.code != code or f.evidence != evidence for f in self.findings):
-            self.findings.append(Finding(code, sentence, evidence, severity))
+            self.findings.append(Finding(code, sentence, evidence, severity, fact))

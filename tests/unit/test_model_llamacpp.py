@@ -5,10 +5,13 @@ keys, and the sliding, no-RoPE and base rules layer by layer."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import gguf
 import numpy as np
 import pytest
-from pe_explorer.model import llamacpp, llamacpp_data
+from pe_explorer.model import llamacpp, llamacpp_data, transformers_data
 from pe_explorer.model.reader import read_model
 
 
@@ -233,3 +236,107 @@ def test_a_gguf_with_another_swa_base_differs_on_the_local_layers(tmp_path):
     assert theta[0].evidence.startswith("layers 0–4, 6–10") and "10000 as transformers" in (
         theta[0].evidence
     )
+
+
+def write_kv(path, arch: str, kv: dict) -> str:
+    """A GGUF header with exactly these keys (after "{arch}."), typed as the converter types them:
+    float32 for floats, uint32 for integers."""
+    writer = gguf.GGUFWriter(str(path), arch)
+    for key, value in kv.items():
+        name = f"{arch}.{key}"
+        if isinstance(value, list):
+            writer.add_array(name, value)
+        elif isinstance(value, str):
+            writer.add_string(name, value)
+        elif isinstance(value, float):
+            writer.add_float32(name, value)
+        else:
+            writer.add_uint32(name, value)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.close()
+    return str(path)
+
+
+# Kimi K2's config.json (DeepseekV3ForCausalLM, cut to 4 layers), and the keys the converter at the
+# pin writes from it (DeepseekV2Model, conversion/deepseek.py:231, run on this config).
+KIMI_K2 = {
+    "architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3",
+    "hidden_size": 7168, "intermediate_size": 18432, "moe_intermediate_size": 2048,
+    "num_hidden_layers": 4, "first_k_dense_replace": 1, "num_attention_heads": 64,
+    "num_key_value_heads": 64, "n_routed_experts": 384, "n_shared_experts": 1,
+    "num_experts_per_tok": 8, "kv_lora_rank": 512, "q_lora_rank": 1536, "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64, "v_head_dim": 128, "max_position_embeddings": 262144,
+    "rope_theta": 50000.0, "rms_norm_eps": 1e-6, "vocab_size": 163840,
+    "rope_scaling": {"beta_fast": 1.0, "beta_slow": 1.0, "factor": 64.0, "mscale": 1.0,
+                     "mscale_all_dim": 1.0, "original_max_position_embeddings": 4096,
+                     "type": "yarn"},
+}  # fmt: skip
+KIMI_K2_GGUF = {
+    "block_count": 4, "context_length": 262144, "embedding_length": 7168,
+    "attention.head_count": 64, "attention.head_count_kv": 1, "rope.scaling.type": "yarn",
+    "rope.scaling.factor": 64.0, "rope.scaling.original_context_length": 4096,
+    "rope.scaling.yarn_beta_fast": 1.0, "rope.scaling.yarn_beta_slow": 1.0,
+    "rope.freq_base": 50000.0, "attention.key_length": 576, "leading_dense_block_count": 1,
+    "attention.key_length_mla": 192, "rope.dimension_count": 64,
+    "rope.scaling.yarn_log_multiplier": 0.1,
+}  # fmt: skip
+# Qwen3-VL 4B's keys as Qwen3VLTextModel (conversion/qwen3vl.py:249) writes them from its
+# published config.json (tests/fixtures/published_configs/qwen3-vl-4b-instruct.json).
+QWEN3_VL_GGUF = {
+    "block_count": 36, "context_length": 262144, "embedding_length": 2560,
+    "attention.head_count": 32, "attention.head_count_kv": 8,
+    "rope.dimension_sections": [24, 20, 20, 0], "rope.freq_base": 5000000.0,
+    "attention.key_length": 128,
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("gguf_first", [False, True])
+def test_kimi_k2_betas_differ_side_by_side_once_with_both_lines(tmp_path, gguf_first):
+    """deepseek2 reads no rope.scaling.yarn_beta_*: llama.cpp runs llama_hparams' 32 and 1
+    (src/llama-hparams.h:137-138), transformers the config's 1 and 1
+    (modeling_rope_utils.py:444); one finding, whichever file comes first."""
+    path = write_kv(tmp_path / "kimi.gguf", "deepseek2", KIMI_K2_GGUF)
+    model = read_model(path, KIMI_K2) if gguf_first else read_model(KIMI_K2, path)
+    found = [f for f in model.findings if f.code.startswith("engines-")]
+    (ramp,) = [f for f in found if f.fact == "YaRN ramp"]
+    assert [f.code for f in found] == ["engines-differ"]
+    tf = "beta_fast 1, beta_slow 1 as transformers 5.23.0 runs DeepseekV3ForCausalLM"
+    cpp = "beta_fast 32, beta_slow 1 as llama.cpp d32676d774"
+    assert tf in ramp.evidence and cpp in ramp.evidence
+    assert "modeling_rope_utils.py:444-445 _compute_yarn_parameters" in ramp.evidence
+    assert "src/llama-hparams.h:137, src/llama-hparams.h:138" in ramp.evidence
+
+
+def test_qwen3_vl_text_pairs_differ_side_by_side(tmp_path):
+    """The published config and its GGUF: llama.cpp turns pairs 61-62 with the fourth stream, 0
+    for text (ops.cpp:5905, llama-graph.cpp:138); transformers keeps the text position there
+    (modeling_qwen3_vl.py:410: freqs_thw = freq[0], then H and W up to 3 × their section)."""
+    fixture = Path(__file__).parents[1] / "fixtures/published_configs/qwen3-vl-4b-instruct.json"
+    config = json.loads(fixture.read_text(encoding="utf-8"))
+    path = write_kv(tmp_path / "vl.gguf", "qwen3vl", QWEN3_VL_GGUF)
+    found = [f for f in read_model(config, path).findings if f.code.startswith("engines-")]
+    (note,) = found
+    assert note.code == "engines-differ" and "pairs 61–62" in note.evidence
+    assert "Qwen3VLTextModel, modeling_qwen3_vl.py (modeling_qwen3_vl.py:410-413" in note.evidence
+    assert "ggml/src/ggml-cpu/ops.cpp:5905" in note.evidence
+
+
+@pytest.mark.parametrize("name", ["yarn_betas", "interleaved_mrope"])
+def test_transformers_lines_cited_say_what_is_claimed(name):
+    """transformers_data.LINES, generated: each cited line of the installed transformers holds the
+    code the table says; YaRN's defaults are the 32 and 1 both readers fill in."""
+    import transformers
+
+    entry = transformers_data.LINES[name]
+    text = (Path(transformers.__file__).parent / entry["file"]).read_text(encoding="utf-8")
+    lines = text.splitlines()
+    assert [lines[i - 1].strip() for i in entry["lines"]] == list(entry["code"])
+    first, last = entry["lines"][0], entry["lines"][-1]
+    assert entry["source"].startswith(f"{Path(entry['file']).name}:{first}-{last} ")
+    if name == "yarn_betas":
+        assert entry["values"] == (32, 1)
+        assert "def _compute_yarn_parameters(" in "\n".join(lines[:first])
+        assert "or 32" in entry["code"][0] and "or 1" in entry["code"][1]
+    else:
+        assert "mrope_section[dim] * 3" in entry["code"][1]
