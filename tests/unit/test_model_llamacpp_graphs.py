@@ -106,6 +106,11 @@ def test_olmo3_as_converted_runs_the_shared_base_on_sliding_layers(tmp_path, swa
     assert {(x.theta, x.scaling["type"], x.attention_factor) for x in sliding} == {
         (500000.0, "default", 1.0)
     }
+    full = [x for x in model.layers if x.kind == "full_attention"]
+    # llama-context.cpp:220 replaces the file's yarn_attn_factor by 1 + 0.1 ln 8 (as Olmo 3's own)
+    assert {(x.theta, x.scaling["type"], round(x.attention_factor, 4)) for x in full} == {
+        (500000.0, "yarn", 1.2079)
+    }
     notes = [f for f in model.findings if "rope.freq_base_swa" in f.sentence]
     if swa_base == 500000.0:
         assert notes == []
