@@ -28,6 +28,12 @@ def text_type(config: dict) -> str:
 
 
 KNOWN = sorted(n for n in INDEX if text_type(published(n)) in transformers_data.MODEL_TYPES)
+# Files of a model type transformers knows and builds without a rotary (learned or no positions).
+WITHOUT_ROTARY = sorted(
+    n
+    for n in INDEX
+    if n not in KNOWN and published(n).get("model_type") in transformers_data.WITHOUT_ROTARY
+)
 REMOTE_CODE = sorted(
     n for n in INDEX if published(n).get("model_type") not in transformers_data.KNOWN
 )
@@ -70,6 +76,13 @@ def test_a_file_whose_engine_run_raises_raises_there(name: str) -> None:
 )
 def test_a_published_config_agrees_with_transformers(name: str) -> None:
     assert test_model_oracle.compare_config(published(name)) == []
+
+
+@pytest.mark.parametrize("name", WITHOUT_ROTARY)
+def test_a_file_transformers_builds_without_a_rotary_is_read_without_rope(name: str) -> None:
+    """The whole model transformers builds from the file holds no rotary, and no layer rotates."""
+    assert test_model_oracle.compare_config(published(name)) == []
+    assert all(layer.method != "rope" for layer in read_model(published(name)).layers)
 
 
 @pytest.mark.parametrize("name", UNRUNNABLE)
