@@ -39,8 +39,8 @@ def text_part(config: dict, reading: Reading) -> dict:
         inner = config
         for key in path:
             inner = inner.get(key) if isinstance(inner, dict) else None
-        if not isinstance(inner, dict):  # Fuyu: the outer keys are its text decoder's
-            inner = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
+        if not isinstance(inner, dict):
+            return _absent_text_part(config, outer, reading)
         inner = dict(inner)
         inner["model_type"] = inner.get("model_type") or outer["model_type"]
         reading.note("text config", f"config.json: {outer['text_config']} ({config['model_type']})")
@@ -49,6 +49,26 @@ def text_part(config: dict, reading: Reading) -> dict:
         merged = {k: v for k, v in config.items() if k != "text_config"}
         return {**merged, **inner}
     return dict(config)
+
+
+def _absent_text_part(config: dict, outer: dict, reading: Reading) -> dict:
+    """A composite whose file gives no text config: the outer class builds its default one (its
+    SubConfigSpec's init_kwargs: Qwen3-ASR's 28 layers of width 2048, whatever a thinker_config
+    says), under the outer keys (Fuyu's are its text decoder's)."""
+    absent = outer.get("absent", {})
+    given = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
+    for key, value in given.items():  # Qwen3-ASR's thinker_config, as its own package reads it
+        if isinstance(value, dict) and isinstance(value.get("text_config"), dict):
+            reading.find(
+                "engine-ignores-key",
+                f"transformers {tables().VERSION} does not read {key}.text_config: it builds "
+                f"{config['model_type']}'s default text decoder, and the layers below are that.",
+                f"{key}.text_config given; {outer['text_config']} absent",
+            )
+    for key in absent:
+        if key not in given:
+            reading.note(key, f"default text config of {config['model_type']}: none in config.json")
+    return {**absent, **given, "model_type": outer["model_type"]}
 
 
 def standardise(config: dict, reading: Reading) -> dict:

@@ -139,3 +139,11 @@ def test_gemma_3_27b_as_published_has_52_local_and_10_global_layers() -> None:
         (1e6, "linear", 8.0)
     }
     assert model.engine.startswith("transformers 5.23.0 runs Gemma3ForCausalLM")
+
+
+def test_qwen3_asr_as_published_is_read_as_the_text_decoder_transformers_builds() -> None:
+    """Its file nests the decoder in thinker_config, which Qwen3ASRConfig never reads: transformers
+    builds its default text config (28 layers of width 2048), and the reader says so."""
+    model = read_model(published("qwen3-asr-0.6b.json"))
+    assert len(model.layers) == 28 and model.engine.endswith("modeling_qwen3.py")
+    assert "engine-ignores-key" in {f.code for f in model.findings}
