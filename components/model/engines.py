@@ -48,7 +48,20 @@ def text_part(config: dict, reading: Reading) -> dict:
     if isinstance(inner, dict):  # an outer type newer than the pin: its text_config, as given
         merged = {k: v for k, v in config.items() if k != "text_config"}
         return {**merged, **inner}
-    return dict(config)
+    return _remote_decoder(config, reading)
+
+
+# Where remote-code multimodal files keep their decoder's config (InternVL, DeepSeek-VL2, VILA).
+DECODER_KEYS = ("llm_config", "language_config", "llm_cfg")
+
+
+def _remote_decoder(config: dict, reading: Reading) -> dict:
+    """An outer type transformers does not know: its decoder's sub-config, as given."""
+    key = next((k for k in DECODER_KEYS if isinstance(config.get(k), dict)), None)
+    if key is None or str(config.get("model_type") or "") in tables().KNOWN:
+        return dict(config)
+    reading.note("text config", f"config.json: {key} ({config.get('model_type')})")
+    return {**{k: v for k, v in config.items() if k != key}, **config[key]}
 
 
 def _absent_text_part(config: dict, outer: dict, reading: Reading) -> dict:
@@ -177,6 +190,14 @@ def _without_row(config: dict, reading: Reading) -> dict:
             "(newer than this page's pin, or misspelt): its positions are read from the generic "
             "keys (rope_theta, rope_scaling, head_dim …), not from that model's own code.",
             f"model_type = {reading.model_type[:40]!r}",
+            "note",
+        )
+    else:  # MiniCPM3-4B: only auto_map names its remote code
+        reading.find(
+            "unknown-model-type",
+            "The config names no model_type (its remote code is found through auto_map): its "
+            "positions are read from the generic keys (rope_theta, rope_scaling, head_dim …).",
+            "no model_type key",
             "note",
         )
     return config

@@ -147,3 +147,10 @@ def test_qwen3_asr_as_published_is_read_as_the_text_decoder_transformers_builds(
     model = read_model(published("qwen3-asr-0.6b.json"))
     assert len(model.layers) == 28 and model.engine.endswith("modeling_qwen3.py")
     assert "engine-ignores-key" in {f.code for f in model.findings}
+
+
+def test_a_remote_code_composite_is_read_from_its_decoders_sub_config() -> None:
+    """InternVL2-2B keeps its InternLM2 decoder in llm_config: 24 layers at θ 1e6, dynamic ×2."""
+    model = read_model(published("internvl2-2b.json"))
+    assert len(model.layers) == 24
+    assert {(x.theta, x.scaling["type"]) for x in model.layers} == {(1e6, "dynamic")}
