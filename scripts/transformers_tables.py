@@ -736,8 +736,23 @@ def composites() -> dict[str, dict]:
                 key = "thinker_config.text_config"
             if isinstance(inner, PreTrainedConfig) and inner.model_type != model_type:
                 out[model_type] = {"text_config": key, "model_type": inner.model_type}
+                absent = absent_defaults(inner)
+                if absent:
+                    out[model_type]["absent"] = absent
                 break
     return out
+
+
+def absent_defaults(inner) -> dict:
+    """What the outer class builds as its text config when a file gives none, where it differs from
+    the text class's own defaults (Qwen3-ASR's SubConfigSpec init_kwargs: 28 layers of width
+    2048): the reader's keys and rope_parameters."""
+    try:
+        built, own = jsonable(inner.to_dict()), jsonable(type(inner)().to_dict())
+    except Exception:
+        return {}
+    keys = [*READ_KEYS, "rope_parameters"]
+    return {key: built[key] for key in keys if key in built and built[key] != own.get(key)}
 
 
 def known_types() -> list[str]:

@@ -39,8 +39,8 @@ def text_part(config: dict, reading: Reading) -> dict:
         inner = config
         for key in path:
             inner = inner.get(key) if isinstance(inner, dict) else None
-        if not isinstance(inner, dict):  # Fuyu: the outer keys are its text decoder's
-            inner = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
+        if not isinstance(inner, dict):
+            return _absent_text_part(config, outer, reading)
         inner = dict(inner)
         inner["model_type"] = inner.get("model_type") or outer["model_type"]
         reading.note("text config", f"config.json: {outer['text_config']} ({config['model_type']})")
@@ -48,7 +48,40 @@ def text_part(config: dict, reading: Reading) -> dict:
     if isinstance(inner, dict):  # an outer type newer than the pin: its text_config, as given
         merged = {k: v for k, v in config.items() if k != "text_config"}
         return {**merged, **inner}
-    return dict(config)
+    return _remote_decoder(config, reading)
+
+
+# Where remote-code multimodal files keep their decoder's config (InternVL, DeepSeek-VL2, VILA).
+DECODER_KEYS = ("llm_config", "language_config", "llm_cfg")
+
+
+def _remote_decoder(config: dict, reading: Reading) -> dict:
+    """An outer type transformers does not know: its decoder's sub-config, as given."""
+    key = next((k for k in DECODER_KEYS if isinstance(config.get(k), dict)), None)
+    if key is None or str(config.get("model_type") or "") in tables().KNOWN:
+        return dict(config)
+    reading.note("text config", f"config.json: {key} ({config.get('model_type')})")
+    return {**{k: v for k, v in config.items() if k != key}, **config[key]}
+
+
+def _absent_text_part(config: dict, outer: dict, reading: Reading) -> dict:
+    """A composite whose file gives no text config: the outer class builds its default one (its
+    SubConfigSpec's init_kwargs: Qwen3-ASR's 28 layers of width 2048, whatever a thinker_config
+    says), under the outer keys (Fuyu's are its text decoder's)."""
+    absent = outer.get("absent", {})
+    given = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
+    for key, value in given.items():  # Qwen3-ASR's thinker_config, as its own package reads it
+        if isinstance(value, dict) and isinstance(value.get("text_config"), dict):
+            reading.find(
+                "engine-ignores-key",
+                f"transformers {tables().VERSION} does not read {key}.text_config: it builds "
+                f"{config['model_type']}'s default text decoder, and the layers below are that.",
+                f"{key}.text_config given; {outer['text_config']} absent",
+            )
+    for key in absent:
+        if key not in given:
+            reading.note(key, f"default text config of {config['model_type']}: none in config.json")
+    return {**absent, **given, "model_type": outer["model_type"]}
 
 
 def standardise(config: dict, reading: Reading) -> dict:
@@ -157,6 +190,14 @@ def _without_row(config: dict, reading: Reading) -> dict:
             "(newer than this page's pin, or misspelt): its positions are read from the generic "
             "keys (rope_theta, rope_scaling, head_dim …), not from that model's own code.",
             f"model_type = {reading.model_type[:40]!r}",
+            "note",
+        )
+    else:  # MiniCPM3-4B: only auto_map names its remote code
+        reading.find(
+            "unknown-model-type",
+            "The config names no model_type (its remote code is found through auto_map): its "
+            "positions are read from the generic keys (rope_theta, rope_scaling, head_dim …).",
+            "no model_type key",
             "note",
         )
     return config

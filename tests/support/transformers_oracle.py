@@ -158,6 +158,7 @@ def engine_layers(module, rotary_cls, config, row: dict, count: int) -> list[Eng
     kinds = getattr(config, "layer_types", None)
     for name, apply in applies.items():
         setattr(module, name, watch(name, apply))
+    shared: dict = {}  # the K and V a storing layer leaves for the layers that reuse them (Gemma 4)
     try:
         out = []
         for index in range(count):
@@ -190,11 +191,11 @@ def engine_layers(module, rotary_cls, config, row: dict, count: int) -> list[Eng
             )  # Zamba2's shared attention reads the hidden state beside the embeddings: 2×
             try:
                 try:
-                    _run(layer, calls, config.hidden_size, embedding, index)
+                    _run(layer, calls, config.hidden_size, embedding, index, shared)
                 except Exception:
                     if widest == config.hidden_size:
                         raise
-                    _run(layer, calls, widest, embedding, index)
+                    _run(layer, calls, widest, embedding, index, shared)
             except Exception as error:
                 return (
                     f"{attention.__name__}.forward on the meta device: "
@@ -222,10 +223,10 @@ def _meta(embedding):
     return embedding.to("meta")
 
 
-def _run(layer, calls: list, width: int, embedding, index: int) -> None:
+def _run(layer, calls: list, width: int, embedding, index: int, shared: dict) -> None:
     """The attention's forward given what it requires (the states, the rotary's cos and sin, no
-    mask), else everything it accepts (a visible mask, the positions: DeepSeek V3.2's indexer
-    reads them)."""
+    mask, the K and V earlier layers shared), else everything it accepts (a visible mask, the
+    positions: DeepSeek V3.2's indexer reads them)."""
     import torch
 
     accepted = inspect.signature(layer.forward).parameters
@@ -238,7 +239,7 @@ def _run(layer, calls: list, width: int, embedding, index: int) -> None:
         "cache_position": torch.arange(2, device="meta"),
         "layer_idx": index,
         "alibi": None,
-        "shared_kv_states": {},
+        "shared_kv_states": shared,
         "context_hidden_states": hidden,
     }
     needed = {"hidden_states", "position_embeddings", "attention_mask"} | {

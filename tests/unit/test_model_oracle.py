@@ -43,7 +43,6 @@ LEFT_OUT = NOT_TEXT_DECODERS
 # Model types whose frequencies are checked but not their layers (which rotate, the pairing):
 # their attention cannot run on the meta device as the oracle calls it.
 LAYERS_UNCHECKED = {
-    "gemma3n_text": "its attention needs the KV-sharing state its decoder builds",
     "gte": "an encoder: no attention class built with a layer index",
     "hy_v4": "its shared sparse-attention layers need a previous layer's top-k indices",
     "jetmoe": "its mixture-of-attention-heads copies out of meta tensors",

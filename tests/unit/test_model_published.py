@@ -28,6 +28,12 @@ def text_type(config: dict) -> str:
 
 
 KNOWN = sorted(n for n in INDEX if text_type(published(n)) in transformers_data.MODEL_TYPES)
+# Files of a model type transformers knows and builds without a rotary (learned or no positions).
+WITHOUT_ROTARY = sorted(
+    n
+    for n in INDEX
+    if n not in KNOWN and published(n).get("model_type") in transformers_data.WITHOUT_ROTARY
+)
 REMOTE_CODE = sorted(
     n for n in INDEX if published(n).get("model_type") not in transformers_data.KNOWN
 )
@@ -70,6 +76,13 @@ def test_a_file_whose_engine_run_raises_raises_there(name: str) -> None:
 )
 def test_a_published_config_agrees_with_transformers(name: str) -> None:
     assert test_model_oracle.compare_config(published(name)) == []
+
+
+@pytest.mark.parametrize("name", WITHOUT_ROTARY)
+def test_a_file_transformers_builds_without_a_rotary_is_read_without_rope(name: str) -> None:
+    """The whole model transformers builds from the file holds no rotary, and no layer rotates."""
+    assert test_model_oracle.compare_config(published(name)) == []
+    assert all(layer.method != "rope" for layer in read_model(published(name)).layers)
 
 
 @pytest.mark.parametrize("name", UNRUNNABLE)
@@ -126,3 +139,18 @@ def test_gemma_3_27b_as_published_has_52_local_and_10_global_layers() -> None:
         (1e6, "linear", 8.0)
     }
     assert model.engine.startswith("transformers 5.23.0 runs Gemma3ForCausalLM")
+
+
+def test_qwen3_asr_as_published_is_read_as_the_text_decoder_transformers_builds() -> None:
+    """Its file nests the decoder in thinker_config, which Qwen3ASRConfig never reads: transformers
+    builds its default text config (28 layers of width 2048), and the reader says so."""
+    model = read_model(published("qwen3-asr-0.6b.json"))
+    assert len(model.layers) == 28 and model.engine.endswith("modeling_qwen3.py")
+    assert "engine-ignores-key" in {f.code for f in model.findings}
+
+
+def test_a_remote_code_composite_is_read_from_its_decoders_sub_config() -> None:
+    """InternVL2-2B keeps its InternLM2 decoder in llm_config: 24 layers at θ 1e6, dynamic ×2."""
+    model = read_model(published("internvl2-2b.json"))
+    assert len(model.layers) == 24
+    assert {(x.theta, x.scaling["type"]) for x in model.layers} == {(1e6, "dynamic")}
