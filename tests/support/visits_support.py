@@ -327,6 +327,9 @@ def tab_order(site) -> dict:
     """From the top of the default page: the controls Tab reaches, in order; then ArrowRight on
     the pos slider reached by Tab, and what each view shows for pos once the worker answered."""
     site.goto("")
+    # Interactive is not yet done: the views below the fold may still be drawing and re-rendering
+    # what Tab walks over. Wait for the worker to be idle and the page quiet.
+    site.settle()
     page = site.page
     page.evaluate(TOP_JS)
     reached = []
