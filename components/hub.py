@@ -18,30 +18,24 @@ import os
 import re
 import urllib.error
 import urllib.request
-from pathlib import Path
 from urllib.parse import quote, unquote, urlsplit
 
+# A revision: a branch, tag or commit, refs/pr/N, or any of them URL-quoted (refs%2Fpr%2F1).
+REVISION = r"(?:@(refs/pr/\d+|[\w.%-]{1,255}))?"
 # A Hub id, as the page's Hub field accepts it (plotkit.hub_fetch.ID_PATTERN), then a revision
 # and a path in the repository.
 HUB_SOURCE = re.compile(
-    r"(?:hf://)?([A-Za-z0-9][\w.-]{0,95})/([\w.-]{1,96})"
-    r"(?:@(refs/pr/\d+|[\w.%-]{1,255}))?((?:/[\w.-]+)*)"
+    rf"(?:hf://)?([A-Za-z0-9][\w.-]{{0,95}})/([\w.-]{{1,96}}){REVISION}((?:/[\w.-]+)*)"
 )
+# The command's bare form, owner/name[@revision]: each part starts and ends with a letter or digit.
+_PART = r"[A-Za-z0-9](?:[\w.-]{0,94}[A-Za-z0-9])?"
+BARE_HUB_ID = re.compile(rf"({_PART})/({_PART}){REVISION}")
 MAX_JSON = 4 << 20
 TIMEOUT_S = 30
 
 
 class HubError(ValueError):
     """A Hub file that cannot be read: one plain sentence."""
-
-
-def is_hub_source(source: str) -> bool:
-    """hf://… always; owner/name[/path] when no such local file or folder exists."""
-    if source.startswith("hf://"):
-        return True
-    parts = source.split("/")
-    looks_local = len(parts) == 2 and parts[1].endswith((".json", ".gguf", ".safetensors"))
-    return bool(HUB_SOURCE.fullmatch(source)) and not looks_local and not Path(source).exists()
 
 
 def split(source: str) -> tuple[str, str, str]:
