@@ -41,7 +41,7 @@ class HubError(ValueError):
 def split(source: str) -> tuple[str, str, str]:
     """(owner/name, revision, path in the repository): main and config.json when not given."""
     match = HUB_SOURCE.fullmatch(source)
-    if not match or ".." in source:
+    if not match or ".." in unquote(source):
         raise HubError(
             f"{source[:80]} is not a Hub id (owner/name, owner/name@revision, or "
             "hf://owner/name/path)"

@@ -355,20 +355,36 @@ def hub(tmp_path):
 
     config = Path(config_file(tmp_path, PRESETS["qwen3-8b"]["config"]))
     big = Path(gguf_file(tmp_path, "gemma3", size=20 * 10**9))  # 20 GB, sparse
-    files = {"Qwen/Qwen3-8B/config.json": config, "someone/big-GGUF/model-Q4.gguf": big,
-             "someone/cut-GGUF/model-Q4.gguf": big}  # fmt: skip
+    files = {
+        "Qwen/Qwen3-8B/config.json": config,
+        "someone/big-GGUF/model-Q4.gguf": big,
+        "someone/cut-GGUF/model-Q4.gguf": big,
+        "someone/cdn-GGUF/model-Q4.gguf": big,
+    }
     with HubFixture(files, gated={"meta-llama/Llama-3.1-8B"},
-                    cut={"someone/cut-GGUF/model-Q4.gguf"}) as server:  # fmt: skip
+                    cut={"someone/cut-GGUF/model-Q4.gguf"},
+                    redirected={"someone/cdn-GGUF/model-Q4.gguf"}) as server:  # fmt: skip
         yield server
 
 
-def run_with_hub(hub, *args: str) -> subprocess.CompletedProcess:
+def run_with_hub(hub, *args: str, token: str = "") -> subprocess.CompletedProcess:
     import os
 
     command = [str(COMMAND), *args]
-    env = {**os.environ, "HF_ENDPOINT": hub.url}
-    env.pop("HF_TOKEN", None)
+    env = {**os.environ, "HF_ENDPOINT": hub.url, "HF_TOKEN": token}
+    if not token:
+        env.pop("HF_TOKEN")
     return subprocess.run(command, capture_output=True, timeout=120, env=env)
+
+
+def test_a_gguf_the_hub_redirects_to_its_cdn_is_read_without_the_token_there(hub) -> None:
+    source = "hf://someone/cdn-GGUF/model-Q4.gguf"
+    result = run_with_hub(hub, "model", source, "--fail-on", "never", token="hf_secret")
+    assert result.returncode == 0, result.stderr
+    assert len(hub.cdn_requests) == len(hub.requests) >= 1  # each range: the Hub, then its CDN
+    assert all(h.get("Range", "").startswith("bytes=") for h in hub.cdn_headers)
+    assert {h.get("Authorization") for h in hub.headers} == {"Bearer hf_secret"}
+    assert not any("Authorization" in h for h in hub.cdn_headers)
 
 
 def test_a_hub_id_reads_its_config_json(hub) -> None:

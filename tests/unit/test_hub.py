@@ -112,7 +112,9 @@ def test_a_source_splits_into_repository_revision_and_path(source, parts) -> Non
     assert hub.split(source) == parts
 
 
-@pytest.mark.parametrize("source", ["o", "hf://o/../etc/passwd", "o/n@", "o/n@a b"])
+@pytest.mark.parametrize(
+    "source", ["o", "hf://o/../etc/passwd", "o/n@", "o/n@a b", "o/n@%2e%2e%2F%2e%2e"]
+)
 def test_what_is_not_a_hub_id_is_refused_in_one_sentence(source) -> None:
     with pytest.raises(hub.HubError, match="is not a Hub id"):
         hub.split(source)
