@@ -2,7 +2,13 @@
 file read by its header only, through HTTP range requests (a 20 GB GGUF costs a few MB). The
 endpoint is $HF_ENDPOINT (https://huggingface.co by default), the token $HF_TOKEN when set.
 
-    SOURCE = hf://owner/name[/path/in/repo]  or  owner/name[/path]  (a config.json when no path)
+    SOURCE = hf://owner/name[@revision][/path/in/repo]  (a config.json when no path)
+             owner/name[@revision]                     (the command's bare form: cli.py)
+
+The revision is a branch, tag or commit (refs/pr/N too, or any of them URL-quoted); main when
+none is given. The token goes to the endpoint's own origin only: the Hub answers a file's resolve
+URL with a redirect to its CDN, and a redirect to another scheme, host or port is followed
+without it (as huggingface_hub does; a presigned CDN URL refuses a second credential).
 """
 
 from __future__ import annotations
@@ -12,11 +18,18 @@ import os
 import re
 import urllib.error
 import urllib.request
-from pathlib import Path
-from urllib.parse import quote
+from urllib.parse import quote, unquote, urlsplit
 
-# A Hub id, as the page's Hub field accepts it (plotkit.hub_fetch.ID_PATTERN), with a path after.
-HUB_SOURCE = re.compile(r"(?:hf://)?([A-Za-z0-9][\w.-]{0,95})/([\w.-]{1,96})((?:/[\w.-]+)*)")
+# A revision: a branch, tag or commit, refs/pr/N, or any of them URL-quoted (refs%2Fpr%2F1).
+REVISION = r"(?:@(refs/pr/\d+|[\w.%-]{1,255}))?"
+# A Hub id, as the page's Hub field accepts it (plotkit.hub_fetch.ID_PATTERN), then a revision
+# and a path in the repository.
+HUB_SOURCE = re.compile(
+    rf"(?:hf://)?([A-Za-z0-9][\w.-]{{0,95}})/([\w.-]{{1,96}}){REVISION}((?:/[\w.-]+)*)"
+)
+# The command's bare form, owner/name[@revision]: each part starts and ends with a letter or digit.
+_PART = r"[A-Za-z0-9](?:[\w.-]{0,94}[A-Za-z0-9])?"
+BARE_HUB_ID = re.compile(rf"({_PART})/({_PART}){REVISION}")
 MAX_JSON = 4 << 20
 TIMEOUT_S = 30
 
@@ -25,40 +38,65 @@ class HubError(ValueError):
     """A Hub file that cannot be read: one plain sentence."""
 
 
-def is_hub_source(source: str) -> bool:
-    """hf://… always; owner/name[/path] when no such local file or folder exists."""
-    if source.startswith("hf://"):
-        return True
-    parts = source.split("/")
-    looks_local = len(parts) == 2 and parts[1].endswith((".json", ".gguf", ".safetensors"))
-    return bool(HUB_SOURCE.fullmatch(source)) and not looks_local and not Path(source).exists()
-
-
-def split(source: str) -> tuple[str, str]:
-    """(owner/name, path in the repository), config.json when no path is given."""
+def split(source: str) -> tuple[str, str, str]:
+    """(owner/name, revision, path in the repository): main and config.json when not given."""
     match = HUB_SOURCE.fullmatch(source)
-    if not match or ".." in source:
-        raise HubError(f"{source[:80]} is not a Hub id (owner/name, or owner/name/path)")
-    return f"{match[1]}/{match[2]}", match[3].lstrip("/") or "config.json"
+    if not match or ".." in unquote(source):
+        raise HubError(
+            f"{source[:80]} is not a Hub id (owner/name, owner/name@revision, or "
+            "hf://owner/name/path)"
+        )
+    revision = unquote(match[3]) if match[3] else "main"
+    return f"{match[1]}/{match[2]}", revision, match[4].lstrip("/") or "config.json"
 
 
 def endpoint() -> str:
     return os.environ.get("HF_ENDPOINT", "https://huggingface.co").rstrip("/")
 
 
-def file_url(repo: str, path: str) -> str:
-    return f"{endpoint()}/{repo}/resolve/main/{quote(path)}"
+def file_url(repo: str, path: str, revision: str = "main") -> str:
+    return f"{endpoint()}/{repo}/resolve/{quote(revision, safe='')}/{quote(path)}"
+
+
+def origin(url: str) -> tuple[str, str, int | None]:
+    """Scheme, host and port: the token is sent to one origin only."""
+    parts = urlsplit(url)
+    default = {"http": 80, "https": 443}.get(parts.scheme)
+    return parts.scheme.lower(), (parts.hostname or "").lower(), parts.port or default
+
+
+class TokenForOneOrigin(urllib.request.HTTPRedirectHandler):
+    """Follows redirects, with Authorization only where the redirect stays on the token's origin.
+
+    The token is an unredirected header, which urllib never copies to a redirect; it is put back
+    on a redirect to the same scheme, host and port."""
+
+    def __init__(self, token_origin: tuple, authorization: str) -> None:
+        self.token_origin, self.authorization = token_origin, authorization
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        new = super().redirect_request(req, fp, code, msg, headers, newurl)
+        if new is not None and origin(new.full_url) == self.token_origin:
+            new.add_unredirected_header("Authorization", self.authorization)
+        return new
+
+
+def authorized(request: urllib.request.Request) -> urllib.request.OpenerDirector:
+    """An opener for request, which carries $HF_TOKEN (when set) to its own origin only."""
+    token = os.environ.get("HF_TOKEN")
+    if not token:
+        return urllib.request.build_opener()
+    authorization = f"Bearer {token}"
+    request.add_unredirected_header("Authorization", authorization)
+    return urllib.request.build_opener(TokenForOneOrigin(origin(request.full_url), authorization))
 
 
 def fetch(url: str, start: int, end: int, what: str) -> tuple[bytes, int]:
     """Bytes start … end (inclusive) of the file at url, and the file's whole size."""
     request = urllib.request.Request(url, headers={"Range": f"bytes={start}-{end}",
                                                    "User-Agent": "pe-explorer"})  # fmt: skip
-    token = os.environ.get("HF_TOKEN")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
     try:
-        with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:  # noqa: S310
+        with authorized(request).open(request, timeout=TIMEOUT_S) as answer:
             size = _total(answer.headers.get("Content-Range"), answer.headers)
             wanted = end - start + 1
             data = answer.read(wanted if answer.status == 206 else min(wanted, size))
@@ -101,9 +139,9 @@ def load_hub(source: str):
     from .model.sources import Loaded, from_source
     from .model.values import parse_json
 
-    repo, path = split(source)
-    what = f"{repo}/{path}"
-    url = file_url(repo, path)
+    repo, revision, path = split(source)
+    what = f"{repo}/{path}" + (f" at {revision}" if revision != "main" else "")
+    url = file_url(repo, path, revision)
     head, size = fetch(url, 0, (1 << 20) - 1, what)
     if path.endswith(".json") or head.lstrip()[:1] == b"{":
         if size > MAX_JSON:

@@ -35,6 +35,8 @@ def model_repository(tmp_path_factory) -> Path:
     (repo / "good").mkdir()
     good = PRESETS["llama-3.1-8b"]["config"]
     (repo / "good" / "config.json").write_text(json.dumps(good), encoding="utf-8")
+    (repo / "broken").mkdir()
+    (repo / "broken" / "config.json").write_text("{not json", encoding="utf-8")
     subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
     subprocess.run(["git", "add", "."], cwd=repo, check=True)
     return repo
@@ -48,10 +50,25 @@ def hook(repo: Path, home: Path, *files: str) -> subprocess.CompletedProcess:
     return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True, timeout=600)
 
 
-def test_the_hook_fails_a_bad_config_and_passes_a_good_one(model_repository, tmp_path) -> None:
-    bad = hook(model_repository, tmp_path, "bad/config.json")
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    """pre-commit's cache: the hook's environment, built once for the module."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def test_the_hook_fails_a_bad_config_and_passes_a_good_one(model_repository, home) -> None:
+    bad = hook(model_repository, home, "bad/config.json")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "old-type-key" in bad.stdout and "missing-original-context" in bad.stdout
-    good = hook(model_repository, tmp_path, "good/config.json")
+    good = hook(model_repository, home, "good/config.json")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "Passed" in good.stdout
+
+
+def test_the_hook_reports_every_file_when_one_cannot_be_read(model_repository, home) -> None:
+    files = ("broken/config.json", "bad/config.json", "good/config.json")
+    result = hook(model_repository, home, *files)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "- exit code: 2" in result.stdout and "Traceback" not in result.stdout
+    assert "pe-explorer: broken/config.json: " in result.stdout
+    assert "bad/config.json: " in result.stdout and "good/config.json: " in result.stdout
