@@ -85,20 +85,40 @@ def model_context(reading: Reading, params: dict) -> tuple[int | None, int | Non
     )
     if top:
         reading.note("max_context", "config.json: max_position_embeddings")
+    if params.get("rope_type") == "dynamic" and top:
+        return _dynamic_context(reading, params, top)
     original = integer(params, "original_max_position_embeddings", high=MAX_CONTEXT)
     if original is None:
         original = integer(config, "original_max_position_embeddings", high=MAX_CONTEXT)
     if original:
         reading.note("original_context", "original_max_position_embeddings")
         return original, top or original
-    kind = params.get("rope_type")
-    factor = params.get("factor")
-    if kind == "dynamic" and top and isinstance(factor, Real) and factor > 1:
-        reading.note("original_context", "max_position_embeddings (dynamic NTK grows past it)")
-        reading.note("max_context", "factor × max_position_embeddings")
-        return top, min(int(top * factor), MAX_CONTEXT)
     if top:
         reading.note("original_context", "max_position_embeddings (no original given)")
+    return top, top
+
+
+def _dynamic_context(reading: Reading, params: dict, top: int) -> tuple[int, int]:
+    """Dynamic NTK grows θ from max_position_embeddings, never from an original context
+    (_compute_dynamic_ntk_parameters, modeling_rope_utils.py:331-341; the rotary's
+    original_max_seq_len): a stated original_max_position_embeddings is not read."""
+    stated = params.get("original_max_position_embeddings")
+    if stated is None:
+        stated = reading.config.get("original_max_position_embeddings")
+    if integer({"o": stated}, "o", high=MAX_CONTEXT) not in (None, top):
+        reading.find(
+            "engine-ignores-key",
+            f"transformers grows dynamic NTK's θ from max_position_embeddings, "
+            f"not from original_max_position_embeddings: past {top:,} positions, not {stated:,}. "
+            "The layers below are what it runs.",
+            f"original_max_position_embeddings = {stated:,}; modeling_rope_utils.py:341: "
+            f"seq_len / config.max_position_embeddings ({top:,})",
+        )
+    reading.note("original_context", "max_position_embeddings (dynamic NTK grows past it)")
+    factor = params.get("factor")
+    if isinstance(factor, Real) and factor > 1:
+        reading.note("max_context", "factor × max_position_embeddings")
+        return top, min(int(top * factor), MAX_CONTEXT)
     return top, top
 
 

@@ -317,6 +317,12 @@ SCALED = {
     "qwen2-yarn": ("qwen2", {"rope_scaling": {"type": "yarn", "factor": 4.0,
         "original_max_position_embeddings": 32768}, "max_position_embeddings": 131072}),
     "qwen2-dynamic": ("qwen2", {"rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}),
+    # dynamic NTK grows from max_position_embeddings (modeling_rope_utils.py:341), whatever
+    # original_max_position_embeddings says, in rope_scaling or at the top level
+    "qwen2-dynamic-original": ("qwen2", {"rope_scaling": {"rope_type": "dynamic", "factor": 2.0,
+        "original_max_position_embeddings": 2048}, "max_position_embeddings": 4096}),
+    "llama-dynamic-original-top": ("llama", {"rope_scaling": {"rope_type": "dynamic",
+        "factor": 4.0}, "original_max_position_embeddings": 1024, "max_position_embeddings": 4096}),
     "phi3-longrope": ("phi3", {"rope_scaling": {"type": "longrope", **PHI_FACTORS},
         "original_max_position_embeddings": 4096, "max_position_embeddings": 131072}),
     "phimoe-longrope-mscale": ("phimoe", {"rope_scaling": {"rope_type": "longrope",
@@ -408,6 +414,22 @@ def test_phimoe_past_the_original_context_runs_the_short_factors() -> None:
     path, line = source.split()[0].split(":")
     text = Path(inspect.getsourcefile(rotary_cls)).read_text().splitlines()[int(line) - 1]
     assert "self.rope_init_fn(self.config)" in text and path == "modeling_phimoe.py"
+
+
+@pytest.mark.parametrize("name", ["qwen2-dynamic-original", "llama-dynamic-original-top"])
+def test_dynamic_ntk_grows_from_where_the_rotary_does(name: str) -> None:
+    """The rotary's original_max_seq_len is max_position_embeddings: the reader's original
+    context is that, and a stated original_max_position_embeddings is said to be unread."""
+    model_type, keys = SCALED[name]
+    given = {"model_type": model_type, **keys}
+    config = transformers_oracle.engine_config(given)
+    _, rotary_cls = transformers_oracle.rotary_class(
+        model_type, transformers_data.MODEL_TYPES[model_type]
+    )
+    model = read_model(given)
+    assert model.original_context == rotary_cls(config=config).original_max_seq_len == 4096
+    ignored = [f for f in model.findings if f.code == "engine-ignores-key"]
+    assert len(ignored) == 1 and "original_max_position_embeddings" in ignored[0].evidence
 
 
 def test_deepseek_softmax_scale_is_the_attention_modules() -> None:
