@@ -12,7 +12,7 @@ from ..scaling import MAX_CONTEXT
 from . import engines
 from .frequencies import _even, head_dims, layer_frequencies, model_context
 from .report import ranges
-from .types import CHUNKED, FULL, SLIDING, Engine, Layer, ModelError, Reading
+from .types import CHUNKED, FULL, SLIDING, Engine, Layer, ModelError, Reading, RotaryForward
 from .values import integer, number
 
 # Models whose modeling file rotates interleaved pairs (x0, x1), (x2, x3) …; every other RoPE model
@@ -476,11 +476,15 @@ def _as_transformers(reading: Reading, count: int, window) -> tuple[list[str], l
 def _rotary_scale(reading: Reading, params: dict, att: float) -> float:
     """The scale the model's rotary forward puts on cos and sin at the maximum context: PhiMoE's
     long_mscale in place of LongRoPE's attention factor (transformers_data's "rotary_scale")."""
+    return float(params["long_mscale"]) if _scale_key(reading, params) else att
+
+
+def _scale_key(reading: Reading, params: dict) -> str | None:
     rule = reading.transformers_rule("rotary_scale")
     long = params.get("long_mscale")
     if rule and params.get("rope_type") != "default" and isinstance(long, (int, float)):
-        return float(long)
-    return att
+        return "long_mscale"
+    return None
 
 
 def _forward_frequencies(reading: Reading, params: dict, computed: tuple) -> tuple:
@@ -490,6 +494,18 @@ def _forward_frequencies(reading: Reading, params: dict, computed: tuple) -> tup
     if reading.transformers_rule("forward_frequencies") and params["rope_type"] == "longrope":
         return computed[2], computed[1], computed[2]
     return computed
+
+
+def _rotary_forward(reading: Reading, params: dict) -> RotaryForward | None:
+    """What the exported script needs to compute as the forward does (_forward_frequencies and
+    _rotary_scale), with the generated table's lines."""
+    no_length = reading.transformers_rule("forward_frequencies")
+    no_length = no_length if params["rope_type"] == "longrope" else None
+    scale, key = reading.transformers_rule("rotary_scale"), _scale_key(reading, params)
+    if not (no_length or key):
+        return None
+    sources = [rule["source"] for rule in (no_length, key and scale) if rule]
+    return RotaryForward(bool(no_length), key, "; ".join(sources))
 
 
 def _head_dim_of(reading: Reading, kind: str, head_dim: int) -> int:
@@ -566,8 +582,9 @@ def _rope_layer(reading: Reading, place: tuple, params: dict, head: tuple, conte
             raise ModelError(f"{kind} layers: {error}") from None
     inv, att, short = _forward_frequencies(reading, params, cache[key])
     att = _rotary_scale(reading, params, att)
+    forward = _rotary_forward(reading, params)
     scaling = {k: v for k, v in params.items() if k != "rope_theta"}
     scaling["type"] = scaling.pop("rope_type")
     inv, scaling = _gguf_rope_freqs(reading, inv, scaling)
     return Layer(index, kind, "rope", theta, layer_head, layer_rot, pairing, scaling,
-                 inv, att, size, short)  # fmt: skip
+                 inv, att, size, short, forward)  # fmt: skip

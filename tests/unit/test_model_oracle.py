@@ -7,13 +7,16 @@ vector). Three forms of each default config: the model type alone (every default
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 from pe_explorer.model import transformers_data
+from pe_explorer.model.code import model_program
 from pe_explorer.model.reader import read_model, scaling_settings
 
 torch = pytest.importorskip("torch")
@@ -414,6 +417,25 @@ def test_phimoe_past_the_original_context_runs_the_short_factors() -> None:
     path, line = source.split()[0].split(":")
     text = Path(inspect.getsourcefile(rotary_cls)).read_text().splitlines()[int(line) - 1]
     assert "self.rope_init_fn(self.config)" in text and path == "modeling_phimoe.py"
+
+
+def test_phimoe_exported_script_computes_what_its_forward_runs() -> None:
+    """The model view's script (Export / Code) recomputes PhiMoE's layers as its rotary forward
+    runs them past the original context (short factors, × long_mscale), and says so."""
+    model_type, keys = SCALED["phimoe-longrope-mscale"]
+    given = {"model_type": model_type, **keys}
+    config = transformers_oracle.engine_config(given)
+    _, rotary_cls = transformers_oracle.rotary_class(
+        model_type, transformers_data.MODEL_TYPES[model_type]
+    )
+    cos, sin = rotary_cls(config=config)(torch.zeros(1, 3, 8), torch.tensor([[0, 1, 131071]]))
+    ran = transformers_oracle.decoded((cos, sin), 131071)
+    script, out, names = model_program(read_model(given)), io.StringIO(), {}
+    with contextlib.redirect_stdout(out):
+        exec(script, names)
+    assert np.allclose(names["inv"], ran.inv_freq, rtol=RTOL)
+    assert names["attention"] == pytest.approx(ran.attention_scaling, rel=RTOL)
+    assert "same as the page: True" in out.getvalue() and "modeling_phimoe.py:90" in script
 
 
 @pytest.mark.parametrize("name", ["qwen2-dynamic-original", "llama-dynamic-original-top"])
