@@ -390,6 +390,10 @@ MODELING_RULES = {
     "softmax_scale": [(r"self\.scaling = yarn_apply_mscale\(", "yarn-mscale-squared")],
     # PhiMoE's rotary forward: cos and sin × long_mscale or short_mscale.
     "rotary_scale": [(r'rope_parameters\["long_mscale"\]', "long/short_mscale")],
+    # ModernBertModel.forward: its sliding layers' mask is |q - k| <= sliding_window, both sides.
+    "window_mask": [
+        (r'"sliding_attention": create_bidirectional_sliding_window_mask\(', "bidirectional")
+    ],
 }
 
 
@@ -606,6 +610,41 @@ def without_attention(module, row: dict, config) -> dict | None:
     return {"rule": "layers", "layers": missing, "source": where}
 
 
+def window_from(config_cls: type) -> dict | None:
+    """Where the class makes sliding_window from another key when the file gives none
+    (ModernBERT's local_attention // 2): the key, its default, the divisor and the line; a
+    sliding_window the file gives is kept (checked, or refused)."""
+    try:  # NeoMME's is per layer: reading it raises
+        default = getattr(config_cls(), "sliding_window", None)
+    except Exception:
+        return None
+    if not isinstance(default, int) or isinstance(default, bool) or default < 1:
+        return None
+    alias = (getattr(config_cls, "attribute_map", {}) or {}).get("sliding_window")
+    for f in dataclasses.fields(config_cls):
+        skip = f.name in ("sliding_window", alias)  # RecurrentGemma's attention_window_size
+        if skip or not isinstance(f.default, int) or f.default < 2:
+            continue
+        divisor = f.default // default if f.default % default == 0 else 0
+        try:
+            moved = getattr(config_cls(**{f.name: 4 * f.default}), "sliding_window", None)
+            kept = config_cls(**{f.name: 4 * f.default, "sliding_window": 5}).sliding_window
+        except Exception:
+            continue
+        if divisor and moved == 4 * f.default // divisor and moved != default:
+            if kept != 5:
+                raise ValueError(f"{config_cls.__name__} overrides a given sliding_window")
+            path = Path(inspect.getsourcefile(config_cls))
+            text = path.read_text(encoding="utf-8")
+            match = re.search(rf"self\.{f.name} // {divisor}\b", text)
+            if not match:  # made somewhere this generator cannot point at: refuse, not guess
+                raise ValueError(f"{config_cls.__name__} makes sliding_window where no line says")
+            line = text.count("\n", 0, match.start()) + 1
+            where = f"{path.name}:{line} {_function_at(text, line)}"
+            return {"key": f.name, "default": f.default, "divisor": divisor, "source": where}
+    return None
+
+
 def layers_from(config_cls: type) -> dict | None:
     """Where num_hidden_layers comes from when the class computes it (LongCat-Flash's property:
     2 × num_layers): the field, the multiple, and the default count."""
@@ -690,6 +729,9 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
     derived = layers_from(config_cls)
     if derived:
         row["layers_from"] = derived
+    window = window_from(config_cls)
+    if window:
+        row["window_from"] = window
     width = rotary_width(config_cls, rotary, kinds[0] if kinds else None)
     if width:
         row["rotary_width"] = width

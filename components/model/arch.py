@@ -202,10 +202,26 @@ def _plain_context(reading: Reading) -> int | None:
 
 
 def _window(reading: Reading) -> int | None:
-    """The sliding window; 0 (Qwen2-MoE's saved default) means none, as transformers reads it."""
+    """The sliding window; 0 (Qwen2-MoE's saved default) means none, as transformers reads it.
+    A class that makes it from another key (ModernBERT's local_attention // 2: window_from) is
+    followed; a mask of both sides (|q - k| <= sliding_window: window_mask) spans twice it, as
+    ModernBERT's local_attention and llama.cpp's symmetric n_swa count it."""
     if reading.config.get("sliding_window") == 0:
         return None
-    return integer(reading.config, "sliding_window", high=MAX_CONTEXT)
+    window = integer(reading.config, "sliding_window", high=MAX_CONTEXT)
+    made = reading.transformers_rule("window_from")
+    if window is None and made:
+        span = integer(reading.config, made["key"], high=MAX_CONTEXT) or made["default"]
+        window = span // made["divisor"] or None
+        reading.note("window", f"{made['key']} // {made['divisor']} ({made['source']})")
+    mask = reading.transformers_rule("window_mask")
+    if window and mask:
+        reading.sources["window"] = (
+            f"{reading.sources.get('window', 'config.json: sliding_window')}: "
+            f"{window:,} each side, |q − k| ≤ {window:,} ({mask['source']})"
+        )
+        return 2 * window
+    return window
 
 
 def _unknown(reading: Reading, params: dict) -> dict:

@@ -20,6 +20,7 @@ from pe_explorer.model.code import model_program
 from pe_explorer.model.reader import read_model, scaling_settings
 
 torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
 transformers_oracle = pytest.importorskip("transformers_oracle")
 
 RTOL = 2e-6
@@ -417,6 +418,66 @@ def test_phimoe_past_the_original_context_runs_the_short_factors() -> None:
     path, line = source.split()[0].split(":")
     text = Path(inspect.getsourcefile(rotary_cls)).read_text().splitlines()[int(line) - 1]
     assert "self.rope_init_fn(self.config)" in text and path == "modeling_phimoe.py"
+
+
+# Sliding windows the config class makes from another key (ModernBERT's local_attention // 2),
+# masked on both sides (ModernBERT) or before the query (ModernBERT-decoder).
+WINDOWS = {
+    "modernbert": ("modernbert", {}),
+    "modernbert-local_attention-64": ("modernbert", {"local_attention": 64}),
+    "modernbert-sliding_window": ("modernbert", {"local_attention": 128, "sliding_window": 40}),
+    "modernbert-decoder": ("modernbert-decoder", {}),
+    "modernbert-decoder-local_attention-256": ("modernbert-decoder", {"local_attention": 256}),
+    "modernbert-decoder-saved": ("modernbert-decoder", {"sliding_window": 48}),
+    "embedding_gemma2-radius": (
+        "embedding_gemma2_text",
+        {"sliding_window": 40, "head_dim": 16, "num_hidden_layers": 24},
+    ),  # the class's count: its last layer is forced global
+}
+TINY = {"hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64,
+        "num_hidden_layers": 3, "vocab_size": 51200}  # fmt: skip
+
+
+def masked_reach(model_type: str, keys: dict, length: int) -> list[tuple[int, int]]:
+    """(farthest key before, farthest after) the middle query attends to in each layer, from the
+    masks the model's own forward hands its attention modules (eager attention, on the CPU)."""
+    config = transformers_oracle.engine_config({"model_type": model_type, **TINY, **keys})
+    config._attn_implementation = "eager"
+    row = transformers_data.MODEL_TYPES[model_type]
+    model = getattr(transformers, row["architecture"])(config).eval()
+    masks = []
+    for module in model.modules():
+        if type(module).__name__.endswith("Attention") and hasattr(module, "layer_idx"):
+            module.register_forward_pre_hook(
+                lambda _, args, kwargs: masks.append(kwargs["attention_mask"]), with_kwargs=True
+            )
+    with torch.no_grad():
+        model(input_ids=torch.zeros(1, length, dtype=torch.long))
+    middle, reach = length // 2, []
+    for mask in masks:
+        seen = torch.arange(length)[(mask[0, 0, middle] == 0) if mask is not None else ...]
+        reach.append((middle - int(seen.min()), int(seen.max()) - middle))
+    return reach
+
+
+@pytest.mark.parametrize("name", sorted(WINDOWS))
+def test_the_sliding_window_is_what_the_models_mask_lets_through(name: str) -> None:
+    """A window w reaches w - 1 keys back from the query (a causal mask), or w / 2 each side (a
+    mask of both sides: ModernBERT's local_attention, llama.cpp's symmetric n_swa); no window,
+    every key the mask lets through."""
+    model_type, keys = WINDOWS[name]
+    length = 601
+    layers = read_model({"model_type": model_type, **TINY, **keys}).layers
+    reach = masked_reach(model_type, keys, length)
+    assert len(reach) == len(layers)
+    for layer, (back, ahead) in zip(layers, reach, strict=True):
+        if layer.window is None:
+            assert back == length // 2 and ahead in (0, length // 2), (layer.index, back, ahead)
+        elif ahead:
+            assert (back, ahead) == (layer.window / 2, layer.window / 2), (layer.index, back)
+        else:
+            assert back == layer.window - 1, (layer.index, layer.window, back)
+    assert any(layer.window for layer in layers)
 
 
 def test_phimoe_exported_script_computes_what_its_forward_runs() -> None:
