@@ -810,6 +810,74 @@ def without_rotary(rows: dict) -> list[str]:
     return out
 
 
+def plain_layouts(plain: list[str]) -> dict[str, dict]:
+    """The layer types of each model type with no rotary whose class fills one per layer
+    (Nemotron-H, Jamba, Mamba …): its pattern (layer_pattern), the string key it spells them
+    with (Nemotron-H's hybrid_override_pattern: pattern_letters), whether its layer count is the
+    list's length, and the layers it builds with no attention (without_attention)."""
+    from transformers.models.auto.configuration_auto import (
+        CONFIG_MAPPING,
+        model_type_to_module_name,
+    )
+
+    out = {}
+    for model_type in plain:
+        try:
+            config_cls = CONFIG_MAPPING[model_type]
+            config = config_cls()
+            kinds, count = config.layer_types, config.num_hidden_layers
+        except Exception:
+            continue
+        if not isinstance(kinds, list) or len(kinds) != count or len(set(kinds)) < 2:
+            continue  # one kind everywhere (Mamba): nothing to tell apart
+        folder = model_type_to_module_name(model_type)
+        row = {
+            "config_class": config_cls.__name__,
+            "architecture": causal_lm(model_type, config_cls),
+            "modeling": f"modeling_{folder}.py",
+            "rotary_class": config_cls.__name__.removesuffix("Config") + "RotaryEmbedding",
+        }
+        layout = {**row, "layer_types": layer_pattern(config_cls, "layer_types"), "layers": count}
+        listed = index_layout(config_cls, "layer_types")
+        if listed:
+            layout["layer_types"] = {**(layout["layer_types"] or {}), "indices": listed}
+        letters = pattern_letters(config_cls)
+        if letters:
+            layout["letters"] = letters
+        if isinstance(inspect.getattr_static(config_cls, "num_hidden_layers", None), property):
+            layout["count_from_layer_types"] = (
+                len(config_cls(layer_types=kinds[:2]).layer_types) == 2
+            )
+        module = importlib.import_module(f"transformers.models.{folder}.modeling_{folder}")
+        layout["without_attention"] = without_attention(module, row, config)
+        out[model_type] = layout
+    return out
+
+
+def pattern_letters(config_cls: type) -> dict | None:
+    """A string key the class spells its layer types with, one letter a layer (Nemotron-H's
+    hybrid_override_pattern): the key, each letter's layer type (every printable letter tried),
+    and the line that reads it."""
+    import string
+
+    path = Path(inspect.getsourcefile(config_cls))
+    text = path.read_text(encoding="utf-8")
+    for match in re.finditer(r'kwargs\.pop\("(\w+)"\)', text):
+        key, letters = match.group(1), {}
+        for letter in string.ascii_letters + string.punctuation:
+            try:
+                made = config_cls(**{key: letter}).layer_types
+            except Exception:
+                continue
+            if isinstance(made, list) and len(made) == 1 and isinstance(made[0], str):
+                letters[letter] = made[0]
+        if letters:
+            line = text.count("\n", 0, match.start()) + 1
+            where = f"{path.name}:{line} {_function_at(text, line)}"
+            return {"key": key, "letters": letters, "source": where}
+    return None
+
+
 def all_aliases() -> dict[str, dict]:
     """attribute_map of every configuration class that has one."""
     from transformers.models.auto.configuration_auto import CONFIG_MAPPING
@@ -854,6 +922,8 @@ def generate() -> str:
         f"ALIASES = {pprint.pformat(aliases, width=99, sort_dicts=True)}\n\n"
         f"# Model types whose modeling file applies no rotary (no default RoPE for them).\n"
         f"WITHOUT_ROTARY = frozenset({pprint.pformat(plain, width=99, compact=True)})\n\n"
+        f"# Their layer types as the class fills them, and the layers built with no attention.\n"
+        f"PLAIN_LAYOUTS = {pprint.pformat(plain_layouts(plain), width=99, sort_dicts=True)}\n\n"
         f"# Every model type the pinned transformers knows.\n"
         f"KNOWN = frozenset({pprint.pformat(known_types(), width=99, compact=True)})\n"
     )

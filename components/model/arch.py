@@ -183,8 +183,29 @@ def layers(reading: Reading) -> tuple[list[Layer], int | None, int | None]:
     if method != "rope":
         top = _plain_context(reading)
         reading.sliding, reading.rotates = [False] * count, [False] * count
-        return [Layer(i, FULL, method, window=_window(reading)) for i in range(count)], top, top
+        kinds, empty = _plain_kinds(reading, count)
+        window = _window(reading)
+        built = [
+            Layer(i, kinds[i], method, window=window, attends=not empty[i]) for i in range(count)
+        ]
+        return built, top, top
     return _rope_layers(reading, count)
+
+
+def _plain_kinds(reading: Reading, count: int) -> tuple[list[str], list[bool]]:
+    """Each layer's type in a model whose attention does not rotate: the class's layer_types
+    (Nemotron-H's Mamba, MLP, MoE and attention layers, engines.PLAIN_LAYOUTS), else full
+    attention; and which of them the model builds with no attention."""
+    kinds = reading.config.get("layer_types")
+    if not (isinstance(kinds, list) and len(kinds) == count):
+        return [FULL] * count, [False] * count
+    kinds = [str(kind)[:40] for kind in kinds]
+    layout = engines.tables().PLAIN_LAYOUTS.get(reading.model_type) or {}
+    rule = layout.get("without_attention") or {}
+    if rule.get("rule") != "layer_types" or not set(rule["types"]) & set(kinds):
+        return kinds, [False] * count
+    reading.note("layers without attention", f"transformers: {rule['source']}")
+    return kinds, [kind in rule["types"] for kind in kinds]
 
 
 MAX_LAYERS_ = 1024
@@ -547,12 +568,14 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
         labels = _rope_labels(reading)
     reading.sliding = [kind == SLIDING for kind in kinds]
     reading.rotates = rotating
+    empty = _without_attention(reading, kinds)  # Bamba's Mamba layers, LFM2's conv ones
     original, top = model_context(reading, next(iter(per_kind.values())))
     cache: dict[str, tuple] = {}
     built = []
     for index, kind in enumerate(kinds):
         if not rotating[index]:
-            built.append(Layer(index, kind, "none", head_dim=head_dim, window=_size(kind, window)))
+            built.append(Layer(index, kind, "none", head_dim=head_dim, window=_size(kind, window),
+                               attends=not empty[index]))  # fmt: skip
             continue
         label = labels.get(kind, labels.get("*", kind))
         params = (

@@ -90,6 +90,7 @@ class Layer:
     window: int | None = None
     inv_freq_short: np.ndarray | None = None  # LongRoPE: the factors used up to the original
     forward: RotaryForward | None = None  # where the engine's forward departs from the function
+    attends: bool = True  # False: a Mamba, MLP, MoE or conv layer, built with no attention
 
     @property
     def rotates(self) -> bool:
@@ -98,7 +99,9 @@ class Layer:
     @property
     def label(self) -> str:
         """The layer type as the page names it: "full_attention (no RoPE)" for a layer of a RoPE
-        model that does not rotate."""
+        model that does not rotate, "mlp (no attention)" for one the model builds without."""
+        if not self.attends:
+            return f"{self.kind} (no attention)"
         return f"{self.kind} (no RoPE)" if self.method == "none" else self.kind
 
     @property

@@ -385,6 +385,45 @@ def test_a_published_layout_agrees_with_transformers(name: str) -> None:
     assert bool(problems) == (name in KNOWN_WRONG_LAYOUTS), problems
 
 
+# Models whose classes build no rotary, laid out by kind: Nemotron-H's hybrid_override_pattern
+# ("M" Mamba, "-" MLP, "E" MoE, "*" attention), its default list, and Jamba's period.
+PLAIN = {
+    "nemotron_h-8b": LAYOUTS["nemotron_h-hybrid_override_pattern"],
+    "nemotron_h-moe": ("nemotron_h", {"hybrid_override_pattern": "MEMEM*EMEMEM*E"}),
+    "nemotron_h-defaults": ("nemotron_h", {}),
+    "jamba-defaults": ("jamba", {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN))
+def test_layers_without_rotary_are_of_the_kinds_the_model_builds(name: str) -> None:
+    """Each layer's kind is the built config's layer_types; a layer is said to have no
+    attention exactly where the model, built on the meta device, holds no attention module."""
+    model_type, keys = PLAIN[name]
+    given = {"model_type": model_type, **keys}
+    config = transformers_oracle.engine_config(given)
+    model = transformers_oracle.whole_model(config)
+    stack = next(
+        m for m in model.modules()
+        if isinstance(m, torch.nn.ModuleList) and len(m) == config.num_hidden_layers
+    )  # fmt: skip
+    attends = [
+        any(type(m).__name__.endswith("Attention") for m in layer.modules()) for layer in stack
+    ]
+    layers = read_model(given).layers
+    assert [layer.kind for layer in layers] == list(config.layer_types)
+    assert [layer.attends for layer in layers] == attends
+    assert not any(layer.rotates for layer in layers) and any(attends) and not all(attends)
+
+
+def test_a_pattern_letter_nemotron_h_does_not_know_is_refused_as_transformers_does() -> None:
+    given = {"model_type": "nemotron_h", "hybrid_override_pattern": "M*X"}
+    with pytest.raises(KeyError):
+        transformers_oracle.engine_config(given)
+    with pytest.raises(ValueError, match="hybrid_override_pattern has letters"):
+        read_model(given)
+
+
 @pytest.mark.parametrize("name", sorted(SCALED))
 def test_a_scaled_config_agrees_with_transformers(name: str) -> None:
     model_type, keys = SCALED[name]
