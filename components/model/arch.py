@@ -6,6 +6,7 @@ not rotate at all (learned tables, ALiBi, T5's buckets).
 
 from __future__ import annotations
 
+import math
 from numbers import Real
 
 from ..scaling import MAX_CONTEXT
@@ -13,7 +14,7 @@ from . import engines
 from .frequencies import _even, head_dims, layer_frequencies, model_context
 from .report import ranges
 from .types import CHUNKED, FULL, SLIDING, Engine, Layer, ModelError, Reading, RotaryForward
-from .values import integer, number
+from .values import integer
 
 # Models whose modeling file rotates interleaved pairs (x0, x1), (x2, x3) …; every other RoPE model
 # of transformers rotates half-split pairs (x_i, x_{i+d/2}) with `rotate_half`.
@@ -545,6 +546,19 @@ def _rotary_forward(reading: Reading, params: dict) -> RotaryForward | None:
     return RotaryForward(bool(no_length), key, "; ".join(sources))
 
 
+def _theta(value) -> float:
+    """θ as transformers runs it: any number above 0 (at or below 1 noted: findings' odd-theta);
+    at or below 0, 1 / θ^(2i/d) is infinite or NaN."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        raise ModelError(f"rope_theta must be a number, got {str(value)[:40]!r}")
+    if value <= 0:
+        raise ModelError(
+            f"rope_theta is {value:g}: transformers' frequencies 1 / θ^(2i/d) are then infinite or "
+            "NaN, so there is nothing to draw"
+        )
+    return float(value)
+
+
 def _head_dim_of(reading: Reading, kind: str, head_dim: int) -> int:
     """A layer type's own head size where the class gives it one (Gemma 4's global layers:
     global_head_dim, through per_layer_config)."""
@@ -601,7 +615,7 @@ def _rope_layer(reading: Reading, place: tuple, params: dict, head: tuple, conte
     (index, kind, size), (head_dim, rot, pairing), (original, top) = place, head, context
     if params["rope_type"] not in ROPE_TYPES:
         params = _unknown(reading, params)
-    theta = number(params, "rope_theta", low=1.0, high=1e12)
+    theta = _theta(params.get("rope_theta"))
     params = {**params, "rope_theta": theta}
     layer_head = _head_dim_of(reading, kind, head_dim)
     per_type = isinstance(params.get("partial_rotary_factor"), Real)

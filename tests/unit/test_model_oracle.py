@@ -424,6 +424,76 @@ def test_a_pattern_letter_nemotron_h_does_not_know_is_refused_as_transformers_do
         read_model(given)
 
 
+# Values modeling_rope_utils.py only warns about, or never checks, on Llama's defaults: the reader
+# reads what transformers runs to finite numbers (with a note), and refuses, in one sentence, what
+# it runs to infinities or NaN or raises on.
+LONG = {"original_max_position_embeddings": 2048, "short_factor": [1.0] * 64}
+ODD = {
+    "dynamic-factor-0.5": {"rope_scaling": {"rope_type": "dynamic", "factor": 0.5}},
+    "dynamic-factor-0": {"rope_scaling": {"rope_type": "dynamic", "factor": 0.0}},
+    "linear-factor-0.5": {"rope_scaling": {"rope_type": "linear", "factor": 0.5}},
+    "linear-factor-0": {"rope_scaling": {"rope_type": "linear", "factor": 0.0}},
+    "yarn-factor-5000": {"rope_scaling": {"rope_type": "yarn", "factor": 5000.0,
+        "original_max_position_embeddings": 4096}},
+    "llama3-low-negative": {"rope_scaling": {"rope_type": "llama3", "factor": 8.0,
+        "low_freq_factor": -1.0, "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 2048}},
+    "llama3-low-0": {"rope_scaling": {"rope_type": "llama3", "factor": 8.0,
+        "low_freq_factor": 0, "high_freq_factor": 4.0, "original_max_position_embeddings": 2048}},
+    "theta-1": {"rope_theta": 1.0},
+    "theta-0.5": {"rope_theta": 0.5},
+    "theta-1e13": {"rope_theta": 1e13},
+    "theta-0": {"rope_theta": 0.0},
+    "theta-negative": {"rope_theta": -10.0},
+    "longrope-one-factor": {"rope_scaling": {"rope_type": "longrope", **LONG,
+        "long_factor": [2.0]}},
+    "longrope-negative": {"rope_scaling": {"rope_type": "longrope", **LONG,
+        "long_factor": [-1.0] * 64}},
+    "longrope-20000": {"rope_scaling": {"rope_type": "longrope", **LONG,
+        "long_factor": [20000.0] * 64}},
+    "longrope-0": {"rope_scaling": {"rope_type": "longrope", **LONG, "long_factor": [0.0] * 64}},
+    "longrope-10-of-64": {"rope_scaling": {"rope_type": "longrope", **LONG,
+        "long_factor": [1.0] * 10}},
+}  # fmt: skip
+
+
+def engine_cos_sin(given: dict, positions: list[int]):
+    """Llama's own rotary module built on given and run at positions: (cos, sin) as float64
+    arrays, or None when it raises."""
+    try:
+        config = transformers_oracle.engine_config(given)
+        row = transformers_data.MODEL_TYPES["llama"]
+        _, rotary_cls = transformers_oracle.rotary_class("llama", row)
+        cos, sin = rotary_cls(config=config)(torch.zeros(1, 3, 8), torch.tensor([positions]))
+    except Exception:
+        return None
+    return cos[0].double().numpy(), sin[0].double().numpy()
+
+
+@pytest.mark.parametrize("name", sorted(ODD))
+def test_a_value_transformers_runs_is_read_and_one_it_cannot_is_refused(name: str) -> None:
+    """What the engine's cos and sin are at 0, 1 and the reader's maximum context: the reader's
+    (float32 rounding of angles up to 8191 radians: 2e-3); a refusal where they are not finite
+    at twice the context, or the module raises."""
+    given = {"model_type": "llama", "max_position_embeddings": 8192, **ODD[name]}
+    try:
+        model = read_model(given)
+    except ValueError as error:
+        ran = engine_cos_sin(given, [0, 1, 2 * 8192 - 1])
+        assert ran is None or not all(np.isfinite(a).all() for a in ran), error
+        assert str(error).count(". ") == 0 and len(str(error)) < 200  # one sentence
+        return
+    positions = np.array([0, 1, model.max_context - 1], dtype=np.float64)
+    cos, sin = engine_cos_sin(given, positions.astype(int).tolist())
+    layer = model.layers[0]
+    angles = positions[:, None] * layer.inv_freq[None, :]
+    half = layer.inv_freq.size
+    assert np.allclose(cos[:, :half], layer.attention_factor * np.cos(angles), atol=2e-3)
+    assert np.allclose(sin[:, :half], layer.attention_factor * np.sin(angles), atol=2e-3)
+    noted = {"odd-scaling", "odd-theta"} & {f.code for f in model.findings}
+    assert bool(noted) == (name not in ("theta-1e13", "yarn-factor-5000"))  # nothing odd
+
+
 @pytest.mark.parametrize("name", sorted(SCALED))
 def test_a_scaled_config_agrees_with_transformers(name: str) -> None:
     model_type, keys = SCALED[name]
