@@ -18,6 +18,7 @@ from numbers import Integral, Real
 import numpy as np
 
 DEFAULT_BASE = 10000.0
+BASE_RANGE = (10.0, 1_000_000.0)  # the explorer's base control
 MAX_D_MODEL = 2048
 MAX_N_POSITIONS = 2048
 # Upper bound on any position index: pos * omega stays exact to ~1e-9 rad in float64.

@@ -7,7 +7,8 @@ Each follows its function in transformers' src/transformers/modeling_rope_utils.
     rope      the rope parameters as config.json gives them (factor, beta_fast, long_factor …)
     dim       how many of a head's dimensions rotate (head_dim × partial_rotary_factor)
     base      rope_theta
-    original  the context it was trained on (original_max_position_embeddings)
+    original  the context it was trained on (original_max_position_embeddings); for dynamic
+              NTK, the length it grows past: max_position_embeddings, as transformers reads it
     top       the length it runs at: max_position_embeddings, and dynamic NTK's and LongRoPE's
               seq_len (the longest sequence it is run on)
 

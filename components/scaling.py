@@ -7,7 +7,8 @@ trained on positions below L (`original_context`). To read s = `factor` times fu
     none    theta'_i = theta_i
     pi      theta'_i = theta_i / s                      Position Interpolation (Chen et al. 2023)
     ntk     base' = base * s ** (d / (d - 2))           NTK-aware (bloc97, 2023)
-    dynamic the same with s_eff = s * n / L - (s - 1), at sequence length n >= L
+    dynamic the same with s_eff = s * n / L - (s - 1), at sequence length n >= L (transformers
+            grows it past max_position_embeddings: a model's L, whatever its original context)
     yarn    theta_i / s where a pair turns fewer than beta_slow times in L, theta_i where it turns
             more than beta_fast times, a linear ramp between (Peng et al. 2023); the logits are
             multiplied by attention_factor ** 2, attention_factor = 0.1 ln s + 1

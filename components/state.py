@@ -79,7 +79,7 @@ class EncodingParams(param.Parameterized):
     )
     base = param.Number(
         encoding.DEFAULT_BASE,
-        bounds=(10.0, 1_000_000.0),
+        bounds=encoding.BASE_RANGE,
         label="Base",
         doc="The base of the geometric progression of wavelengths (10 … 1 000 000; paper: "
         "10 000; Llama 3: 500 000).",

@@ -390,6 +390,10 @@ MODELING_RULES = {
     "softmax_scale": [(r"self\.scaling = yarn_apply_mscale\(", "yarn-mscale-squared")],
     # PhiMoE's rotary forward: cos and sin × long_mscale or short_mscale.
     "rotary_scale": [(r'rope_parameters\["long_mscale"\]', "long/short_mscale")],
+    # ModernBertModel.forward: its sliding layers' mask is |q - k| <= sliding_window, both sides.
+    "window_mask": [
+        (r'"sliding_attention": create_bidirectional_sliding_window_mask\(', "bidirectional")
+    ],
 }
 
 
@@ -606,6 +610,41 @@ def without_attention(module, row: dict, config) -> dict | None:
     return {"rule": "layers", "layers": missing, "source": where}
 
 
+def window_from(config_cls: type) -> dict | None:
+    """Where the class makes sliding_window from another key when the file gives none
+    (ModernBERT's local_attention // 2): the key, its default, the divisor and the line; a
+    sliding_window the file gives is kept (checked, or refused)."""
+    try:  # NeoMME's is per layer: reading it raises
+        default = getattr(config_cls(), "sliding_window", None)
+    except Exception:
+        return None
+    if not isinstance(default, int) or isinstance(default, bool) or default < 1:
+        return None
+    alias = (getattr(config_cls, "attribute_map", {}) or {}).get("sliding_window")
+    for f in dataclasses.fields(config_cls):
+        skip = f.name in ("sliding_window", alias)  # RecurrentGemma's attention_window_size
+        if skip or not isinstance(f.default, int) or f.default < 2:
+            continue
+        divisor = f.default // default if f.default % default == 0 else 0
+        try:
+            moved = getattr(config_cls(**{f.name: 4 * f.default}), "sliding_window", None)
+            kept = config_cls(**{f.name: 4 * f.default, "sliding_window": 5}).sliding_window
+        except Exception:
+            continue
+        if divisor and moved == 4 * f.default // divisor and moved != default:
+            if kept != 5:
+                raise ValueError(f"{config_cls.__name__} overrides a given sliding_window")
+            path = Path(inspect.getsourcefile(config_cls))
+            text = path.read_text(encoding="utf-8")
+            match = re.search(rf"self\.{f.name} // {divisor}\b", text)
+            if not match:  # made somewhere this generator cannot point at: refuse, not guess
+                raise ValueError(f"{config_cls.__name__} makes sliding_window where no line says")
+            line = text.count("\n", 0, match.start()) + 1
+            where = f"{path.name}:{line} {_function_at(text, line)}"
+            return {"key": f.name, "default": f.default, "divisor": divisor, "source": where}
+    return None
+
+
 def layers_from(config_cls: type) -> dict | None:
     """Where num_hidden_layers comes from when the class computes it (LongCat-Flash's property:
     2 × num_layers): the field, the multiple, and the default count."""
@@ -690,6 +729,9 @@ def entry(folder: str, rotary: type, config_cls: type) -> tuple[str, dict]:
     derived = layers_from(config_cls)
     if derived:
         row["layers_from"] = derived
+    window = window_from(config_cls)
+    if window:
+        row["window_from"] = window
     width = rotary_width(config_cls, rotary, kinds[0] if kinds else None)
     if width:
         row["rotary_width"] = width
@@ -781,6 +823,74 @@ def without_rotary(rows: dict) -> list[str]:
         if not called and not re.search(r"class \w*RotaryEmbedding", text):
             out.append(model_type)
     return out
+
+
+def plain_layouts(plain: list[str]) -> dict[str, dict]:
+    """The layer types of each model type with no rotary whose class fills one per layer
+    (Nemotron-H, Jamba, Mamba …): its pattern (layer_pattern), the string key it spells them
+    with (Nemotron-H's hybrid_override_pattern: pattern_letters), whether its layer count is the
+    list's length, and the layers it builds with no attention (without_attention)."""
+    from transformers.models.auto.configuration_auto import (
+        CONFIG_MAPPING,
+        model_type_to_module_name,
+    )
+
+    out = {}
+    for model_type in plain:
+        try:
+            config_cls = CONFIG_MAPPING[model_type]
+            config = config_cls()
+            kinds, count = config.layer_types, config.num_hidden_layers
+        except Exception:
+            continue
+        if not isinstance(kinds, list) or len(kinds) != count or len(set(kinds)) < 2:
+            continue  # one kind everywhere (Mamba): nothing to tell apart
+        folder = model_type_to_module_name(model_type)
+        row = {
+            "config_class": config_cls.__name__,
+            "architecture": causal_lm(model_type, config_cls),
+            "modeling": f"modeling_{folder}.py",
+            "rotary_class": config_cls.__name__.removesuffix("Config") + "RotaryEmbedding",
+        }
+        layout = {**row, "layer_types": layer_pattern(config_cls, "layer_types"), "layers": count}
+        listed = index_layout(config_cls, "layer_types")
+        if listed:
+            layout["layer_types"] = {**(layout["layer_types"] or {}), "indices": listed}
+        letters = pattern_letters(config_cls)
+        if letters:
+            layout["letters"] = letters
+        if isinstance(inspect.getattr_static(config_cls, "num_hidden_layers", None), property):
+            layout["count_from_layer_types"] = (
+                len(config_cls(layer_types=kinds[:2]).layer_types) == 2
+            )
+        module = importlib.import_module(f"transformers.models.{folder}.modeling_{folder}")
+        layout["without_attention"] = without_attention(module, row, config)
+        out[model_type] = layout
+    return out
+
+
+def pattern_letters(config_cls: type) -> dict | None:
+    """A string key the class spells its layer types with, one letter a layer (Nemotron-H's
+    hybrid_override_pattern): the key, each letter's layer type (every printable letter tried),
+    and the line that reads it."""
+    import string
+
+    path = Path(inspect.getsourcefile(config_cls))
+    text = path.read_text(encoding="utf-8")
+    for match in re.finditer(r'kwargs\.pop\("(\w+)"\)', text):
+        key, letters = match.group(1), {}
+        for letter in string.ascii_letters + string.punctuation:
+            try:
+                made = config_cls(**{key: letter}).layer_types
+            except Exception:
+                continue
+            if isinstance(made, list) and len(made) == 1 and isinstance(made[0], str):
+                letters[letter] = made[0]
+        if letters:
+            line = text.count("\n", 0, match.start()) + 1
+            where = f"{path.name}:{line} {_function_at(text, line)}"
+            return {"key": key, "letters": letters, "source": where}
+    return None
 
 
 def all_aliases() -> dict[str, dict]:
@@ -879,6 +989,8 @@ def generate() -> str:
         f"ALIASES = {pprint.pformat(aliases, width=99, sort_dicts=True)}\n\n"
         f"# Model types whose modeling file applies no rotary (no default RoPE for them).\n"
         f"WITHOUT_ROTARY = frozenset({pprint.pformat(plain, width=99, compact=True)})\n\n"
+        f"# Their layer types as the class fills them, and the layers built with no attention.\n"
+        f"PLAIN_LAYOUTS = {pprint.pformat(plain_layouts(plain), width=99, sort_dicts=True)}\n\n"
         f"# Every model type the pinned transformers knows.\n"
         f"KNOWN = frozenset({pprint.pformat(known_types(), width=99, compact=True)})\n\n"
         f"# Lines another engine's reading is set against (ENGINE_LINES of the script).\n"

@@ -6,14 +6,15 @@ not rotate at all (learned tables, ALiBi, T5's buckets).
 
 from __future__ import annotations
 
+import math
 from numbers import Real
 
 from ..scaling import MAX_CONTEXT
 from . import engines
 from .frequencies import _even, head_dims, layer_frequencies, model_context
 from .report import ranges
-from .types import CHUNKED, FULL, SLIDING, Engine, Layer, ModelError, Reading
-from .values import integer, number
+from .types import CHUNKED, FULL, SLIDING, Engine, Layer, ModelError, Reading, RotaryForward
+from .values import integer
 
 # Models whose modeling file rotates interleaved pairs (x0, x1), (x2, x3) …; every other RoPE model
 # of transformers rotates half-split pairs (x_i, x_{i+d/2}) with `rotate_half`.
@@ -183,8 +184,29 @@ def layers(reading: Reading) -> tuple[list[Layer], int | None, int | None]:
     if method != "rope":
         top = _plain_context(reading)
         reading.sliding, reading.rotates = [False] * count, [False] * count
-        return [Layer(i, FULL, method, window=_window(reading)) for i in range(count)], top, top
+        kinds, empty = _plain_kinds(reading, count)
+        window = _window(reading)
+        built = [
+            Layer(i, kinds[i], method, window=window, attends=not empty[i]) for i in range(count)
+        ]
+        return built, top, top
     return _rope_layers(reading, count)
+
+
+def _plain_kinds(reading: Reading, count: int) -> tuple[list[str], list[bool]]:
+    """Each layer's type in a model whose attention does not rotate: the class's layer_types
+    (Nemotron-H's Mamba, MLP, MoE and attention layers, engines.PLAIN_LAYOUTS), else full
+    attention; and which of them the model builds with no attention."""
+    kinds = reading.config.get("layer_types")
+    if not (isinstance(kinds, list) and len(kinds) == count):
+        return [FULL] * count, [False] * count
+    kinds = [str(kind)[:40] for kind in kinds]
+    layout = engines.tables().PLAIN_LAYOUTS.get(reading.model_type) or {}
+    rule = layout.get("without_attention") or {}
+    if rule.get("rule") != "layer_types" or not set(rule["types"]) & set(kinds):
+        return kinds, [False] * count
+    reading.note("layers without attention", f"transformers: {rule['source']}")
+    return kinds, [kind in rule["types"] for kind in kinds]
 
 
 MAX_LAYERS_ = 1024
@@ -202,10 +224,26 @@ def _plain_context(reading: Reading) -> int | None:
 
 
 def _window(reading: Reading) -> int | None:
-    """The sliding window; 0 (Qwen2-MoE's saved default) means none, as transformers reads it."""
+    """The sliding window; 0 (Qwen2-MoE's saved default) means none, as transformers reads it.
+    A class that makes it from another key (ModernBERT's local_attention // 2: window_from) is
+    followed; a mask of both sides (|q - k| <= sliding_window: window_mask) spans twice it, as
+    ModernBERT's local_attention and llama.cpp's symmetric n_swa count it."""
     if reading.config.get("sliding_window") == 0:
         return None
-    return integer(reading.config, "sliding_window", high=MAX_CONTEXT)
+    window = integer(reading.config, "sliding_window", high=MAX_CONTEXT)
+    made = reading.transformers_rule("window_from")
+    if window is None and made:
+        span = integer(reading.config, made["key"], high=MAX_CONTEXT) or made["default"]
+        window = span // made["divisor"] or None
+        reading.note("window", f"{made['key']} // {made['divisor']} ({made['source']})")
+    mask = reading.transformers_rule("window_mask")
+    if window and mask:
+        reading.sources["window"] = (
+            f"{reading.sources.get('window', 'config.json: sliding_window')}: "
+            f"{window:,} each side, |q − k| ≤ {window:,} ({mask['source']})"
+        )
+        return 2 * window
+    return window
 
 
 def _unknown(reading: Reading, params: dict) -> dict:
@@ -492,11 +530,15 @@ def _as_transformers(reading: Reading, count: int, window) -> tuple[list[str], l
 def _rotary_scale(reading: Reading, params: dict, att: float) -> float:
     """The scale the model's rotary forward puts on cos and sin at the maximum context: PhiMoE's
     long_mscale in place of LongRoPE's attention factor (transformers_data's "rotary_scale")."""
+    return float(params["long_mscale"]) if _scale_key(reading, params) else att
+
+
+def _scale_key(reading: Reading, params: dict) -> str | None:
     rule = reading.transformers_rule("rotary_scale")
     long = params.get("long_mscale")
     if rule and params.get("rope_type") != "default" and isinstance(long, (int, float)):
-        return float(long)
-    return att
+        return "long_mscale"
+    return None
 
 
 def _forward_frequencies(reading: Reading, params: dict, computed: tuple) -> tuple:
@@ -506,6 +548,31 @@ def _forward_frequencies(reading: Reading, params: dict, computed: tuple) -> tup
     if reading.transformers_rule("forward_frequencies") and params["rope_type"] == "longrope":
         return computed[2], computed[1], computed[2]
     return computed
+
+
+def _rotary_forward(reading: Reading, params: dict) -> RotaryForward | None:
+    """What the exported script needs to compute as the forward does (_forward_frequencies and
+    _rotary_scale), with the generated table's lines."""
+    no_length = reading.transformers_rule("forward_frequencies")
+    no_length = no_length if params["rope_type"] == "longrope" else None
+    scale, key = reading.transformers_rule("rotary_scale"), _scale_key(reading, params)
+    if not (no_length or key):
+        return None
+    sources = [rule["source"] for rule in (no_length, key and scale) if rule]
+    return RotaryForward(bool(no_length), key, "; ".join(sources))
+
+
+def _theta(value) -> float:
+    """θ as transformers runs it: any number above 0 (at or below 1 noted: findings' odd-theta);
+    at or below 0, 1 / θ^(2i/d) is infinite or NaN."""
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        raise ModelError(f"rope_theta must be a number, got {str(value)[:40]!r}")
+    if value <= 0:
+        raise ModelError(
+            f"rope_theta is {value:g}: transformers' frequencies 1 / θ^(2i/d) are then infinite or "
+            "NaN, so there is nothing to draw"
+        )
+    return float(value)
 
 
 def _head_dim_of(reading: Reading, kind: str, head_dim: int) -> int:
@@ -531,12 +598,14 @@ def _rope_layers(reading: Reading, count: int) -> tuple[list[Layer], int | None,
         labels = _rope_labels(reading)
     reading.sliding = [kind == SLIDING for kind in kinds]
     reading.rotates = rotating
+    empty = _without_attention(reading, kinds)  # Bamba's Mamba layers, LFM2's conv ones
     original, top = model_context(reading, next(iter(per_kind.values())))
     cache: dict[str, tuple] = {}
     built = []
     for index, kind in enumerate(kinds):
         if not rotating[index]:
-            built.append(Layer(index, kind, "none", head_dim=head_dim, window=_size(kind, window)))
+            built.append(Layer(index, kind, "none", head_dim=head_dim, window=_size(kind, window),
+                               attends=not empty[index]))  # fmt: skip
             continue
         label = labels.get(kind, labels.get("*", kind))
         params = (
@@ -562,7 +631,7 @@ def _rope_layer(reading: Reading, place: tuple, params: dict, head: tuple, conte
     (index, kind, size), (head_dim, rot, pairing), (original, top) = place, head, context
     if params["rope_type"] not in ROPE_TYPES:
         params = _unknown(reading, params)
-    theta = number(params, "rope_theta", low=1.0, high=1e12)
+    theta = _theta(params.get("rope_theta"))
     params = {**params, "rope_theta": theta}
     layer_head = _head_dim_of(reading, kind, head_dim)
     per_type = isinstance(params.get("partial_rotary_factor"), Real)
@@ -582,8 +651,9 @@ def _rope_layer(reading: Reading, place: tuple, params: dict, head: tuple, conte
             raise ModelError(f"{kind} layers: {error}") from None
     inv, att, short = _forward_frequencies(reading, params, cache[key])
     att = _rotary_scale(reading, params, att)
+    forward = _rotary_forward(reading, params)
     scaling = {k: v for k, v in params.items() if k != "rope_theta"}
     scaling["type"] = scaling.pop("rope_type")
     inv, scaling = _gguf_rope_freqs(reading, inv, scaling)
     return Layer(index, kind, "rope", theta, layer_head, layer_rot, pairing, scaling,
-                 inv, att, size, short)  # fmt: skip
+                 inv, att, size, short, forward)  # fmt: skip

@@ -5,6 +5,7 @@ the numbers the page drew (written in)."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 from ..code_templates import rope_type_source
@@ -14,11 +15,15 @@ from .types import ModelPositions
 BODY = """
 for t in LAYER_TYPES:
     kind, rope = t['scaling'].get('type', 'default'), t['scaling']
-    dim, base = t['rotary_dim'], t['theta']
+    dim, base, length, forward = t['rotary_dim'], t['theta'], TOP, t['forward']
+    if forward and forward['short_factors']:  # its forward runs LongRoPE with no length
+        rope, length = {'factor': TOP / ORIGINAL, **rope}, ORIGINAL
     if kind == 'proportional':
-        inv, attention = proportional(rope, dim, base, ORIGINAL, TOP, t['head_dim'])
+        inv, attention = proportional(rope, dim, base, ORIGINAL, length, t['head_dim'])
     else:
-        inv, attention = ROPE_INIT_FUNCTIONS[kind](rope, dim, base, ORIGINAL, TOP)
+        inv, attention = ROPE_INIT_FUNCTIONS[kind](rope, dim, base, ORIGINAL, length)
+    if forward and forward['scale_key']:  # its forward's scale on cos and sin, past ORIGINAL
+        attention = rope[forward['scale_key']]
     same = np.allclose(inv, t['page'], rtol=1e-9, atol=0)
     same = same and math.isclose(attention, t['page_attention'], rel_tol=1e-9)
     print(f"{t['kind']} (layers {t['layers'][0]}…{t['layers'][-1]}): "
@@ -46,6 +51,7 @@ def model_program(model: ModelPositions) -> str:
                 "scaling": scaling,
                 "page": [float(v) for v in layer.inv_freq],
                 "page_attention": float(layer.attention_factor),
+                "forward": layer.forward and dataclasses.asdict(layer.forward),
             }
         )
     kinds = sorted({t["scaling"].get("type", "default") for t in types} or {"default"})
@@ -54,7 +60,12 @@ def model_program(model: ModelPositions) -> str:
         f"# inv_freq of every layer type of {model.name}, recomputed with the functions of\n"
         "# pe_explorer's rope_types.py (as transformers' modeling_rope_utils.py computes them),\n"
         "# and compared with the page's.\n"
-        "import json\nimport math\n\nimport numpy as np\n\n\n"
+        + "".join(
+            f"# {t['kind']} as its rotary forward runs it: {t['forward']['source']}.\n"
+            for t in types
+            if t["forward"]
+        )
+        + "import json\nimport math\n\nimport numpy as np\n\n\n"
     )
     constants = (
         f"\n\nROPE_INIT_FUNCTIONS = {{{table}}}\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 
-from .types import FULL, Reading
+from .types import FULL, ModelError, Reading
 
 ENGINE = "transformers"
 
@@ -182,7 +182,8 @@ def _without_row(config: dict, reading: Reading) -> dict:
     it (GPT-J, GPT-2 …), else a finding that says it is read from the generic keys."""
     data = tables()
     if reading.model_type in data.KNOWN:
-        return _aliased(config, {"aliases": data.ALIASES.get(reading.model_type, {})})
+        aliased = _aliased(config, {"aliases": data.ALIASES.get(reading.model_type, {})})
+        return _plain_layout(aliased, reading)
     if reading.model_type:
         reading.find(
             "unknown-model-type",
@@ -201,6 +202,45 @@ def _without_row(config: dict, reading: Reading) -> dict:
             "note",
         )
     return config
+
+
+def _plain_layout(config: dict, reading: Reading) -> dict:
+    """The layer types a class with no rotary fills in (PLAIN_LAYOUTS): spelt one letter a layer
+    (Nemotron-H's hybrid_override_pattern), else its pattern or its own list; the layer count
+    the list's length where the class makes it so."""
+    layout = tables().PLAIN_LAYOUTS.get(reading.model_type)
+    given = config.get("layer_types")
+    if not layout or (isinstance(given, list) and all(isinstance(k, str) for k in given)):
+        return config
+    out, spelt = dict(config), layout.get("letters") or {}
+    where = f"{layout['config_class']}.__post_init__ (transformers {tables().VERSION})"
+    pattern = config.get(spelt.get("key", ""))
+    count = config.get("num_hidden_layers")
+    if count is None:  # the class's default count
+        count = out["num_hidden_layers"] = layout["layers"]
+        reading.note("num_hidden_layers", f"default of {where}")
+    if isinstance(pattern, str) and pattern:
+        unknown = sorted(set(pattern) - set(spelt["letters"]))
+        if unknown:  # the class raises a KeyError on them
+            known = " ".join(spelt["letters"])
+            raise ModelError(
+                f"{spelt['key']} has letters {layout['config_class']} does not know: "
+                f"{' '.join(unknown)[:40]} (it knows {known})"
+            )
+        kinds = [spelt["letters"][letter] for letter in pattern]
+        reading.note("layer_types", f"config.json: {spelt['key']} ({spelt['source']})")
+    elif isinstance(count, int) and 0 < count <= 1024 and not layout.get("count_from_layer_types"):
+        kinds = _pattern(layout.get("layer_types"), config, count)
+        reading.note("layer_types", where)
+    else:  # Nemotron-H: its own list, whatever num_hidden_layers says
+        kinds = list((layout.get("layer_types") or {}).get("default") or []) or None
+        reading.note("layer_types", where)
+    if kinds:
+        out["layer_types"] = kinds
+        if layout.get("count_from_layer_types"):
+            out["num_hidden_layers"] = len(kinds)
+            reading.note("num_hidden_layers", f"the length of layer_types ({where})")
+    return out
 
 
 def _stated_head_dims(given: dict) -> dict:

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ..rope_types import yarn_mscale
+from ..scaling import MAX_PAIR_FACTOR, MIN_FACTOR
 from . import engines
 from .report import ranges
 from .types import Engine, Finding, Layer, ModelPositions, Reading
@@ -27,6 +28,7 @@ def find_all(model: ModelPositions, reading: Reading) -> None:
         _mrope(reading, rope)
         _per_layer(model, reading)
         _odd_scaling(model, reading)
+        _odd_theta(model, reading)
         _never_turn(model, reading)
         _engine_scales(model, reading)
         _engine_forward(model, reading)
@@ -152,9 +154,19 @@ ODD_SCALING = (
     ("llama3", lambda p: p.get("high_freq_factor", 4) < p.get("low_freq_factor", 1),
      "high_freq_factor is below low_freq_factor, so no pair is smoothed: each is kept or divided",
      "modeling_rope_utils.py:1095"),
+    ("llama3", lambda p: min(p.get("low_freq_factor", 1), p.get("high_freq_factor", 4)) < 0,
+     "a frequency factor is negative, so its wavelength bound (original context / factor) is "
+     "negative and passes every pair", "modeling_rope_utils.py:650-651"),
     ("*", lambda p: isinstance(p.get("factor"), (int, float)) and p["factor"] < 1,
      "the factor is below 1, so the slow pairs turn faster than trained, not slower",
      "modeling_rope_utils.py:981"),
+    ("longrope", lambda p: any(len(p.get(k) or []) == 1 for k in ("long_factor", "short_factor")),
+     "a factor list holds one number, which divides every pair (torch broadcasts it)",
+     "modeling_rope_utils.py:1032, 1040"),
+    ("longrope", lambda p: any(not MIN_FACTOR <= v <= MAX_PAIR_FACTOR
+                               for k in ("long_factor", "short_factor") for v in p.get(k) or []),
+     f"a per-pair factor is outside {MIN_FACTOR:g} … {MAX_PAIR_FACTOR:g} (negative: that pair "
+     "turns backwards), beyond what the explorer's controls take", "modeling_rope_utils.py:576"),
 )  # fmt: skip
 
 
@@ -178,6 +190,22 @@ def _odd_scaling(model: ModelPositions, reading: Reading) -> None:
                     f"{shown} ({line})",
                     "note",
                 )
+
+
+def _odd_theta(model: ModelPositions, reading: Reading) -> None:
+    """θ at or below 1, which transformers runs without a word: every pair turns at least a
+    radian a position (θ = 1: all at one frequency)."""
+    odd = sorted({layer.theta for layer in model.layers if layer.rotates and layer.theta <= 1})
+    if odd:
+        reading.find(
+            "odd-theta",
+            "θ is at most 1, so no pair turns slower than a radian a position (at 1, every pair "
+            "turns at the same speed): positions are told apart only over a few tokens. "
+            "transformers runs it without a warning.",
+            f"rope_theta {', '.join(f'{t:g}' for t in odd)}: inv_freq = 1 / θ^(2i/d), which "
+            "validate_rope never checks (modeling_rope_utils.py:868)",
+            "note",
+        )
 
 
 def _describe(layer: Layer) -> str:

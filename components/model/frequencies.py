@@ -11,7 +11,7 @@ from numbers import Real
 import numpy as np
 
 from ..rope_types import ROPE_INIT_FUNCTIONS, proportional
-from ..scaling import MAX_CONTEXT, MAX_FACTOR, check_factors
+from ..scaling import MAX_CONTEXT
 from .types import MAX_HEAD_DIM, ModelError, Reading
 from .values import integer, number
 
@@ -85,20 +85,40 @@ def model_context(reading: Reading, params: dict) -> tuple[int | None, int | Non
     )
     if top:
         reading.note("max_context", "config.json: max_position_embeddings")
+    if params.get("rope_type") == "dynamic" and top:
+        return _dynamic_context(reading, params, top)
     original = integer(params, "original_max_position_embeddings", high=MAX_CONTEXT)
     if original is None:
         original = integer(config, "original_max_position_embeddings", high=MAX_CONTEXT)
     if original:
         reading.note("original_context", "original_max_position_embeddings")
         return original, top or original
-    kind = params.get("rope_type")
-    factor = params.get("factor")
-    if kind == "dynamic" and top and isinstance(factor, Real) and factor > 1:
-        reading.note("original_context", "max_position_embeddings (dynamic NTK grows past it)")
-        reading.note("max_context", "factor × max_position_embeddings")
-        return top, min(int(top * factor), MAX_CONTEXT)
     if top:
         reading.note("original_context", "max_position_embeddings (no original given)")
+    return top, top
+
+
+def _dynamic_context(reading: Reading, params: dict, top: int) -> tuple[int, int]:
+    """Dynamic NTK grows θ from max_position_embeddings, never from an original context
+    (_compute_dynamic_ntk_parameters, modeling_rope_utils.py:331-341; the rotary's
+    original_max_seq_len): a stated original_max_position_embeddings is not read."""
+    stated = params.get("original_max_position_embeddings")
+    if stated is None:
+        stated = reading.config.get("original_max_position_embeddings")
+    if integer({"o": stated}, "o", high=MAX_CONTEXT) not in (None, top):
+        reading.find(
+            "engine-ignores-key",
+            f"transformers grows dynamic NTK's θ from max_position_embeddings, "
+            f"not from original_max_position_embeddings: past {top:,} positions, not {stated:,}. "
+            "The layers below are what it runs.",
+            f"original_max_position_embeddings = {stated:,}; modeling_rope_utils.py:341: "
+            f"seq_len / config.max_position_embeddings ({top:,})",
+        )
+    reading.note("original_context", "max_position_embeddings (dynamic NTK grows past it)")
+    factor = params.get("factor")
+    if isinstance(factor, Real) and factor > 1:
+        reading.note("max_context", "factor × max_position_embeddings")
+        return top, min(int(top * factor), MAX_CONTEXT)
     return top, top
 
 
@@ -109,7 +129,7 @@ def layer_frequencies(
     its rope type's function in rope_types.ROPE_INIT_FUNCTIONS, its parameters checked first."""
     kind = params["rope_type"]
     base = params["rope_theta"]
-    factor = float(params.get("factor") or 1.0)
+    factor = _number("factor", params.get("factor", 1.0))
     if kind not in ROPE_INIT_FUNCTIONS or kind in ("ntk", "rope_freqs"):
         raise ModelError(f"unknown rope type {str(kind)[:40]!r}")
     if kind == "proportional":
@@ -130,9 +150,8 @@ def _checked(kind: str, params: dict, rotary_dim: int, factor: float, original: 
     if kind in ("default", "mrope"):
         return {}
     if kind == "linear":
-        return {"factor": factor}
-    if kind == "dynamic":
-        factor = _factor(factor)
+        return {"factor": _factor(factor)}
+    if kind == "dynamic":  # a factor of 0 divides nothing: θ stays as published
         if rotary_dim < 4:
             raise ValueError("dynamic raises the base by s ** (d / (d - 2)): d_head must be >= 4")
         return {"factor": factor}
@@ -143,12 +162,22 @@ def _checked(kind: str, params: dict, rotary_dim: int, factor: float, original: 
     return _longrope(params, rotary_dim, original, top)
 
 
+def _number(key: str, value) -> float:
+    """A rope parameter transformers multiplies or divides by: a finite number (None: 1)."""
+    if value is None:
+        return 1.0
+    if isinstance(value, bool) or not isinstance(value, Real) or not math.isfinite(value):
+        raise ModelError(f"the scaling {key} must be a number, got {str(value)[:20]}")
+    return float(value)
+
+
 def _factor(factor: float) -> float:
-    """A factor below 1 runs in transformers with a warning (modeling_rope_utils.py:981, 1085:
-    yarn, llama3): it is read, and findings.py notes it."""
-    if not 0 < factor <= MAX_FACTOR:
+    """A factor transformers divides frequencies by: 0 makes them infinite (refused); any other
+    runs, below 1 with a warning (modeling_rope_utils.py:981, 1085), and findings.py notes it."""
+    if factor == 0:
         raise ModelError(
-            f"the scaling factor must be above 0 and at most {MAX_FACTOR:g}, got {factor:g}"
+            "the scaling factor is 0: transformers divides every frequency by it, so they are "
+            "infinite"
         )
     return factor
 
@@ -156,12 +185,14 @@ def _factor(factor: float) -> float:
 def _llama3(params: dict, factor: float) -> dict:
     """Llama 3's parameters: scaling.py refuses low >= high frequency factors, which transformers
     runs with a warning (modeling_rope_utils.py:1095); Llama 4 uses 1 and 1 (every pair either
-    kept or divided, none smoothed). Only a zero divides by zero."""
-    low = float(params.get("low_freq_factor", 1.0))
-    high = float(params.get("high_freq_factor", 4.0))
-    if not (low > 0 and high > 0 and math.isfinite(low) and math.isfinite(high)):
+    kept or divided, none smoothed). Only a zero divides by zero (transformers raises
+    ZeroDivisionError: original_max_position_embeddings / low_freq_factor, :650-651)."""
+    low = _number("low_freq_factor", params.get("low_freq_factor", 1.0))
+    high = _number("high_freq_factor", params.get("high_freq_factor", 4.0))
+    if low == 0 or high == 0:
         raise ModelError(
-            f"llama3 needs positive low_freq_factor and high_freq_factor, got {low:g}, {high:g}"
+            f"llama3's low_freq_factor and high_freq_factor are {low:g} and {high:g}: "
+            "transformers divides the original context by each, and raises on a 0"
         )
     return {"factor": _factor(factor), "low_freq_factor": low, "high_freq_factor": high}
 
@@ -198,11 +229,22 @@ def _yarn(params: dict, factor: float, original: int, top: int | None) -> dict:
 
 
 def _factor_list(params: dict, key: str, pairs: int) -> np.ndarray:
-    """LongRoPE's long_factor or short_factor, checked as scaling.check_factors checks them."""
+    """LongRoPE's long_factor or short_factor as transformers divides the frequencies by it:
+    one number a pair, or one for all (torch broadcasts it); other lengths raise in transformers
+    (a size mismatch), and a 0 makes a frequency infinite. Values outside scaling.py's range
+    (0.001 … 10 000) run and are noted (findings.py)."""
     try:
-        return check_factors(params.get(key), pairs)
-    except ValueError as error:
-        raise ModelError(f"LongRoPE's {key}: {error}") from None
+        array = np.asarray(params.get(key), dtype=np.float64)
+    except (TypeError, ValueError):
+        array = np.zeros(0)
+    if array.ndim != 1 or array.size not in (1, pairs) or not np.isfinite(array).all():
+        raise ModelError(
+            f"LongRoPE's {key} must be {pairs} numbers (one per pair) or one for all: "
+            f"transformers cannot divide {pairs} frequencies by {str(params.get(key))[:40]}"
+        )
+    if (array == 0).any():
+        raise ModelError(f"LongRoPE's {key} holds a 0: transformers' frequency there is infinite")
+    return np.broadcast_to(array, (pairs,)).copy()
 
 
 def _longrope(params: dict, rotary_dim: int, original: int, top: int | None) -> dict:

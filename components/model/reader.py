@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..encoding import BASE_RANGE
+from ..scaling import check_factors
 from . import arch, engines, llamacpp
 from .findings import compare_sources, find_all
 from .sources import load
@@ -123,6 +125,8 @@ def scaling_settings(layer: Layer, model: ModelPositions) -> tuple[dict, str]:
     method = CONTROL_METHODS.get(kind)
     if layer.method != "rope" or method is None:
         return {}, f"the controls have no {kind if layer.method == 'rope' else layer.method}"
+    if not BASE_RANGE[0] <= layer.theta <= BASE_RANGE[1]:
+        return {}, f"the controls' base runs {BASE_RANGE[0]:g} … {BASE_RANGE[1]:,.0f}"
     params = layer.scaling
     factor = float(params.get("factor") or 1.0)
     settings = {
@@ -159,5 +163,9 @@ def scaling_settings(layer: Layer, model: ModelPositions) -> tuple[dict, str]:
             layer.inv_freq, layer.inv_freq_short
         )
         factors = params.get("short_factor" if runs_short else "long_factor", [])
+        try:  # a factor outside the controls' range, or one for every pair, runs in transformers
+            check_factors(factors, layer.rotary_dim // 2)
+        except ValueError as error:
+            return {}, f"the controls' LongRoPE {error}"
         settings["longrope_factors"] = ", ".join(f"{v:.9g}" for v in factors)
     return settings, ""

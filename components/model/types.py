@@ -62,6 +62,18 @@ class GGUFFacts:
 
 
 @dataclass(frozen=True)
+class RotaryForward:
+    """Where a model's rotary forward computes other than its rope type's function at the
+    maximum context (PhiMoE's, modeling_phimoe.py:90): LongRoPE's function run with no sequence
+    length (its short factors at every length), the rope parameter it puts on cos and sin in
+    place of the attention factor (long_mscale), and the lines that show them."""
+
+    short_factors: bool
+    scale_key: str | None
+    source: str
+
+
+@dataclass(frozen=True)
 class Layer:
     """What one layer does with positions."""
 
@@ -77,6 +89,8 @@ class Layer:
     attention_factor: float = 1.0
     window: int | None = None
     inv_freq_short: np.ndarray | None = None  # LongRoPE: the factors used up to the original
+    forward: RotaryForward | None = None  # where the engine's forward departs from the function
+    attends: bool = True  # False: a Mamba, MLP, MoE or conv layer, built with no attention
 
     @property
     def rotates(self) -> bool:
@@ -85,7 +99,9 @@ class Layer:
     @property
     def label(self) -> str:
         """The layer type as the page names it: "full_attention (no RoPE)" for a layer of a RoPE
-        model that does not rotate."""
+        model that does not rotate, "mlp (no attention)" for one the model builds without."""
+        if not self.attends:
+            return f"{self.kind} (no attention)"
         return f"{self.kind} (no RoPE)" if self.method == "none" else self.kind
 
     @property

@@ -56,13 +56,14 @@ def both_ways_tally() -> dict:
 
 def expected_sentence() -> str:
     t, b = transformers_tally(), both_ways_tally()
+    graphs = len(llamacpp_data.GRAPH_ROPE_ARGS)
     return (
         f"transformers 5.23.0 agrees on all {t['types']} of its rotary text-decoder model types "
         f"({t['left_out']} more rotary types are not text decoders), on {t['layouts']} published "
         f"layouts, and on {t['agree']} of the {t['files']} published config.json fixtures of "
         f"those types ({t['not']}); llama.cpp "
         f"{llamacpp_data.COMMIT[:10]} on the rope type of all {len(llamacpp_data.ROPE_TYPES)} "
-        f"architectures, with the rules in the graphs of {len(llamacpp_data.GRAPH_ROPE_ARGS)}; both "
+        f"architectures, with the rules in the graphs of {graphs}; both "
         f"ways, {b['same']} of the {b['converted']} presets its converter converts agree, and "
         f"these run differently: {b['differ']}"
     )

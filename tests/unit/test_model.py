@@ -342,9 +342,9 @@ def test_families_without_rope(config, method):
         '"rope_theta": "big"}',
         '{"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 1, "rope_scaling": 5}',
         '{"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 1, '
-        '"rope_scaling": {"rope_type": "yarn", "factor": 1e9}}',
+        '"rope_scaling": {"rope_type": "yarn", "factor": 0}}',  # transformers: inv_freq / 0
         '{"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 1, '
-        '"rope_scaling": {"rope_type": "longrope", "long_factor": [1], "short_factor": [1]}}',
+        '"rope_scaling": {"rope_type": "longrope", "long_factor": [1, 2], "short_factor": [1]}}',
         '{"num_hidden_layers": 2, "hidden_size": 64, "num_attention_heads": 1, "head_dim": 999999}',
         '{"num_hidden_layers": 2}',
         " " * (5 << 20),

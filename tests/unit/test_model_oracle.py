@@ -7,16 +7,20 @@ vector). Three forms of each default config: the model type alone (every default
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
 import json
 from pathlib import Path
 
 import numpy as np
 import pytest
 from pe_explorer.model import transformers_data
+from pe_explorer.model.code import model_program
 from pe_explorer.model.reader import read_model, scaling_settings
 
 torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
 transformers_oracle = pytest.importorskip("transformers_oracle")
 
 RTOL = 2e-6
@@ -316,6 +320,12 @@ SCALED = {
     "qwen2-yarn": ("qwen2", {"rope_scaling": {"type": "yarn", "factor": 4.0,
         "original_max_position_embeddings": 32768}, "max_position_embeddings": 131072}),
     "qwen2-dynamic": ("qwen2", {"rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}),
+    # dynamic NTK grows from max_position_embeddings (modeling_rope_utils.py:341), whatever
+    # original_max_position_embeddings says, in rope_scaling or at the top level
+    "qwen2-dynamic-original": ("qwen2", {"rope_scaling": {"rope_type": "dynamic", "factor": 2.0,
+        "original_max_position_embeddings": 2048}, "max_position_embeddings": 4096}),
+    "llama-dynamic-original-top": ("llama", {"rope_scaling": {"rope_type": "dynamic",
+        "factor": 4.0}, "original_max_position_embeddings": 1024, "max_position_embeddings": 4096}),
     "phi3-longrope": ("phi3", {"rope_scaling": {"type": "longrope", **PHI_FACTORS},
         "original_max_position_embeddings": 4096, "max_position_embeddings": 131072}),
     "phimoe-longrope-mscale": ("phimoe", {"rope_scaling": {"rope_type": "longrope",
@@ -374,6 +384,115 @@ def test_a_published_layout_agrees_with_transformers(name: str) -> None:
     assert bool(problems) == (name in KNOWN_WRONG_LAYOUTS), problems
 
 
+# Models whose classes build no rotary, laid out by kind: Nemotron-H's hybrid_override_pattern
+# ("M" Mamba, "-" MLP, "E" MoE, "*" attention), its default list, and Jamba's period.
+PLAIN = {
+    "nemotron_h-8b": LAYOUTS["nemotron_h-hybrid_override_pattern"],
+    "nemotron_h-moe": ("nemotron_h", {"hybrid_override_pattern": "MEMEM*EMEMEM*E"}),
+    "nemotron_h-defaults": ("nemotron_h", {}),
+    "jamba-defaults": ("jamba", {}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PLAIN))
+def test_layers_without_rotary_are_of_the_kinds_the_model_builds(name: str) -> None:
+    """Each layer's kind is the built config's layer_types; a layer is said to have no
+    attention exactly where the model, built on the meta device, holds no attention module."""
+    model_type, keys = PLAIN[name]
+    given = {"model_type": model_type, **keys}
+    config = transformers_oracle.engine_config(given)
+    model = transformers_oracle.whole_model(config)
+    stack = next(
+        m for m in model.modules()
+        if isinstance(m, torch.nn.ModuleList) and len(m) == config.num_hidden_layers
+    )  # fmt: skip
+    attends = [
+        any(type(m).__name__.endswith("Attention") for m in layer.modules()) for layer in stack
+    ]
+    layers = read_model(given).layers
+    assert [layer.kind for layer in layers] == list(config.layer_types)
+    assert [layer.attends for layer in layers] == attends
+    assert not any(layer.rotates for layer in layers) and any(attends) and not all(attends)
+
+
+def test_a_pattern_letter_nemotron_h_does_not_know_is_refused_as_transformers_does() -> None:
+    given = {"model_type": "nemotron_h", "hybrid_override_pattern": "M*X"}
+    with pytest.raises(KeyError):
+        transformers_oracle.engine_config(given)
+    with pytest.raises(ValueError, match="hybrid_override_pattern has letters"):
+        read_model(given)
+
+
+# Values modeling_rope_utils.py only warns about, or never checks, on Llama's defaults: the reader
+# reads what transformers runs to finite numbers (with a note), and refuses, in one sentence, what
+# it runs to infinities or NaN or raises on.
+LONG = {"original_max_position_embeddings": 2048, "short_factor": [1.0] * 64}
+ODD = {
+    "dynamic-factor-0.5": {"rope_scaling": {"rope_type": "dynamic", "factor": 0.5}},
+    "dynamic-factor-0": {"rope_scaling": {"rope_type": "dynamic", "factor": 0.0}},
+    "linear-factor-0.5": {"rope_scaling": {"rope_type": "linear", "factor": 0.5}},
+    "linear-factor-0": {"rope_scaling": {"rope_type": "linear", "factor": 0.0}},
+    "yarn-factor-5000": {"rope_scaling": {"rope_type": "yarn", "factor": 5000.0,
+        "original_max_position_embeddings": 4096}},
+    "llama3-low-negative": {"rope_scaling": {"rope_type": "llama3", "factor": 8.0,
+        "low_freq_factor": -1.0, "high_freq_factor": 4.0,
+        "original_max_position_embeddings": 2048}},
+    "llama3-low-0": {"rope_scaling": {"rope_type": "llama3", "factor": 8.0,
+        "low_freq_factor": 0, "high_freq_factor": 4.0, "original_max_position_embeddings": 2048}},
+    "theta-1": {"rope_theta": 1.0},
+    "theta-0.5": {"rope_theta": 0.5},
+    "theta-1e13": {"rope_theta": 1e13},
+    "theta-0": {"rope_theta": 0.0},
+    "theta-negative": {"rope_theta": -10.0},
+    "longrope-one-factor": {"rope_scaling": {"rope_type": "longrope", **LONG,
+        "long_factor": [2.0]}},
+    "longrope-negative": {"rope_scaling": {"rope_type": "longrope", **LONG,
+        "long_factor": [-1.0] * 64}},
+    "longrope-20000": {"rope_scaling": {"rope_type": "longrope", **LONG,
+        "long_factor": [20000.0] * 64}},
+    "longrope-0": {"rope_scaling": {"rope_type": "longrope", **LONG, "long_factor": [0.0] * 64}},
+    "longrope-10-of-64": {"rope_scaling": {"rope_type": "longrope", **LONG,
+        "long_factor": [1.0] * 10}},
+}  # fmt: skip
+
+
+def engine_cos_sin(given: dict, positions: list[int]):
+    """Llama's own rotary module built on given and run at positions: (cos, sin) as float64
+    arrays, or None when it raises."""
+    try:
+        config = transformers_oracle.engine_config(given)
+        row = transformers_data.MODEL_TYPES["llama"]
+        _, rotary_cls = transformers_oracle.rotary_class("llama", row)
+        cos, sin = rotary_cls(config=config)(torch.zeros(1, 3, 8), torch.tensor([positions]))
+    except Exception:
+        return None
+    return cos[0].double().numpy(), sin[0].double().numpy()
+
+
+@pytest.mark.parametrize("name", sorted(ODD))
+def test_a_value_transformers_runs_is_read_and_one_it_cannot_is_refused(name: str) -> None:
+    """What the engine's cos and sin are at 0, 1 and the reader's maximum context: the reader's
+    (float32 rounding of angles up to 8191 radians: 2e-3); a refusal where they are not finite
+    at twice the context, or the module raises."""
+    given = {"model_type": "llama", "max_position_embeddings": 8192, **ODD[name]}
+    try:
+        model = read_model(given)
+    except ValueError as error:
+        ran = engine_cos_sin(given, [0, 1, 2 * 8192 - 1])
+        assert ran is None or not all(np.isfinite(a).all() for a in ran), error
+        assert str(error).count(". ") == 0 and len(str(error)) < 200  # one sentence
+        return
+    positions = np.array([0, 1, model.max_context - 1], dtype=np.float64)
+    cos, sin = engine_cos_sin(given, positions.astype(int).tolist())
+    layer = model.layers[0]
+    angles = positions[:, None] * layer.inv_freq[None, :]
+    half = layer.inv_freq.size
+    assert np.allclose(cos[:, :half], layer.attention_factor * np.cos(angles), atol=2e-3)
+    assert np.allclose(sin[:, :half], layer.attention_factor * np.sin(angles), atol=2e-3)
+    noted = {"odd-scaling", "odd-theta"} & {f.code for f in model.findings}
+    assert bool(noted) == (name not in ("theta-1e13", "yarn-factor-5000"))  # nothing odd
+
+
 @pytest.mark.parametrize("name", sorted(SCALED))
 def test_a_scaled_config_agrees_with_transformers(name: str) -> None:
     model_type, keys = SCALED[name]
@@ -407,6 +526,101 @@ def test_phimoe_past_the_original_context_runs_the_short_factors() -> None:
     path, line = source.split()[0].split(":")
     text = Path(inspect.getsourcefile(rotary_cls)).read_text().splitlines()[int(line) - 1]
     assert "self.rope_init_fn(self.config)" in text and path == "modeling_phimoe.py"
+
+
+# Sliding windows the config class makes from another key (ModernBERT's local_attention // 2),
+# masked on both sides (ModernBERT) or before the query (ModernBERT-decoder).
+WINDOWS = {
+    "modernbert": ("modernbert", {}),
+    "modernbert-local_attention-64": ("modernbert", {"local_attention": 64}),
+    "modernbert-sliding_window": ("modernbert", {"local_attention": 128, "sliding_window": 40}),
+    "modernbert-decoder": ("modernbert-decoder", {}),
+    "modernbert-decoder-local_attention-256": ("modernbert-decoder", {"local_attention": 256}),
+    "modernbert-decoder-saved": ("modernbert-decoder", {"sliding_window": 48}),
+    "embedding_gemma2-radius": (
+        "embedding_gemma2_text",
+        {"sliding_window": 40, "head_dim": 16, "num_hidden_layers": 24},
+    ),  # the class's count: its last layer is forced global
+}
+TINY = {"hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64,
+        "num_hidden_layers": 3, "vocab_size": 51200}  # fmt: skip
+
+
+def masked_reach(model_type: str, keys: dict, length: int) -> list[tuple[int, int]]:
+    """(farthest key before, farthest after) the middle query attends to in each layer, from the
+    masks the model's own forward hands its attention modules (eager attention, on the CPU)."""
+    config = transformers_oracle.engine_config({"model_type": model_type, **TINY, **keys})
+    config._attn_implementation = "eager"
+    row = transformers_data.MODEL_TYPES[model_type]
+    model = getattr(transformers, row["architecture"])(config).eval()
+    masks = []
+    for module in model.modules():
+        if type(module).__name__.endswith("Attention") and hasattr(module, "layer_idx"):
+            module.register_forward_pre_hook(
+                lambda _, args, kwargs: masks.append(kwargs["attention_mask"]), with_kwargs=True
+            )
+    with torch.no_grad():
+        model(input_ids=torch.zeros(1, length, dtype=torch.long))
+    middle, reach = length // 2, []
+    for mask in masks:
+        seen = torch.arange(length)[(mask[0, 0, middle] == 0) if mask is not None else ...]
+        reach.append((middle - int(seen.min()), int(seen.max()) - middle))
+    return reach
+
+
+@pytest.mark.parametrize("name", sorted(WINDOWS))
+def test_the_sliding_window_is_what_the_models_mask_lets_through(name: str) -> None:
+    """A window w reaches w - 1 keys back from the query (a causal mask), or w / 2 each side (a
+    mask of both sides: ModernBERT's local_attention, llama.cpp's symmetric n_swa); no window,
+    every key the mask lets through."""
+    model_type, keys = WINDOWS[name]
+    length = 601
+    layers = read_model({"model_type": model_type, **TINY, **keys}).layers
+    reach = masked_reach(model_type, keys, length)
+    assert len(reach) == len(layers)
+    for layer, (back, ahead) in zip(layers, reach, strict=True):
+        if layer.window is None:
+            assert back == length // 2 and ahead in (0, length // 2), (layer.index, back, ahead)
+        elif ahead:
+            assert (back, ahead) == (layer.window / 2, layer.window / 2), (layer.index, back)
+        else:
+            assert back == layer.window - 1, (layer.index, layer.window, back)
+    assert any(layer.window for layer in layers)
+
+
+def test_phimoe_exported_script_computes_what_its_forward_runs() -> None:
+    """The model view's script (Export / Code) recomputes PhiMoE's layers as its rotary forward
+    runs them past the original context (short factors, × long_mscale), and says so."""
+    model_type, keys = SCALED["phimoe-longrope-mscale"]
+    given = {"model_type": model_type, **keys}
+    config = transformers_oracle.engine_config(given)
+    _, rotary_cls = transformers_oracle.rotary_class(
+        model_type, transformers_data.MODEL_TYPES[model_type]
+    )
+    cos, sin = rotary_cls(config=config)(torch.zeros(1, 3, 8), torch.tensor([[0, 1, 131071]]))
+    ran = transformers_oracle.decoded((cos, sin), 131071)
+    script, out, names = model_program(read_model(given)), io.StringIO(), {}
+    with contextlib.redirect_stdout(out):
+        exec(script, names)
+    assert np.allclose(names["inv"], ran.inv_freq, rtol=RTOL)
+    assert names["attention"] == pytest.approx(ran.attention_scaling, rel=RTOL)
+    assert "same as the page: True" in out.getvalue() and "modeling_phimoe.py:90" in script
+
+
+@pytest.mark.parametrize("name", ["qwen2-dynamic-original", "llama-dynamic-original-top"])
+def test_dynamic_ntk_grows_from_where_the_rotary_does(name: str) -> None:
+    """The rotary's original_max_seq_len is max_position_embeddings: the reader's original
+    context is that, and a stated original_max_position_embeddings is said to be unread."""
+    model_type, keys = SCALED[name]
+    given = {"model_type": model_type, **keys}
+    config = transformers_oracle.engine_config(given)
+    _, rotary_cls = transformers_oracle.rotary_class(
+        model_type, transformers_data.MODEL_TYPES[model_type]
+    )
+    model = read_model(given)
+    assert model.original_context == rotary_cls(config=config).original_max_seq_len == 4096
+    ignored = [f for f in model.findings if f.code == "engine-ignores-key"]
+    assert len(ignored) == 1 and "original_max_position_embeddings" in ignored[0].evidence
 
 
 def test_deepseek_softmax_scale_is_the_attention_modules() -> None:
