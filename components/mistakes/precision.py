@@ -59,7 +59,8 @@ def round_to(fmt: str, values) -> np.ndarray:
 def multiply(fmt: str, a, b) -> np.ndarray:
     """a × b as the format's arithmetic does it: each rounded, the product rounded once (exact
     in float32 first: two 8- or 11-bit significands multiply into at most 22 bits)."""
-    return round_to(fmt, round_to(fmt, a) * round_to(fmt, b))
+    with np.errstate(invalid="ignore", over="ignore"):  # inf × 0 is NaN, as in torch
+        return round_to(fmt, round_to(fmt, a) * round_to(fmt, b))
 
 
 def spacing(fmt: str, value: float) -> float:
