@@ -416,7 +416,10 @@ def precision_text(model, fmt: str) -> str:
         for place, words in PLACES.items():
             found = simulate("low_precision", model, at=top, layer=layer.index, precision=fmt,
                              place=place)  # fmt: skip
-            cells.append(f"{words} {found.worst_angle:.3g} / {found.worst_score:.3g}")
+            score = (
+                "overflow" if found.worst_score != found.worst_score else f"{found.worst_score:.3g}"
+            )
+            cells.append(f"{words} {found.worst_angle:.3g} / {score}")
         head = f"  note    {len(indices)} layers {layer.label}: "
         lines += textwrap.wrap("; ".join(cells), WIDTH, initial_indent=head,
                                subsequent_indent=" " * 4)  # fmt: skip

@@ -12,7 +12,9 @@ from .conversion import as_pairs
 from .scores import scores_at, scores_from_angles, unit_pairs, worst_per_column, wrapped
 from .types import CONTEXTS, MAX_CONTEXT, Rotary, Simulation
 
-GRID = 2049  # positions or distances sampled between 0 and the context
+# Positions or distances sampled between 0 and the context: a prime count, so that a context of
+# 2 ** n is not sampled at multiples of a power of two only (which every format holds exactly).
+GRID = 2039
 DEFAULT = Rotary(
     inv_freq=1.0 / 10000.0 ** (np.arange(0, 128, 2) / 128),
     theta=10000.0,
@@ -114,12 +116,16 @@ def low_precision(rotary, at, positions=None, precision="bf16", place="product")
     worst, where = worst_at(per_position, positions)
     worst_score, far = worst_at(scored[3], distances)
     overflow = int(np.isnan(per_position).sum())
-    lost = int((np.abs(angle_error[-1]) > 0.1).sum())
+    lost = int((~(np.abs(angle_error[-1]) <= 0.1)).sum())  # NaN (overflowed) counts as lost
+    scores = (
+        f"the worst score error of unit q and k is {worst_score:.3g} (Δ {far:,}, query at {at:,})"
+        if far is not None
+        else f"every score overflows (the query's position {at:,} is past {precision}'s range)"
+    )
     summary = (
         f"{precision} {PLACE_WORDS[place]}: the worst angle error is {worst:.3g} rad (at position "
-        f"{where:,}); the worst score error of unit q and k is {worst_score:.3g} (Δ {far:,}, "
-        f"query at {at:,}); at position {positions[-1]:,}, {lost} of {rotary.inv_freq.size} pairs "
-        f"are off by more than 0.1 rad"
+        f"{where:,}); {scores}; at position {positions[-1]:,}, {lost} of {rotary.inv_freq.size} "
+        f"pairs are off by more than 0.1 rad"
         + (
             f"; {overflow} of {positions.size} positions overflow {precision} (inf)"
             if overflow
@@ -388,7 +394,7 @@ def simulate(mistake: str, model=None, positions=None, *, at=None, layer=None, *
                alibi_slopes)
     model      what read_model returns, a name it reads (a preset: "llama-3.1-8b"), or None
                (RoPE θ 10 000, head 128, 4k)
-    positions  where angles are compared (default: 2,049 whole numbers from 0 to `at`)
+    positions  where angles are compared (default: 2,039 whole numbers from 0 to `at`)
     at         the query's position: "4k", "32k", "128k" or a number (default: the model's
                maximum context)
     layer      the index of the layer (default: the first that rotates)

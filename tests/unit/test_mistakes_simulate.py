@@ -118,3 +118,11 @@ def test_the_command_loads_the_mistakes_only_when_asked():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert out.stdout.strip().splitlines()[-1] == "False"
+
+
+def test_fp16_past_65504_is_an_overflow_not_a_number():
+    found = simulate("low_precision", "llama-3.1-8b", precision="fp16")
+    assert np.isnan(found.worst_score) and np.isfinite(found.worst_angle)
+    assert "every score overflows" in found.summary and "overflow fp16 (inf)" in found.summary
+    out = run_cli("model", "llama-3.1-8b", "--precision", "fp16")
+    assert "position × inv_freq 3.14 / overflow" in out
