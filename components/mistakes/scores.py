@@ -10,6 +10,10 @@ import numpy as np
 
 from .types import SAMPLES, SEED
 
+# Positions or distances sampled between 0 and the context: a prime count, so that a context of
+# 2 ** n is not sampled at multiples of a power of two only (which every format holds exactly).
+GRID = 2039
+
 
 def unit_pairs(n_pairs: int, samples: int = SAMPLES, seed: int = SEED):
     """`samples` random unit queries and keys of 2·n_pairs numbers, as (samples, n_pairs, 2)
@@ -65,3 +69,15 @@ def scores_at(q, k, inv_freq_q, inv_freq_k, query_positions, key_positions) -> n
     query = np.asarray(query_positions, dtype=np.float64)[:, None]
     key = np.asarray(key_positions, dtype=np.float64)[:, None]
     return scores_from_angles(q, k, query * inv_freq_q, key * inv_freq_k)
+
+
+def grid(top: int, points: int = GRID) -> np.ndarray:
+    """Whole numbers 0 … top, at most `points` of them, evenly spread (all when fewer)."""
+    return np.unique(np.round(np.linspace(0, top, min(points, top + 1)))).astype(np.int64)
+
+
+def worst_at(error: np.ndarray, x: np.ndarray) -> tuple[float, object]:
+    """The largest finite |error| and the x it is at (NaN, None when none is finite)."""
+    absolute = np.where(np.isfinite(error), np.abs(error), -1.0)
+    index = int(np.argmax(absolute))
+    return (float("nan"), None) if absolute[index] < 0 else (float(absolute[index]), x[index])

@@ -9,12 +9,17 @@ from . import conversion
 from . import positions as numbering
 from . import precision as low
 from .conversion import as_pairs
-from .scores import scores_at, scores_from_angles, unit_pairs, worst_per_column, wrapped
+from .scores import (
+    grid,
+    scores_at,
+    scores_from_angles,
+    unit_pairs,
+    worst_at,
+    worst_per_column,
+    wrapped,
+)
 from .types import CONTEXTS, MAX_CONTEXT, Rotary, Simulation
 
-# Positions or distances sampled between 0 and the context: a prime count, so that a context of
-# 2 ** n is not sampled at multiples of a power of two only (which every format holds exactly).
-GRID = 2039
 DEFAULT = Rotary(
     inv_freq=1.0 / 10000.0 ** (np.arange(0, 128, 2) / 128),
     theta=10000.0,
@@ -60,11 +65,6 @@ def context(at, rotary: Rotary) -> int:
     return int(value)
 
 
-def grid(top: int, points: int = GRID) -> np.ndarray:
-    """Whole numbers 0 … top, at most `points` of them, evenly spread (all when fewer)."""
-    return np.unique(np.round(np.linspace(0, top, min(points, top + 1)))).astype(np.int64)
-
-
 def distance_scores(rotary, at, inv_freq_wrong=None, factor_wrong=None, distances=None):
     """q·k at distances 0 … at (query at `at`), with the layer's frequencies and attention
     factor, and with the mistaken ones: (distances, right, wrong, worst error per distance)."""
@@ -90,13 +90,6 @@ def result(mistake, label, told, scored, summary, settings, error=None, **angles
     return Simulation(mistake, np.asarray(x), x_name, quantity, np.asarray(right),
                       np.asarray(wrong), error, *scored, summary=f"{label}: {summary}",
                       settings=settings, **angles)  # fmt: skip
-
-
-def worst_at(error: np.ndarray, x: np.ndarray) -> tuple[float, object]:
-    """The largest finite |error| and the x it is at (NaN, None when none is finite)."""
-    absolute = np.where(np.isfinite(error), np.abs(error), -1.0)
-    index = int(np.argmax(absolute))
-    return (float("nan"), None) if absolute[index] < 0 else (float(absolute[index]), x[index])
 
 
 def low_precision(rotary, at, positions=None, precision="bf16", place="product") -> Simulation:
