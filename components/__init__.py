@@ -9,7 +9,9 @@ The public API, imported when first used (the maths needs NumPy only; `show` nee
 - `rope_scaled_frequencies` the long-context scalings of RoPE, `t5_relative_bucket` T5's buckets;
 - `diagnose` and `diagnose_rope` check a matrix, or an inv_freq array, that other code made;
 - `read_model` reads a model's config.json, GGUF or safetensors header: its positions, layer by
-  layer, with findings.
+  layer, with findings;
+- `simulate` runs a mistake (low precision, left padding, a cache, a conversion …) on a model's
+  layer and says what goes wrong, and by how much.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ _PUBLIC = {
     "diagnose": "diagnosis",
     "diagnose_rope": "rope_diagnosis",
     "read_model": "model.reader",
+    "simulate": "mistakes.simulate",
 }
 
 __all__ = sorted(_PUBLIC)

@@ -181,6 +181,12 @@ def add_model_command(commands) -> None:
         default="warning",
         help="exit 1 when a finding is at least this severe (default: warning)",
     )
+    model.add_argument(
+        "--precision",
+        choices=("bf16", "fp16"),
+        help="also note, per layer type, the worst angle and score error of RoPE computed in this "
+        "format, at the model's maximum context",
+    )
     model.set_defaults(run=run_model)
 
 
@@ -368,7 +374,10 @@ def run_model(args) -> int:
                 say_unreadable(outcome.unreadable)
             elif not args.json:
                 first = all(o.unreadable for o in outcomes)
-                print(("" if first else "\n") + outcome_text(outcome, args.layers), flush=True)
+                text = outcome_text(outcome, args.layers)
+                if args.precision:
+                    text += "\n" + precision_text(outcome.model, args.precision)
+                print(("" if first else "\n") + text, flush=True)
             outcomes.append(outcome)
     status = max(outcome.status(args.fail_on) for outcome in outcomes)
     if args.json:
@@ -385,6 +394,36 @@ def outcome_text(outcome: Outcome, every_layer: bool) -> str:
         text += "\n" + textwrap.fill(sentence, WIDTH, initial_indent="verdict: ",
                                      subsequent_indent="  ")  # fmt: skip
     return text
+
+
+PLACES = {"product": "position × inv_freq", "positions": "positions held",
+          "cache": "cos and sin cached"}  # fmt: skip
+
+
+def precision_text(model, fmt: str) -> str:
+    """A note per rotating layer type: the worst angle error (radians) and score error (unit q
+    and k) of RoPE computed in fmt, at the model's maximum context, for each place it can be
+    lost (mistakes.precision)."""
+    from .mistakes.simulate import simulate
+
+    top = model.max_context or model.original_context or 4096
+    lines = [f"precision: RoPE in {fmt} at {top:,} against float64, worst angle error (rad) / "
+             "score error"]  # fmt: skip
+    for layer, indices in model.layer_types():
+        if not layer.rotates or layer.inv_freq is None:
+            continue
+        cells = []
+        for place, words in PLACES.items():
+            found = simulate("low_precision", model, at=top, layer=layer.index, precision=fmt,
+                             place=place)  # fmt: skip
+            score = (
+                "overflow" if found.worst_score != found.worst_score else f"{found.worst_score:.3g}"
+            )
+            cells.append(f"{words} {found.worst_angle:.3g} / {score}")
+        head = f"  note    {len(indices)} layers {layer.label}: "
+        lines += textwrap.wrap("; ".join(cells), WIDTH, initial_indent=head,
+                               subsequent_indent=" " * 4)  # fmt: skip
+    return "\n".join(lines)
 
 
 COLUMNS = (("", 10), ("method", 8), ("θ", 9), ("rotary", 9), ("pairs", 11),
