@@ -11,7 +11,7 @@ from numbers import Real
 
 from ..scaling import MAX_CONTEXT
 from . import engines
-from .frequencies import _even, head_dims, layer_frequencies, model_context
+from .frequencies import RULES, _even, head_dims, layer_frequencies, model_context
 from .report import ranges
 from .types import CHUNKED, FULL, SLIDING, Engine, Layer, ModelError, Reading, RotaryForward
 from .values import integer
@@ -31,7 +31,8 @@ def rope_parameters(reading: Reading) -> dict[str, dict]:
     given = config.get("rope_parameters")
     typed = isinstance(given, dict) and any(isinstance(v, dict) for v in given.values())
     if typed and all(isinstance(v, dict) or v is None for v in given.values()):
-        reading.note("rope_theta", "config.json: rope_parameters.<layer type>.rope_theta")
+        first = FULL if isinstance(given.get(FULL), dict) else next(iter(given))
+        reading.note("rope_theta", reading.cite(f"rope_parameters.{first}.rope_theta"))
         return {  # None: a layer type with no RoPE (Beam's full_attention)
             kind: _standard(reading, dict(v), f"rope_parameters.{kind}")
             for kind, v in given.items()
@@ -48,7 +49,7 @@ def rope_parameters(reading: Reading) -> dict[str, dict]:
     global_params = _standard(reading, params, "rope_scaling")
     local = config.get("rope_local_base_freq")
     if local is not None:  # Gemma 3: local layers rotate with their own base, unscaled
-        reading.note("rope_theta (local)", "config.json: rope_local_base_freq")
+        reading.note("rope_theta (local)", reading.cite("rope_local_base_freq"))
         return {FULL: global_params, SLIDING: {"rope_type": "default", "rope_theta": local}}
     return {"*": global_params}
 
@@ -57,7 +58,7 @@ def _standard(reading: Reading, params: dict, where: str) -> dict:
     """rope_type (engines.standard_rope_type) and rope_theta (or its default)."""
     kind = engines.standard_rope_type(params, reading, where).pop("rope_type", None) or "default"
     if kind == "mrope":
-        reading.note("mrope_section", f"config.json: {where}.mrope_section")
+        reading.note("mrope_section", reading.cite(f"{where}.mrope_section"))
     if "rope_theta" not in params and reading.engine is Engine.LLAMACPP:
         from . import llamacpp
 
@@ -66,7 +67,7 @@ def _standard(reading: Reading, params: dict, where: str) -> dict:
         reading.note("rope_theta", f"llama.cpp's default, {theta['source']} (no rope.freq_base)")
     elif "rope_theta" not in params:  # a model type the pinned transformers does not know
         params["rope_theta"] = 10000.0
-        reading.note("rope_theta", "the usual default 10000 (no rope_theta)")
+        reading.note("rope_theta", f"no rope_theta: {RULES['default theta']}")
         reading.find(
             "default-theta",
             "The config gives no rope_theta and its model type is unknown, so 10000 is used; an "
@@ -74,12 +75,10 @@ def _standard(reading: Reading, params: dict, where: str) -> dict:
             "rope_theta absent → 10000",
         )
     else:
-        reading.note(
-            "rope_theta",
-            f"config.json: {'rope_theta' if where == 'rope_scaling' else where + '.rope_theta'}",
-        )
+        path = "rope_theta" if where == "rope_scaling" else where + ".rope_theta"
+        reading.note("rope_theta", reading.cite(path))
     if kind != "default":
-        reading.note("scaling", f"config.json: {where}")
+        reading.note("scaling", reading.cite(f"{where}.rope_type"))
     params["rope_type"] = kind
     return params
 
@@ -92,23 +91,24 @@ def layer_kinds(reading: Reading, count: int) -> tuple[list[str], list[bool]]:
     given = config.get("layer_types")
     everywhere = [True] * count
     if isinstance(given, list) and len(given) == count and all(isinstance(k, str) for k in given):
-        reading.note("layer_types", "config.json: layer_types")  # unless the class filled it
+        reading.note("layer_types", reading.cite("layer_types"))
         return [k[:40] for k in given], everywhere
     if model == "gemma2":  # modeling_gemma2.py: every other layer slides, the first one too
         reading.note("layer_types", "modeling_gemma2.py: layers 0, 2, 4 … slide")
         return [SLIDING if (i + 1) % 2 else FULL for i in range(count)], everywhere
     pattern = integer(config, "sliding_window_pattern", high=1024)
     if pattern:  # Gemma 3: every pattern-th layer is global
-        reading.note("layer_types", "config.json: sliding_window_pattern")
+        reading.note("layer_types", reading.cite("sliding_window_pattern"))
         return [SLIDING if (i + 1) % pattern else FULL for i in range(count)], everywhere
     if model in ("llama4", "llama4_text"):
         return _llama4_kinds(reading, count)
     if config.get("use_sliding_window") and config.get("sliding_window"):
         start = integer(config, "max_window_layers", high=MAX_CONTEXT) or 0
-        reading.note("layer_types", "config.json: use_sliding_window, max_window_layers")
+        keys = [k for k in ("use_sliding_window", "max_window_layers") if k in config]
+        reading.note("layer_types", ", ".join(reading.cite(k) for k in keys))
         return [SLIDING if i >= start else FULL for i in range(count)], everywhere
     if config.get("sliding_window") and config.get("use_sliding_window") is None:
-        reading.note("layer_types", "config.json: sliding_window (every layer)")
+        reading.note("layer_types", f"{reading.cite('sliding_window')} (every layer)")
         return [SLIDING] * count, everywhere
     return [FULL] * count, everywhere
 
@@ -119,7 +119,7 @@ def _llama4_kinds(reading: Reading, count: int) -> tuple[list[str], list[bool]]:
 
     flags = reading.config.get("no_rope_layers")
     if isinstance(flags, list) and len(flags) == count:
-        reading.note("layer_types", "config.json: no_rope_layers (1: RoPE)")
+        reading.note("layer_types", f"{reading.cite('no_rope_layers')} (1: RoPE)")
     else:
         interval = integer(reading.config, "nope_layer_interval", high=1024) or 4
         flags = [int((i + 1) % interval != 0) for i in range(count)]
@@ -217,7 +217,7 @@ def _plain_context(reading: Reading) -> int | None:
     for key in ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length"):
         value = integer(reading.config, key, high=MAX_CONTEXT)
         if value:
-            reading.note("max_context", f"config.json: {key}")
+            reading.note("max_context", reading.cite(key))
             return value
     attn = reading.config.get("max_seq_len")
     return attn if isinstance(attn, int) else None

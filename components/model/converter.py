@@ -6,6 +6,8 @@ without a GGUF file.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .presets import PRESETS
 from .sources import Loaded, from_gguf_metadata
 from .types import ModelError
@@ -44,6 +46,10 @@ def converted(name: str) -> Loaded:
     loaded.sources = {
         key: source.replace("GGUF: ", f"converter {writer}: ", 1)
         for key, source in loaded.sources.items()
+    }
+    loaded.origins = {
+        path: replace(origin, file=f"converter {writer}")
+        for path, origin in (loaded.origins or {}).items()
     }
     loaded.sources["converter"] = converter_name(name)
     loaded.name = f"{loaded.name} (GGUF as convert_hf_to_gguf.py writes it)"

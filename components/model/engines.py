@@ -43,9 +43,13 @@ def text_part(config: dict, reading: Reading) -> dict:
             return _absent_text_part(config, outer, reading)
         inner = dict(inner)
         inner["model_type"] = inner.get("model_type") or outer["model_type"]
-        reading.note("text config", f"config.json: {outer['text_config']} ({config['model_type']})")
+        reading.note(
+            "text config", f"{reading.cite(outer['text_config'])} ({config['model_type']})"
+        )
+        reading.lift(outer["text_config"])
         return inner
     if isinstance(inner, dict):  # an outer type newer than the pin: its text_config, as given
+        reading.lift("text_config", keep_outer=True)
         merged = {k: v for k, v in config.items() if k != "text_config"}
         return {**merged, **inner}
     return _remote_decoder(config, reading)
@@ -60,7 +64,8 @@ def _remote_decoder(config: dict, reading: Reading) -> dict:
     key = next((k for k in DECODER_KEYS if isinstance(config.get(k), dict)), None)
     if key is None or str(config.get("model_type") or "") in tables().KNOWN:
         return dict(config)
-    reading.note("text config", f"config.json: {key} ({config.get('model_type')})")
+    reading.note("text config", f"{reading.cite(key)} ({config.get('model_type')})")
+    reading.lift(key, keep_outer=True)
     return {**{k: v for k, v in config.items() if k != key}, **config[key]}
 
 
@@ -78,9 +83,14 @@ def _absent_text_part(config: dict, outer: dict, reading: Reading) -> dict:
                 f"{config['model_type']}'s default text decoder, and the layers below are that.",
                 f"{key}.text_config given; {outer['text_config']} absent",
             )
+    said = (
+        f"default of transformers {tables().VERSION} {config['model_type']}'s text config (its "
+        "SubConfigSpec): none in config.json"
+    )
     for key in absent:
         if key not in given:
-            reading.note(key, f"default text config of {config['model_type']}: none in config.json")
+            reading.given_by(key, said)
+            reading.note(key, said)
     return {**absent, **given, "model_type": outer["model_type"]}
 
 
@@ -90,26 +100,31 @@ def standardise(config: dict, reading: Reading) -> dict:
     row = reading.row
     if row is None:
         return _without_row(config, reading)
-    given = _aliased(config, row)
+    given = _aliased(config, row, reading)
     out = dict(given)
     where = f"default of transformers {tables().VERSION} {row['config_class']}"
     for key, value in row["defaults"].items():
         if value is not None and key not in out:
             out[key] = value
+            reading.given_by(key, where, value)
             reading.note(key, where)
     derived = row.get("layers_from")  # LongCat-Flash: num_hidden_layers is 2 × num_layers
     if derived and "num_hidden_layers" not in given:
         stated = given.get(derived["key"])
         if isinstance(stated, int) and not isinstance(stated, bool) and 0 < stated <= 512:
             out["num_hidden_layers"] = stated * derived["times"]
-            reading.note("num_hidden_layers", f"{derived['times']} × config.json: {derived['key']}")
+            said = f"{derived['times']} × {reading.cite(derived['key'])}"
         else:
             out["num_hidden_layers"] = derived["default"]
-            reading.note("num_hidden_layers", where)
+            said = where
+        reading.given_by("num_hidden_layers", said)
+        reading.note("num_hidden_layers", said)
     widths = ("head_dim", "hidden_size", "num_attention_heads")
     if "resolved_head_dim" in row and not any(key in given for key in widths):
         out["head_dim"] = row["resolved_head_dim"]  # what __post_init__ made of the defaults
-        reading.note("head_dim", f"{row['config_class']}.__post_init__ ({where})")
+        said = f"{row['config_class']}.__post_init__ ({where})"
+        reading.given_by("head_dim", said)
+        reading.note("head_dim", said)
     out["rope_parameters"] = _rope_parameters(given, row, reading, where)
     _legacy_rotary_dim(given, out, row, reading)
     _unread_theta(given, out["rope_parameters"], row, reading)
@@ -120,7 +135,9 @@ def standardise(config: dict, reading: Reading) -> dict:
             filled = _pattern(row.get(attribute), given, count)
             if filled is not None:
                 out[attribute] = filled
-                reading.note(attribute, f"{row['config_class']}.__post_init__ ({where})")
+                said = f"{row['config_class']}.__post_init__ ({where})"
+                reading.given_by(attribute, said)
+                reading.note(attribute, said)
     return out
 
 
@@ -134,9 +151,12 @@ def _legacy_rotary_dim(given: dict, out: dict, row: dict, reading: Reading) -> N
         return
     params = out["rope_parameters"]
     nested = any(isinstance(v, dict) for v in params.values())
-    for entry in _entries(params, rule["targets"], nested):
-        entry.setdefault("partial_rotary_factor", dims / head)
-    reading.note("rotary_dim", f"config.json: rotary_dim / head_dim ({rule['source']})")
+    said = f"{reading.cite('rotary_dim')} / head_dim ({rule['source']})"
+    for path, entry in _targets(params, rule["targets"], nested):
+        if "partial_rotary_factor" not in entry:
+            entry["partial_rotary_factor"] = dims / head
+            reading.given_by(f"{path}.partial_rotary_factor", said)
+    reading.note("rotary_dim", said)
 
 
 def _head_dim_by_type(given: dict, row: dict, reading: Reading, where: str) -> None:
@@ -149,9 +169,9 @@ def _head_dim_by_type(given: dict, row: dict, reading: Reading, where: str) -> N
     sizes = dict(by_type["default"])
     stated = _stated_head_dims(given)
     if stated:
-        sizes, source = stated, "config.json: per_layer_config"
+        sizes, source = stated, reading.cite("per_layer_config")
     elif isinstance(value, int) and not isinstance(value, bool):
-        sizes, source = dict.fromkeys(sizes, value), f"config.json: {by_type['key']}"
+        sizes, source = dict.fromkeys(sizes, value), reading.cite(by_type["key"])
     else:
         source = f"{row['config_class']}.__post_init__ ({where})"
     reading.head_dim_by_type, reading.head_dim_by_type_source = sizes, source
@@ -182,8 +202,8 @@ def _without_row(config: dict, reading: Reading) -> dict:
     it (GPT-J, GPT-2 …), else a finding that says it is read from the generic keys."""
     data = tables()
     if reading.model_type in data.KNOWN:
-        aliased = _aliased(config, {"aliases": data.ALIASES.get(reading.model_type, {})})
-        return _plain_layout(aliased, reading)
+        aliases = {"aliases": data.ALIASES.get(reading.model_type, {})}
+        return _plain_layout(_aliased(config, aliases, reading), reading)
     if reading.model_type:
         reading.find(
             "unknown-model-type",
@@ -256,12 +276,13 @@ def _stated_head_dims(given: dict) -> dict:
     return out
 
 
-def _aliased(config: dict, row: dict) -> dict:
+def _aliased(config: dict, row: dict, reading: Reading) -> dict:
     """attribute_map: GPT-J's n_embd is hidden_size, and so on."""
     out = dict(config)
     for name, stored in row["aliases"].items():
         if stored in out and name not in out:
             out[name] = out[stored]
+            reading.move(stored, name, f"transformers {tables().VERSION}")
     return out
 
 
@@ -275,37 +296,50 @@ def _rope_parameters(given: dict, row: dict, reading: Reading, where: str) -> di
         nested = any(isinstance(v, dict) for v in params.values())
     else:
         params = default
-        scaling = given.get("rope_scaling")
-        if isinstance(scaling, dict) and scaling:
-            scaling = standard_rope_type(dict(scaling), reading, "rope_scaling")
-            for entry in _entries(params, row.get("scaling_targets", ["*"]), nested):
-                entry.update({k: v for k, v in scaling.items() if k != "rope_theta"})
-        for key, targets in row["theta_keys"].items():
-            if key in given:
-                for entry in _entries(params, targets, nested):
-                    entry["rope_theta"] = given[key]
-                reading.note(f"rope_theta{'' if targets in (['*'], [FULL]) else ' (local)'}",
-                             f"config.json: {key}")  # fmt: skip
-        if not any(key in given for key in row["theta_keys"]):
-            _default_theta(reading, row, params, nested)
-        for key, targets in row.get("partial_keys", {}).items():
-            if given.get(key) is not None:  # GPT-NeoX's rotary_pct lands here too
-                for entry in _entries(params, targets, nested):
-                    entry["partial_rotary_factor"] = given[key]
-                reading.note("rotary_dim", f"config.json: {key} × head_dim")
+        reading.given_by("rope_parameters", where, params)
+        _moved_into(params, given, row, reading, nested)
     fallback = default if nested else {"*": default}
     for kind, entry in params.items() if nested else [("*", params)]:
         if not isinstance(entry, dict):
             continue
-        standard_rope_type(entry, reading, f"rope_parameters{'' if kind == '*' else '.' + kind}")
+        path = f"rope_parameters{'' if kind == '*' else '.' + kind}"
+        standard_rope_type(entry, reading, path)
         entry.setdefault("rope_type", "default")
         if "rope_theta" not in entry:
             theta = _fallback_entry(fallback, kind).get("rope_theta")
             if theta is not None:
                 entry["rope_theta"] = theta
+                reading.given_by(f"{path}.rope_theta", where)
                 reading.note("rope_theta", where)
                 _default_theta(reading, row, {kind: entry}, True)
     return params
+
+
+def _moved_into(params: dict, given: dict, row: dict, reading: Reading, nested: bool) -> None:
+    """The old keys the class moves into its default rope_parameters, in place: rope_scaling's,
+    each θ key (rope_theta, rope_local_base_freq …) and each partial key (rotary_pct …)."""
+    scaling = given.get("rope_scaling")
+    if isinstance(scaling, dict) and scaling:
+        scaling = standard_rope_type(dict(scaling), reading, "rope_scaling")
+        for path, entry in _targets(params, row.get("scaling_targets", ["*"]), nested):
+            entry.update({k: v for k, v in scaling.items() if k != "rope_theta"})
+            for key in scaling.keys() - {"rope_theta"}:
+                reading.move(f"rope_scaling.{key}", f"{path}.{key}")
+    for key, targets in row["theta_keys"].items():
+        if key in given:
+            for path, entry in _targets(params, targets, nested):
+                entry["rope_theta"] = given[key]
+                reading.move(key, f"{path}.rope_theta")
+            reading.note(f"rope_theta{'' if targets in (['*'], [FULL]) else ' (local)'}",
+                         reading.cite(key))  # fmt: skip
+    if not any(key in given for key in row["theta_keys"]):
+        _default_theta(reading, row, params, nested)
+    for key, targets in row.get("partial_keys", {}).items():
+        if given.get(key) is not None:  # GPT-NeoX's rotary_pct lands here too
+            for path, entry in _targets(params, targets, nested):
+                entry["partial_rotary_factor"] = given[key]
+                reading.move(key, f"{path}.partial_rotary_factor")
+            reading.note("rotary_dim", f"{reading.cite(key)} × head_dim")
 
 
 # Old names of rope types, as transformers still reads them.
@@ -323,6 +357,8 @@ def standard_rope_type(entry: dict, reading: Reading, where: str) -> dict:
             "engines read only `rope_type` and then apply no scaling at all.",
             f"{where}.type = {str(entry['type'])[:30]!r}",
         )
+    if "type" in entry and "rope_type" not in entry:
+        reading.move(f"{where}.type", f"{where}.rope_type")
     kind = entry.pop("rope_type", None) or entry.pop("type", None)
     entry.pop("type", None)
     if kind:
@@ -356,11 +392,15 @@ def _default_theta(reading: Reading, row: dict, params: dict, nested: bool) -> N
 
 
 def _entries(params: dict, targets: list[str], nested: bool) -> list[dict]:
+    return [entry for _, entry in _targets(params, targets, nested)]
+
+
+def _targets(params: dict, targets: list[str], nested: bool) -> list[tuple[str, dict]]:
+    """The rope_parameters entries a key lands in, each with its path."""
     if not nested:
-        return [params]
-    if targets == ["*"]:
-        return [v for v in params.values() if isinstance(v, dict)]
-    return [params[t] for t in targets if isinstance(params.get(t), dict)]
+        return [("rope_parameters", params)]
+    kinds = [k for k in params if targets == ["*"] or k in targets]
+    return [(f"rope_parameters.{k}", params[k]) for k in kinds if isinstance(params[k], dict)]
 
 
 def _pattern(rule: dict | None, given: dict, count: int) -> list | None:

@@ -15,6 +15,32 @@ from ..scaling import MAX_CONTEXT
 from .types import MAX_HEAD_DIM, ModelError, Reading
 from .values import integer, number
 
+# The rules that give a value no key of a file gives, with the line of the engine that applies
+# them (tests/unit/test_model_sources.py reads each line): transformers' for a config.json (and the
+# generic reading, which follows it), llama.cpp's generated KEYS for a GGUF.
+RULES = {
+    "whole head": "modeling_rope_utils.py:179-181 _compute_default_rope_parameters "
+    "(partial_rotary_factor 1.0 when none)",
+    "head size": "modeling_rope_utils.py:180 _compute_default_rope_parameters "
+    "(hidden_size // num_attention_heads when no head_dim)",
+    "default theta": "default 10000 of transformers 5.23.0 RotaryEmbeddingConfigMixin "
+    "(modeling_rope_utils.py:760 default_theta)",
+}
+GGUF_RULES = {
+    "whole head": "{arch}.rope.dimension_count",
+    "head size": "{arch}.attention.key_length",
+}
+
+
+def _rule(reading: Reading, name: str) -> str:
+    """A rule of RULES as the reading's engine applies it; llama.cpp's with its KEYS fallback."""
+    if reading.gguf is None or name not in GGUF_RULES:
+        return RULES[name]
+    from . import llamacpp_data
+
+    read = llamacpp_data.KEYS[GGUF_RULES[name]]["reads"][0]
+    return f"llama.cpp {read['fallback_source']} ({read['target']} = {read['fallback']})"
+
 
 def rotary_dim(reading: Reading, head_dim: int) -> int:
     """How many of a head's dimensions rotate, with its source noted."""
@@ -24,23 +50,25 @@ def rotary_dim(reading: Reading, head_dim: int) -> int:
     )
     width = reading.transformers_rule("rotary_width")  # the key the engine's rotary follows
     if width == "qk_rope_head_dim" and integer(config, width, high=head_dim):
-        reading.note("rotary_dim", f"config.json: {width} (what the rotary module reads)")
+        reading.note("rotary_dim", f"{reading.cite(width)} (what the rotary module reads)")
         return _even(config[width])
     for key in ("partial_rotary_factor", "rotary_pct"):
-        fraction = number(nested, key, high=1.0) or number(config, key, high=1.0)
+        inside = number(nested, key, high=1.0)
+        fraction = inside or number(config, key, high=1.0)
         if fraction is not None:
-            reading.note("rotary_dim", f"config.json: {key} × head_dim")
+            path = f"rope_parameters.{key}" if inside is not None else key
+            reading.note("rotary_dim", f"{reading.cite(path)} × head_dim")
             return _even(int(head_dim * fraction))
     for key in ("rotary_dim", "qk_rope_head_dim"):
         if width == "head_dim":  # MiniMax-M3 keeps a rotary_dim its rotary never reads
             break
         value = integer(config, key, high=head_dim)
         if value is not None:
-            reading.note("rotary_dim", f"config.json: {key}")
+            reading.note("rotary_dim", reading.cite(key))
             if value % 2:
                 raise ModelError(f"{key} must be even (the dimensions turn in pairs), got {value}")
             return value
-    reading.note("rotary_dim", "head_dim (every dimension rotates)")
+    reading.note("rotary_dim", f"head_dim, every dimension: {_rule(reading, 'whole head')}")
     return head_dim
 
 
@@ -62,12 +90,18 @@ def head_dims(reading: Reading) -> tuple[int, int]:
     mla = reading.transformers_rule("rotary_width") != "head_dim"  # dots3: MLA keys, head_dim
     if mla and nope and integer(config, "qk_rope_head_dim", high=MAX_HEAD_DIM):  # DeepSeek's
         head_dim = nope + config["qk_rope_head_dim"]
-        reading.note("head_dim", "config.json: qk_nope_head_dim + qk_rope_head_dim (MLA)")
+        nope_rope = (reading.cite(k) for k in ("qk_nope_head_dim", "qk_rope_head_dim"))
+        reading.note("head_dim", f"{' + '.join(nope_rope)} (MLA)")
     elif head_dim:
-        reading.note("head_dim", "config.json: head_dim")
+        reading.note("head_dim", reading.cite("head_dim"))
     elif heads and hidden:
         head_dim = hidden // heads
-        reading.note("head_dim", "hidden_size / num_attention_heads")
+        width = next(k for k in ("hidden_size", "d_model") if integer(config, k, high=1 << 20))
+        count = next(k for k in ("num_attention_heads", "n_head") if integer(config, k, high=4096))
+        reading.note(
+            "head_dim",
+            f"{reading.cite(width)} / {reading.cite(count)}: {_rule(reading, 'head size')}",
+        )
     else:
         raise ModelError(
             "the config names neither head_dim nor hidden_size and num_attention_heads"
@@ -80,25 +114,25 @@ def head_dims(reading: Reading) -> tuple[int, int]:
 def model_context(reading: Reading, params: dict) -> tuple[int | None, int | None]:
     """(original, maximum) context, with their sources."""
     config = reading.config
-    top = integer(config, "max_position_embeddings", high=MAX_CONTEXT) or integer(
-        config, "n_positions", high=MAX_CONTEXT
-    )
+    top = integer(config, "max_position_embeddings", high=MAX_CONTEXT)
+    top_key = "max_position_embeddings" if top else "n_positions"
+    top = top or integer(config, "n_positions", high=MAX_CONTEXT)
     if top:
-        reading.note("max_context", "config.json: max_position_embeddings")
+        reading.note("max_context", reading.cite(top_key))
     if params.get("rope_type") == "dynamic" and top:
-        return _dynamic_context(reading, params, top)
+        return _dynamic_context(reading, params, top, top_key)
     original = integer(params, "original_max_position_embeddings", high=MAX_CONTEXT)
     if original is None:
         original = integer(config, "original_max_position_embeddings", high=MAX_CONTEXT)
     if original:
-        reading.note("original_context", "original_max_position_embeddings")
+        reading.note("original_context", reading.cite_param("original_max_position_embeddings"))
         return original, top or original
     if top:
-        reading.note("original_context", "max_position_embeddings (no original given)")
+        reading.note("original_context", f"{reading.cite(top_key)} (no original given)")
     return top, top
 
 
-def _dynamic_context(reading: Reading, params: dict, top: int) -> tuple[int, int]:
+def _dynamic_context(reading: Reading, params: dict, top: int, top_key: str) -> tuple[int, int]:
     """Dynamic NTK grows θ from max_position_embeddings, never from an original context
     (_compute_dynamic_ntk_parameters, modeling_rope_utils.py:331-341; the rotary's
     original_max_seq_len): a stated original_max_position_embeddings is not read."""
@@ -114,10 +148,10 @@ def _dynamic_context(reading: Reading, params: dict, top: int) -> tuple[int, int
             f"original_max_position_embeddings = {stated:,}; modeling_rope_utils.py:341: "
             f"seq_len / config.max_position_embeddings ({top:,})",
         )
-    reading.note("original_context", "max_position_embeddings (dynamic NTK grows past it)")
+    reading.note("original_context", f"{reading.cite(top_key)} (dynamic NTK grows past it)")
     factor = params.get("factor")
     if isinstance(factor, Real) and factor > 1:
-        reading.note("max_context", "factor × max_position_embeddings")
+        reading.note("max_context", f"{reading.cite_param('factor')} × {reading.cite(top_key)}")
         return top, min(int(top * factor), MAX_CONTEXT)
     return top, top
 

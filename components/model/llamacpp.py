@@ -385,7 +385,7 @@ def _swa_base(arch: str, meta: dict, result: Plan) -> None:
     fallback = row.get("swa_base_fallback")
     if isinstance(given, (int, float)):
         result.swa_theta = float(given)
-        result.sources["rope_theta (sliding)"] = "GGUF: rope.freq_base_swa"
+        result.sources["rope_theta (sliding)"] = f"GGUF: {arch}.rope.freq_base_swa"
     elif isinstance(fallback, (int, float)):
         result.swa_theta = float(fallback)
         result.sources["rope_theta (sliding)"] = (

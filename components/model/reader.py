@@ -22,8 +22,17 @@ from ..encoding import BASE_RANGE
 from ..scaling import check_factors
 from . import arch, engines, llamacpp
 from .findings import compare_sources, find_all
-from .sources import load
-from .types import Engine, GGUFFacts, Layer, ModelError, ModelPositions, Reading
+from .sources import gguf_origins, load
+from .types import (
+    Engine,
+    GGUFFacts,
+    Layer,
+    ModelError,
+    ModelPositions,
+    Origin,
+    Reading,
+    origins_of,
+)
 
 
 def read_model(source: object, *more: object, name: str = "", engine: str = "") -> ModelPositions:
@@ -45,12 +54,16 @@ def read_model(source: object, *more: object, name: str = "", engine: str = "") 
             "a safetensors file holds the weights, not the config: give its config.json too, "
             "and its stored inv_freq is checked against it"
         )
-    model = build(first.config, first.sources, name=name or first.name, gguf=first.gguf)
+    model = build(
+        first.config, first.sources, name=name or first.name, gguf=first.gguf, origins=first.origins
+    )
     for other in loaded[1:]:
         second = (
             None
             if other.kind == "safetensors"
-            else build(other.config, other.sources, name=other.name, gguf=other.gguf)
+            else build(
+                other.config, other.sources, name=other.name, gguf=other.gguf, origins=other.origins
+            )
         )
         compare_sources(model, other, second, both=engine == "both")
     return model
@@ -62,12 +75,14 @@ def build(
     *,
     name: str = "",
     gguf: GGUFFacts | None = None,
+    origins: dict[str, Origin] | None = None,
 ) -> ModelPositions:
     """ModelPositions of a config.json-shaped dict, and of a GGUF's facts when it is one (see
-    read_model)."""
+    read_model); `origins`: where each key of a config not read as published comes from (a
+    preset's defaults, a GGUF's keys), else every key is the config.json's own."""
     if not isinstance(config, dict):
         raise ModelError("a model's config is a JSON object")
-    reading = engine_reading(config, sources, gguf)
+    reading = engine_reading(config, sources, gguf, origins)
     layers, original, top = arch.layers(reading)
     model = ModelPositions(
         name=name or str(config.get("_name_or_path") or reading.model_type or "model"),
@@ -86,10 +101,19 @@ def build(
     return model
 
 
-def engine_reading(config: dict, sources: dict[str, str] | None, gguf: GGUFFacts | None) -> Reading:
+def engine_reading(
+    config: dict,
+    sources: dict[str, str] | None,
+    gguf: GGUFFacts | None,
+    origins: dict[str, Origin] | None = None,
+) -> Reading:
     """The one choice of engine: llama.cpp for a GGUF, transformers for a model type its tables
-    hold (the config then as its class builds it), else the config's generic keys."""
+    hold (the config then as its class builds it), else the config's generic keys. Each key's
+    origin is kept as the config is normalised (Reading.origins)."""
     reading = Reading({}, dict(sources or {}), [], gguf=gguf)
+    if origins is None:
+        origins = origins_of(config) if gguf is None else gguf_origins(gguf)
+    reading.origins = dict(origins)
     if gguf is not None:  # llama.cpp's keys, not a class's
         reading.config = config
         reading.model_type = str(config.get("model_type") or "")

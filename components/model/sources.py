@@ -14,7 +14,7 @@ import numpy as np
 
 from . import files
 from .presets import PRESETS
-from .types import GGUFFacts, ModelError, fact_name
+from .types import GGUFFacts, ModelError, Origin, fact_name, origins_of
 from .values import parse_json
 
 
@@ -28,6 +28,8 @@ class Loaded:
     kind: str = "config.json"  # "config.json", "gguf", "safetensors", "preset"
     gguf: GGUFFacts | None = None  # a GGUF's: llama.cpp reads it
     inv_freq: np.ndarray | None = None  # a safetensors header's stored inv_freq
+    # where each key of `config` comes from, when it is not the config.json's own key (Reading)
+    origins: dict[str, Origin] | None = None
 
 
 def load(source: object) -> Loaded:
@@ -84,7 +86,39 @@ def preset(name: str) -> Loaded:
         sources["defaults"] = entry["defaults_source"]
     if entry.get("base"):
         sources["base"] = f"the preset {entry['base']}, edited as its source documents"
-    return Loaded(preset_config(name), sources, entry["label"], "preset")
+    loaded = Loaded(preset_config(name), sources, entry["label"], "preset")
+    loaded.origins = preset_origins(name)
+    return loaded
+
+
+def preset_origins(name: str) -> dict[str, Origin]:
+    """Where each key of preset_config(name) comes from: the file's own keys as it writes them
+    (over its base preset's, for a fragment), else the loading code's defaults."""
+    entry = PRESETS[name]
+    kind = entry.get("format", "config.json")
+    out = preset_origins(entry["base"]) if entry.get("base") else {}
+    said = f"default of {entry.get('defaults_source', '').split(' (')[0]} (see defaults)"
+    defaults = {path: Origin(given_by=said) for path in origins_of(entry.get("defaults", {}))}
+    own = origins_of(entry["config"], "config.json" if kind.startswith("config.json") else kind)
+    return {**out, **format_origins({**defaults, **own}, kind)}
+
+
+def format_origins(origins: dict[str, Origin], kind: str) -> dict[str, Origin]:
+    """origins_of a config in another format, under the names normalised() gives its keys."""
+    if kind not in FORMAT_KEYS:
+        return origins
+    renames = dict(FORMAT_KEYS[kind])
+    if kind.startswith("DeepSeek"):
+        renames.update(DEEPSEEK_YARN_KEYS)
+    out = {renames.get(p.replace("-", "_"), p.replace("-", "_")): o for p, o in origins.items()}
+    if kind.startswith("DeepSeek"):
+        out["inference_max_seq_len"] = out.pop("max_position_embeddings", Origin())
+        factor = out.get("rope_scaling.factor", Origin()).given_by
+        out["max_position_embeddings"] = Origin(
+            given_by=f"rope_factor × original_seq_len, both the {factor}"
+        )
+        out["rope_scaling.rope_type"] = Origin(given_by=f"YaRN, which rope_factor sets: {factor}")
+    return out
 
 
 # Other formats' names for config.json's: GPT-NeoX's yml (hyphens read as underscores) and
@@ -98,6 +132,14 @@ FORMAT_KEYS = {
         "max_seq_len": "max_position_embeddings",
     },
 }
+# ModelArgs' YaRN settings, where config.json keeps them.
+DEEPSEEK_YARN_KEYS = {
+    "rope_factor": "rope_scaling.factor",
+    "original_seq_len": "rope_scaling.original_max_position_embeddings",
+    "beta_fast": "rope_scaling.beta_fast",
+    "beta_slow": "rope_scaling.beta_slow",
+    "mscale": "rope_scaling.mscale",
+}
 FORMAT_TYPES = {"gpt-neox yml": "gpt_neox", "DeepSeek-V3 inference config": "deepseek_v3"}
 
 
@@ -109,16 +151,9 @@ def normalised(config: dict, kind: str) -> dict:
     out = {renames.get(k.replace("-", "_"), k.replace("-", "_")): v for k, v in config.items()}
     out.setdefault("model_type", FORMAT_TYPES[kind])
     if kind.startswith("DeepSeek"):  # ModelArgs' YaRN, as the HF config's rope_scaling
-        keys = {
-            "rope_factor": "factor",
-            "original_seq_len": "original_max_position_embeddings",
-            "beta_fast": "beta_fast",
-            "beta_slow": "beta_slow",
-            "mscale": "mscale",
-        }
         out["rope_scaling"] = {
             "rope_type": "yarn",
-            **{new: out.pop(old) for old, new in keys.items() if old in out},
+            **{new[13:]: out.pop(old) for old, new in DEEPSEEK_YARN_KEYS.items() if old in out},
         }
         # ModelArgs' max_seq_len is the inference script's cap, not the model's context: the
         # context YaRN reaches is factor × the original.
@@ -211,14 +246,22 @@ def from_gguf_header(header: files.GGUFHeader, tensors: dict, name: str) -> Load
     bias = facts.metadata.get("attention.max_alibi_bias")
     if isinstance(bias, (int, float)) and bias > 0:  # MPT, BLOOM …: llama.cpp's ALiBi
         config["alibi"] = True
-        sources["method"] = "GGUF: attention.max_alibi_bias"
+        sources["method"] = f"GGUF: {prefix}attention.max_alibi_bias"
     for key in ("num_attention_heads", "num_key_value_heads"):
         if isinstance(config.get(key), list):  # per-layer counts (Nemotron-H, OpenELM …)
             counts = [c for c in config[key] if isinstance(c, int) and c > 0]
             config[key] = max(counts) if counts else 1
     label = header.metadata.get("general.name")
     label = (label if isinstance(label, str) and label else name)[:80]
-    return Loaded(config, sources, label, "gguf", gguf=facts)
+    origins = gguf_origins(facts)
+    if isinstance(mla, int) and mla > 0:
+        origins["head_dim"] = Origin("GGUF", prefix + "attention.key_length_mla")
+    return Loaded(config, sources, label, "gguf", gguf=facts, origins=origins)
+
+
+def gguf_origins(facts: GGUFFacts) -> dict[str, Origin]:
+    """Each config key a GGUF's header gives, with the GGUF key it was read from."""
+    return {path: Origin("GGUF", key) for path, key in facts.keys.items()}
 
 
 def from_safetensors(source: files.ByteSource, name: str) -> Loaded:

@@ -5,7 +5,8 @@ reading in progress. Every other module of the family imports these; this one im
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
@@ -164,6 +165,36 @@ class ModelPositions:
         return report.as_json(self)
 
 
+@dataclass(frozen=True)
+class Origin:
+    """Where one key of a config as the reader holds it comes from: a key of the file, by its path
+    as the file writes it, or the default or rule that gives a value the file does not."""
+
+    file: str = ""  # "config.json", "GGUF", "converter conversion/llama.py:162"
+    key: str = ""  # the path in the file as written: "text_config.rope_scaling.type"
+    given_by: str = ""  # no key of the file: "default of transformers 5.23.0 Gemma3TextConfig"
+    read_as: str = ""  # the path the engine reads the file's key as, where it moves it
+    read_by: str = ""  # who moves it, where not the reading's engine (transformers' aliases)
+
+    def text(self, path: str, reader: str) -> str:
+        """The source in words, of the value the reader holds at `path`."""
+        if not self.key:
+            return f"{path}: {self.given_by}"
+        moved = f" ({self.read_by or reader} reads it as {self.read_as})" if self.read_as else ""
+        return f"{self.file}: {self.key}{moved}"
+
+
+def origins_of(config: dict, file: str = "config.json", under: str = "") -> dict[str, Origin]:
+    """Every key path of a file's dict (nested objects walked), each with its path as written."""
+    out = {}
+    for key, value in config.items():
+        path = f"{under}{key}"
+        out[path] = Origin(file, path)
+        if isinstance(value, dict):
+            out.update(origins_of(value, file, path + "."))
+    return out
+
+
 @dataclass
 class Reading:
     """What a config says about positions, before the layers are built."""
@@ -182,6 +213,9 @@ class Reading:
     head_dim_by_type_source: str = ""
     sliding: list[bool] = field(default_factory=list)  # per layer, as llama_hparams' is_swa(il)
     rotates: list[bool] = field(default_factory=list)  # per layer: its attention applies RoPE
+    # each key path of `config` (and of `given`) and where it comes from: the file's own key, as
+    # written, or a default or rule; the one record every source of a fact is built from
+    origins: dict[str, Origin] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         given, self.sources = self.sources, {}
@@ -198,6 +232,39 @@ class Reading:
     def note(self, name: str, source: str) -> None:
         """Where a fact comes from: the first source noted for it stands."""
         self.sources.setdefault(fact_name(name), source)
+
+    def cite(self, path: str) -> str:
+        """Where the value at a key path of the config as read comes from, in words."""
+        origin = self.origins.get(path)
+        if origin is None:  # a key no step recorded (test_model_sources.py finds them)
+            return f"{path} (its origin unrecorded)"
+        reader = self.engine_name.split(" runs ")[0] if self.engine_name else "the reader"
+        return origin.text(path, reader)
+
+    def cite_param(self, key: str) -> str:
+        """cite() of a rope parameter, wherever the config as read holds it."""
+        nested = [p for p in self.origins if re.fullmatch(rf"rope_parameters\.[^.]+\.{key}", p)]
+        paths = [f"rope_parameters.{key}", *nested, f"rope_scaling.{key}", key]
+        return self.cite(next((p for p in paths if p in self.origins), paths[0]))
+
+    def move(self, old: str, new: str, by: str = "") -> None:
+        """The engine reads the key at `old` as `new` (an alias; rope_theta in rope_parameters)."""
+        origin = self.origins.get(old)
+        if origin is not None and old != new:
+            self.origins[new] = replace(origin, read_as=new, read_by=by) if origin.key else origin
+
+    def lift(self, key: str, keep_outer: bool = False) -> None:
+        """The sub-config at path `key` is read as the top level (over the outer keys, if kept)."""
+        under = key + "."
+        inner = {p[len(under) :]: o for p, o in self.origins.items() if p.startswith(under)}
+        outer = {p: o for p, o in self.origins.items() if p != key and not p.startswith(under)}
+        self.origins = {**(outer if keep_outer else {}), **inner}
+
+    def given_by(self, path: str, said: str, value: object = None) -> None:
+        """The value at `path` (and every key under it, for an object) is a default or a rule's."""
+        self.origins[path] = Origin(given_by=said)
+        for key, inner in (value or {}).items() if isinstance(value, dict) else ():
+            self.given_by(f"{path}.{key}", said, inner)
 
     def find(
         self, code: str, sentence: str, evidence: str, severity: str = "warning", fact: str = ""
