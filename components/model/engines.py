@@ -248,7 +248,7 @@ def _plain_layout(config: dict, reading: Reading) -> dict:
                 f"{' '.join(unknown)[:40]} (it knows {known})"
             )
         kinds = [spelt["letters"][letter] for letter in pattern]
-        reading.note("layer_types", f"config.json: {spelt['key']} ({spelt['source']})")
+        reading.note("layer_types", f"{reading.cite(spelt['key'])} ({spelt['source']})")
     elif isinstance(count, int) and 0 < count <= 1024 and not layout.get("count_from_layer_types"):
         kinds = _pattern(layout.get("layer_types"), config, count)
         reading.note("layer_types", where)
