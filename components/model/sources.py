@@ -124,7 +124,9 @@ def format_origins(origins: dict[str, Origin], kind: str) -> dict[str, Origin]:
 # Other formats' names for config.json's: GPT-NeoX's yml (hyphens read as underscores) and
 # DeepSeek-V3's own inference config (inference/model.py ModelArgs).
 FORMAT_KEYS = {
-    "gpt-neox yml": {"rotary_emb_base": "rope_theta"},
+    # megatron/neox_arguments/neox_args.py: num_layers, rotary_emb_base (hidden_size, heads,
+    # max_position_embeddings and rotary_pct are config.json's names already).
+    "gpt-neox yml": {"rotary_emb_base": "rope_theta", "num_layers": "num_hidden_layers"},
     "DeepSeek-V3 inference config": {
         "dim": "hidden_size",
         "n_layers": "num_hidden_layers",

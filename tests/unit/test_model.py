@@ -549,3 +549,9 @@ def test_an_encoder_with_a_rotary_is_never_read_as_learned():
               "position_embedding_type": "absolute"}  # fmt: skip
     model = read_model(config)
     assert [layer.theta for layer in model.layers] == [160000.0, 1e4, 1e4] * 2
+
+
+@pytest.mark.parametrize(("name", "layers"), [("pythia-1.4b", 24), ("gpt-neox-20b", 44)])
+def test_a_gpt_neox_yml_gives_its_own_layer_count(name, layers):
+    """The yml's num-layers (neox_args.py's num_layers), not GPTNeoXConfig's default of 44."""
+    assert len(read_model(name).layers) == layers
