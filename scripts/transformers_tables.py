@@ -920,7 +920,46 @@ ENGINE_LINES = {
         r"^\s*length = self\.mrope_section\[dim\] \* 3$",
         r"^\s*idx = slice\(offset, length, 3\)$",
     )),
+    # The lines a finding's severity rests on (docs/model-findings.md).
+    "type_key": ("modeling_rope_utils.py", (
+        r'^\s*rope_parameters\.setdefault\("rope_type", '
+        r'rope_parameters\.get\("type", "default"\)\)$',
+    )),
+    "original_fallback": ("modeling_rope_utils.py", (
+        r'^\s*if rope_parameters\["rope_type"\] in \["llama3", "yarn", "longrope"\]:$',
+        r'^\s*self\.rope_parameters\.setdefault\("original_max_position_embeddings", '
+        r'self\.max_position_embeddings\)$',
+    )),
+    "yarn_factor": ("modeling_rope_utils.py", (
+        r"^def _compute_yarn_parameters\(",
+        r'^\s*factor = rope_parameters_dict\["factor"\]$',
+    )),
+    "unvalidated_type": ("modeling_rope_utils.py", (
+        r'^\s*validation_fn = getattr\(self, f"_validate_\{rope_type\}_rope_parameters", None\)$',
+        r'^\s*f"Missing validation function in',
+    )),
+    "missing_keys": ("modeling_rope_utils.py", (
+        r"^\s*raise KeyError\(f\"Missing required keys in `rope_parameters`",
+    )),
+    "su_renamed": ("models/phi3/configuration_phi3.py", (
+        r'^\s*if rope_parameters_type is not None and rope_parameters_type in \["su", "yarn"\]:$',
+    )),
+    "absent_text_config": ("configuration_utils.py", (
+        r"^\s*elif subconfig is None:$",
+        r"^\s*subconfig = self\.init_kwargs$",
+    )),
 }  # fmt: skip
+
+# Lines found in each modeling file (MODELING_LINES): the rotary's lookup of its rope type, which
+# raises KeyError on one ROPE_INIT_FUNCTIONS lacks; M-RoPE's default sections and its split of the
+# frequencies by them, which raises when they do not sum to the frequencies' count.
+MODELING_PATTERNS = {
+    "rope_init": r"^\s*rope_init_fn = ROPE_INIT_FUNCTIONS\[self\.rope_type\]$",
+    "mrope_default": r"^\s*self\.mrope_section = config\.rope_parameters\.get\("
+    r'"mrope_section", (\[[\d, ]+\])\)$',
+    "mrope_split": r"^.*\bfreq\.split\(self\.mrope_section, dim=-1\)",
+    "theta_read": r'^\s*base = config\.rope_parameters\["rope_theta"\]$',
+}
 
 
 def _enclosing(lines: list[str], line: int) -> str:
@@ -951,12 +990,39 @@ def engine_lines() -> dict:
                   for v in re.match(p, lines[i]).groups()]  # fmt: skip
         first, last = found[0] + 1, found[-1] + 1
         out[name] = {
-            "source": f"{Path(rel).name}:{first}-{last} {_enclosing(lines, first)}",
+            "source": f"{Path(rel).name}:{first}{f'-{last}' if last != first else ''} "
+            f"{_enclosing(lines, first)}",
             "file": rel,
             "lines": tuple(i + 1 for i in found),
             "code": tuple(lines[i].strip() for i in found),
             **({"values": tuple(values)} if values else {}),
         }
+    return out
+
+
+def modeling_lines(modeling_files: set[str]) -> dict:
+    """{name: {modeling file: {"source": "modeling_x.py:N Class.method", "values": …}}} for each
+    MODELING_PATTERNS line, found once in each modeling file of the rows."""
+    import ast
+
+    import transformers
+
+    root = Path(transformers.__file__).parent / "models"
+    out: dict[str, dict] = {name: {} for name in MODELING_PATTERNS}
+    for modeling in sorted(modeling_files):
+        path = root / modeling.removeprefix("modeling_").removesuffix(".py") / modeling
+        if not path.is_file():
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for name, pattern in MODELING_PATTERNS.items():
+            at = next((i for i, line in enumerate(lines) if re.match(pattern, line)), None)
+            if at is None:
+                continue
+            found = re.match(pattern, lines[at]).groups()
+            out[name][modeling] = {
+                "source": f"{modeling}:{at + 1} {_enclosing(lines, at + 1)}",
+                **({"values": tuple(ast.literal_eval(found[0]))} if found else {}),
+            }
     return out
 
 
@@ -979,6 +1045,7 @@ def generate() -> str:
     outer = {k: v for k, v in composites().items() if v["model_type"] in rows and k not in rows}
     aliases = all_aliases()
     plain = without_rotary(rows)
+    modeling = modeling_lines({row["modeling"] for row in rows.values()})
     return HEADER.format(version=transformers.__version__) + (
         f"VERSION = {transformers.__version__!r}\n\n"
         f"# Each text model type: its config class, modeling file, rotary class and defaults.\n"
@@ -994,7 +1061,9 @@ def generate() -> str:
         f"# Every model type the pinned transformers knows.\n"
         f"KNOWN = frozenset({pprint.pformat(known_types(), width=99, compact=True)})\n\n"
         f"# Lines another engine's reading is set against (ENGINE_LINES of the script).\n"
-        f"LINES = {pprint.pformat(engine_lines(), width=99, sort_dicts=True)}\n"
+        f"LINES = {pprint.pformat(engine_lines(), width=99, sort_dicts=True)}\n\n"
+        f"# Lines of each modeling file a finding cites (MODELING_PATTERNS of the script).\n"
+        f"MODELING_LINES = {pprint.pformat(modeling, width=99, sort_dicts=True)}\n"
     )
 
 

@@ -70,8 +70,8 @@ def _standard(reading: Reading, params: dict, where: str) -> dict:
         reading.note("rope_theta", f"no rope_theta: {RULES['default theta']}")
         reading.find(
             "default-theta",
-            "The config gives no rope_theta and its model type is unknown, so 10000 is used; an "
-            "engine with another default rotates every pair at another speed.",
+            "The config gives no rope_theta and its model type is unknown, so 10000 is used, "
+            "the usual default; code with another default turns every pair at another speed.",
             "rope_theta absent → 10000",
         )
     else:
@@ -160,7 +160,6 @@ def _without_rotary(reading: Reading) -> str:
         "layer's attention is given positions by RoPE, whatever θ the file states.",
         f"model_type = {reading.model_type[:40]!r}: its modeling file calls no apply_rotary… "
         "function (WITHOUT_ROTARY, generated)",
-        "note",
     )
     return "none"
 
@@ -249,12 +248,25 @@ def _window(reading: Reading) -> int | None:
 def _unknown(reading: Reading, params: dict) -> dict:
     """An unknown rope type is named in a finding and drawn unscaled, never a crash."""
     name = str(params["rope_type"])[:40]
-    reading.find(
-        "unknown-rope-type",
-        f"The rope type {name!r} is not one transformers knows; its layers are drawn unscaled, "
-        "which is what an engine that ignores it would do.",
-        f"rope_type = {name!r}; known: {', '.join(ROPE_TYPES)}",
-    )
+    evidence = f"rope_type = {name!r}; known: {', '.join(ROPE_TYPES)}"
+    if reading.engine is Engine.TRANSFORMERS:
+        data, modeling = engines.tables(), reading.row["modeling"]
+        lookup = data.MODELING_LINES["rope_init"].get(modeling, {}).get("source", modeling)
+        reading.find(
+            "engine-refuses",
+            f"transformers {data.VERSION} raises on the rope type {name!r}: validate_rope only "
+            f"warns ({data.LINES['unvalidated_type']['source']}), then "
+            f"{reading.row['rotary_class']} looks it up in ROPE_INIT_FUNCTIONS and raises "
+            f"KeyError ({lookup}). Its layers are drawn unscaled.",
+            evidence,
+        )
+    else:
+        reading.find(
+            "unknown-rope-type",
+            f"The rope type {name!r} is not one transformers knows; its layers are drawn "
+            "unscaled, which is what an engine that ignores it would do.",
+            evidence,
+        )
     return {
         "rope_type": "default",
         "rope_theta": params.get("rope_theta", 10000.0),
@@ -276,7 +288,8 @@ def _gguf_rope_freqs(reading: Reading, inv, scaling: dict):
         reading.find(
             "gguf-rope-tensor-mismatch",
             "The GGUF's rope_freqs tensor does not fit its own metadata: it must hold one positive "
-            "divisor per rotary pair. llama.cpp would read past it or divide by nonsense.",
+            f"divisor per rotary pair ({engines.converter_line('rope_freqs_shape')}); llama.cpp "
+            "refuses a tensor of another shape, and divides by nonsense otherwise.",
             f"rope_freqs holds {freqs.size} values; rope.dimension_count / 2 = {inv.size}",
         )
         return inv, scaling
@@ -284,7 +297,8 @@ def _gguf_rope_freqs(reading: Reading, inv, scaling: dict):
         reading.find(
             "gguf-double-scaling",
             "The GGUF both stores per-pair divisors (rope_freqs) and declares a scaling method: "
-            "llama.cpp applies both, so the slow pairs are divided twice.",
+            f"{engines.converter_line('rope_freqs_shape')} loads the divisors and the graph "
+            "applies both, so the slow pairs are divided twice.",
             f"rope.scaling.type {scaling.get('type')} × {scaling.get('factor')} and rope_freqs "
             f"{freqs.min():.4g} … {freqs.max():.4g}",
         )
@@ -378,7 +392,6 @@ def _llamacpp_count(reading: Reading, count: int) -> int:
             f"{count - main} (nextn_predict_layers, the multi-token-prediction head) is never run "
             "by the model's graph, so it is not shown as a layer.",
             f"architecture {arch}: {source}",
-            "note",
         )
     return main
 
@@ -393,9 +406,7 @@ def _as_llamacpp(reading: Reading, per_kind: dict, count: int):
     for name, source in plan.sources.items():
         reading.sources[name] = source
     for note in plan.notes:
-        reading.find(
-            "llamacpp-rule", f"{note[0].upper()}{note[1:]}.", f"architecture {arch}", "note"
-        )
+        reading.find("llamacpp-rule", f"{note[0].upper()}{note[1:]}.", f"architecture {arch}")
     kinds = [SLIDING if slides else FULL for slides in plan.sliding]
     # LLAMA_ROPE_TYPE_NONE (pairing None): no layer rotates
     rotating = [turns and plan.pairing is not None for turns in plan.rotates]
@@ -502,7 +513,6 @@ def _text_stream(reading: Reading, plan) -> None:
         f"pairs {ranges(pairs)}: the text position as {_transformers_engine(reading)} "
         f"({engines.tables().LINES['interleaved_mrope']['source']}); angle 0 as "
         f"{llamacpp.engine_name(arch)} ({lines})",
-        "note",
         fact="text positions",
     )
 

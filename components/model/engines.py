@@ -80,9 +80,12 @@ def _absent_text_part(config: dict, outer: dict, reading: Reading) -> dict:
             reading.find(
                 "engine-ignores-key",
                 f"transformers {tables().VERSION} does not read {key}.text_config: it builds "
-                f"{config['model_type']}'s default text decoder, and the layers below are that.",
+                f"{config['model_type']}'s default text decoder "
+                f"({tables().LINES['absent_text_config']['source']}), and the layers below are "
+                "that.",
                 f"{key}.text_config given; {outer['text_config']} absent",
             )
+    _default_sections_refused(config, outer, reading)
     said = (
         f"default of transformers {tables().VERSION} {config['model_type']}'s text config (its "
         "SubConfigSpec): none in config.json"
@@ -92,6 +95,39 @@ def _absent_text_part(config: dict, outer: dict, reading: Reading) -> dict:
             reading.given_by(key, said)
             reading.note(key, said)
     return {**absent, **given, "model_type": outer["model_type"]}
+
+
+def _modeling_line(name: str, row: dict) -> str:
+    """A line of the row's modeling file (transformers_data.MODELING_LINES), or the file."""
+    return tables().MODELING_LINES[name].get(row["modeling"], {}).get("source", row["modeling"])
+
+
+def _default_sections_refused(config: dict, outer: dict, reading: Reading) -> None:
+    """GLM-4.1V: a file with no text_config gets the text class's defaults, whose M-RoPE sections
+    do not split its rotary's frequencies, and the rotary raises."""
+    row, lines = row_of(outer["model_type"]), tables().MODELING_LINES
+    if not row or row["modeling"] not in lines["mrope_split"]:
+        return
+    built = {**row["defaults"], **outer.get("absent", {})}
+    head = built.get("head_dim") or built["hidden_size"] // built["num_attention_heads"]
+    params = row["rope_parameters"] or {}
+    pairs = int(head * (params.get("partial_rotary_factor") or 1.0)) // 2
+    default = lines["mrope_default"].get(row["modeling"], {})
+    sections = params.get("mrope_section") or default.get("values")
+    if not sections or sum(sections) == pairs:
+        return
+    reading.find(
+        "engine-refuses",
+        f"transformers {tables().VERSION} raises on this file: with no text_config it builds "
+        f"{row['config_class']} from the class's defaults, not from the file's own keys "
+        f"({tables().LINES['absent_text_config']['source']}), so its rotary has {pairs} "
+        f"frequencies and the default sections {list(sections)} "
+        f"({default.get('source', row['modeling'])}), which sum to {sum(sections)}; splitting by "
+        f"them raises ({lines['mrope_split'][row['modeling']]['source']}). The layers show what "
+        "the file states.",
+        f"text_config absent; {row['config_class']}: {pairs} frequencies, sections "
+        f"{list(sections)}",
+    )
 
 
 def standardise(config: dict, reading: Reading) -> dict:
@@ -190,7 +226,8 @@ def _unread_theta(given: dict, params: dict, row: dict, reading: Reading) -> Non
             reading.find(
                 "engine-ignores-key",
                 f"transformers {tables().VERSION} does not read {key}.rope_theta: "
-                f"{row['rotary_class']} turns at θ = {theta:g}, not the file's {inner:g}. "
+                f"{row['rotary_class']} turns at θ = {theta:g} "
+                f"({_modeling_line('theta_read', row)}), not the file's {inner:g}. "
                 "The layers below are what it runs.",
                 f"{key}.rope_theta = {inner:g}; {row['modeling']}: "
                 f"config.rope_parameters['rope_theta'] = {theta:g}",
@@ -211,7 +248,6 @@ def _without_row(config: dict, reading: Reading) -> dict:
             "(newer than this page's pin, or misspelt): its positions are read from the generic "
             "keys (rope_theta, rope_scaling, head_dim …), not from that model's own code.",
             f"model_type = {reading.model_type[:40]!r}",
-            "note",
         )
     else:  # MiniCPM3-4B: only auto_map names its remote code
         reading.find(
@@ -219,7 +255,6 @@ def _without_row(config: dict, reading: Reading) -> dict:
             "The config names no model_type (its remote code is found through auto_map): its "
             "positions are read from the generic keys (rope_theta, rope_scaling, head_dim …).",
             "no model_type key",
-            "note",
         )
     return config
 
@@ -344,6 +379,27 @@ def _moved_into(params: dict, given: dict, row: dict, reading: Reading, nested: 
 
 # Old names of rope types, as transformers still reads them.
 RENAMED = {"su": "longrope"}
+# Lines of llama.cpp (its converter and source at the pinned commit) a finding cites, with the code
+# each holds: tests/unit/test_model_severity.py checks them against the mirror.
+CONVERTER_COMMIT = "d32676d774"
+CONVERTER_LINES = {
+    "type_key": ("conversion/base.py", (1133, 1134), "TextModel.__init__",
+                 'if "rope_type" not in self.rope_parameters and (rope_type := '
+                 'self.rope_parameters.get("type")) is not None:'),
+    "inv_freq_dropped": ("conversion/base.py", (867,), "ModelBase.prepare_tensors",
+                         'if name.endswith((".attention.masked_bias", ".attention.bias", '
+                         '".rotary_emb.inv_freq")):'),
+    "rope_freqs_shape": ("src/models/llama.cpp", (66,), "load_tensors",
+                         "layer.rope_freqs = create_tensor(tn(LLM_TENSOR_ROPE_FREQS, \"weight\", "
+                         "i), {n_rot/2}"),
+}  # fmt: skip
+
+
+def converter_line(name: str) -> str:
+    """ "llama.cpp d32676d774 conversion/base.py:1133-1134 TextModel.__init__"."""
+    path, lines, where, _ = CONVERTER_LINES[name]
+    span = "-".join(str(n) for n in (lines[0], lines[-1]) if n) if len(lines) > 1 else lines[0]
+    return f"llama.cpp {CONVERTER_COMMIT} {path}:{span} {where}"
 
 
 def standard_rope_type(entry: dict, reading: Reading, where: str) -> dict:
@@ -353,17 +409,38 @@ def standard_rope_type(entry: dict, reading: Reading, where: str) -> dict:
     if "type" in entry and "rope_type" not in entry:
         reading.find(
             "old-type-key",
-            f"{where} names its method with the old key `type`; transformers reads it, some "
-            "engines read only `rope_type` and then apply no scaling at all.",
+            f"{where} names its method with the old key `type`: transformers "
+            f"{tables().VERSION} reads it as rope_type ({tables().LINES['type_key']['source']}), "
+            f"and so does the converter of {converter_line('type_key')}, so both run the scaling "
+            "it names.",
             f"{where}.type = {str(entry['type'])[:30]!r}",
         )
     if "type" in entry and "rope_type" not in entry:
         reading.move(f"{where}.type", f"{where}.rope_type")
     kind = entry.pop("rope_type", None) or entry.pop("type", None)
     entry.pop("type", None)
+    if kind == "su" and "original_max_position_embeddings" not in entry:
+        _su_refused(reading, where)
     if kind:
         entry["rope_type"] = RENAMED.get(kind, kind) if isinstance(kind, str) else kind
     return entry
+
+
+def _su_refused(reading: Reading, where: str) -> None:
+    """Phi-3's old "su" with the original context outside rope_scaling: transformers moves it in
+    only for the new names, renames "su" after, and LongRoPE's validation raises without it."""
+    if reading.transformers_rule("modeling") != "modeling_phi3.py":
+        return
+    lines = tables().LINES
+    reading.find(
+        "engine-refuses",
+        f"transformers {tables().VERSION} raises KeyError on this file: standardize_rope_params "
+        "moves original_max_position_embeddings into rope_parameters only for llama3, yarn and "
+        f"longrope ({lines['original_fallback']['source']}), Phi3Config renames 'su' to longrope "
+        f"after it ({lines['su_renamed']['source']}), and LongRoPE's validation then lacks the "
+        f"key ({lines['missing_keys']['source']}). The layers show LongRoPE as the file states it.",
+        f"{where}.type = 'su'; original_max_position_embeddings outside {where}",
+    )
 
 
 def _fallback_entry(fallback: dict, kind: str) -> dict:
@@ -384,9 +461,10 @@ def _default_theta(reading: Reading, row: dict, params: dict, nested: bool) -> N
     shown = ", ".join(f"{t:g}" for t in sorted(thetas))
     reading.find(
         "default-theta",
-        f"The config gives no key transformers reads θ from, so {shown} (the default of "
-        f"{row['config_class']}) is used; an engine with another default rotates every pair at "
-        "another speed.",
+        f"The config gives no key transformers reads θ from, so transformers "
+        f"{tables().VERSION} runs {shown}, the default of {row['config_class']}. Code that "
+        "fills another default turns every pair at another speed; where llama.cpp's converter "
+        "fills another, the two engines differ (engines-differ, with the GGUF beside it).",
         f"rope_theta absent → {shown}",
     )
 

@@ -45,8 +45,10 @@ def _context(model: ModelPositions, reading: Reading) -> None:
             reading.find(
                 "missing-original-context",
                 f"{kind} scales from the context the model was trained on, but the config gives no "
-                "original_max_position_embeddings; max_position_embeddings is used in its place, "
-                "so the ramp and the attention factor are computed for the wrong length.",
+                "original_max_position_embeddings; transformers "
+                f"{engines.tables().VERSION} uses max_position_embeddings in its place "
+                f"({engines.tables().LINES['original_fallback']['source']}), so the ramp and the "
+                "attention factor are computed for that length, as the layers show.",
                 f"{kind}: original_max_position_embeddings absent, used {model.original_context}",
             )
         stated = "original_max_position_embeddings" in _given(reading)
@@ -54,22 +56,21 @@ def _context(model: ModelPositions, reading: Reading) -> None:
             original, top = model.original_context, model.max_context
             if original and top and factor > 1 and not math.isclose(factor * original, top):
                 # Llama 3.1's own config has 8 × 8192 ≠ 131072: for llama3 the factor is only
-                # the divisor of the slow pairs, so this is worth knowing, not a mistake.
-                loose = kind in ("llama3", "dynamic")
+                # the divisor of the slow pairs. Either way the engines run the factor given.
                 reading.find(
                     "factor-context-mismatch",
-                    "The scaling factor times the original context is not the maximum context: "
+                    "The scaling factor times the original context is not the maximum context. "
+                    f"transformers {engines.tables().VERSION} runs the factor the file gives "
+                    f"({engines.tables().LINES['yarn_factor']['source']}), as the layers show; "
                     + (
                         "under llama3 the factor only divides the slow pairs (Llama 3.1's own "
-                        "config has it), but an engine that derives the context from it stops "
-                        "short."
-                        if loose
-                        else "either the factor or max_position_embeddings is not what "
-                        "the model was extended to."
+                        "config has it), but code that derives the context from it stops short."
+                        if kind == "llama3"
+                        else "either the factor or max_position_embeddings is not what the model "
+                        "was extended to."
                     ),
                     f"factor {factor:g} × original {original:,} = {factor * original:,.0f} ≠ "
                     f"max_position_embeddings {top:,}",
-                    "note" if loose else "warning",
                 )
 
 
@@ -98,7 +99,6 @@ def _partial(reading: Reading, layer: Layer) -> None:
             "head, or takes d in θ_i = base^(−2i/d) as the head size, gets every frequency wrong.",
             f"rotary_dim {layer.rotary_dim} of head_dim {layer.head_dim} "
             f"({reading.sources.get('rotary_dim', '')})",
-            "note",
         )
 
 
@@ -115,7 +115,6 @@ def _head_dim(reading: Reading) -> None:
             "head_dim is not hidden_size / num_attention_heads; code that derives it from the two "
             "rotates with the wrong d.",
             f"head_dim {head} ≠ {hidden} / {heads} = {hidden / heads:g}",
-            "note",
         )
 
 
@@ -123,11 +122,24 @@ def _mrope(reading: Reading, rope: list[Layer]) -> None:
     section = rope[0].scaling.get("mrope_section")
     if isinstance(section, list) and rope[0].rotary_dim:
         total = sum(v for v in section if isinstance(v, int))
-        if total != rope[0].rotary_dim // 2:
+        if total == rope[0].rotary_dim // 2:
+            return
+        evidence = f"sum{tuple(section)} = {total} ≠ rotary_dim / 2 = {rope[0].rotary_dim // 2}"
+        modeling = (reading.transformers_rule("modeling") or "")[:80]
+        split = engines.tables().MODELING_LINES["mrope_split"].get(modeling)
+        if split:
+            reading.find(
+                "engine-refuses",
+                f"transformers {engines.tables().VERSION} raises on this file: its rotary splits "
+                f"the frequencies by mrope_section ({split['source']}), and the sections do not "
+                "sum to their count.",
+                evidence,
+            )
+        else:
             reading.find(
                 "mrope-section-mismatch",
                 "mrope_section must split the pairs of a head exactly into time, height and width.",
-                f"sum{tuple(section)} = {total} ≠ rotary_dim / 2 = {rope[0].rotary_dim // 2}",
+                evidence,
             )
 
 
@@ -141,7 +153,6 @@ def _per_layer(model: ModelPositions, reading: Reading) -> None:
         "Layers differ in what they do with positions: an engine that applies one setting to "
         "every layer is wrong for the others.",
         "; ".join(parts),
-        "note",
     )
 
 
@@ -188,7 +199,6 @@ def _odd_scaling(model: ModelPositions, reading: Reading) -> None:
                     f"In {kind} scaling, {why}. transformers warns and runs it; an engine that "
                     "checks these values may refuse the file.",
                     f"{shown} ({line})",
-                    "note",
                 )
 
 
@@ -204,7 +214,6 @@ def _odd_theta(model: ModelPositions, reading: Reading) -> None:
             "transformers runs it without a warning.",
             f"rope_theta {', '.join(f'{t:g}' for t in odd)}: inv_freq = 1 / θ^(2i/d), which "
             "validate_rope never checks (modeling_rope_utils.py:868)",
-            "note",
         )
 
 
@@ -238,7 +247,6 @@ def _never_turn(model: ModelPositions, reading: Reading) -> None:
                 f"turn within the original context of {context:,}: they hold position only as an "
                 "angle below 2π, and are the pairs scaling methods interpolate.",
                 f"{layer.kind}: pairs {int(np.flatnonzero(slow)[0])}…{slow.size - 1}",
-                "note",
             )
 
 
@@ -261,7 +269,6 @@ def _engine_scales(model: ModelPositions, reading: Reading) -> None:
                     "scales only cos and sin attends less sharply at every length.",
                     f"0.1 × {all_dim:g} × ln {factor:g} + 1 = {mscale:.6g}, squared "
                     f"({row['softmax_scale']['source']})",
-                    "note",
                 )
         if "rotary_scale" in row and isinstance(params.get("long_mscale"), (int, float)):
             reading.find(
@@ -270,7 +277,6 @@ def _engine_scales(model: ModelPositions, reading: Reading) -> None:
                 "context and short_mscale within it, in place of LongRoPE's attention factor.",
                 f"long_mscale {params['long_mscale']:g}, short_mscale "
                 f"{params.get('short_mscale', 1.0):g} ({row['rotary_scale']['source']})",
-                "note",
             )
 
 
@@ -288,7 +294,8 @@ def _engine_forward(model: ModelPositions, reading: Reading) -> None:
             continue
         reading.find(
             "engine-forward-differs",
-            "transformers' rotary forward recomputes the frequencies from the config alone, "
+            f"transformers {engines.tables().VERSION}'s rotary forward recomputes the "
+            "frequencies from the config alone, "
             f"without the sequence length: past the original context of {original:,} it runs "
             f"LongRoPE's short factors with cos and sin × {layer.attention_factor:g}, not the long "
             "factors the file states there (its inv_freq buffer holds those). The layers show "
@@ -453,7 +460,6 @@ def engines_side_by_side(model: ModelPositions, second: ModelPositions) -> None:
             "Both engines run every layer the same way: rotation, θ, scaling, window, rotary "
             "dimensions, attention factor and YaRN ramp.",
             f"{len(model.layers)} layers: {engine_a}; {engine_b}",
-            "note",
         ))  # fmt: skip
 
 
@@ -487,13 +493,13 @@ def _compare_layers(model: ModelPositions, a: Layer, b: Layer, kind: str) -> Non
     checks = [("rope_theta", a.theta, b.theta), ("rotary_dim", a.rotary_dim, b.rotary_dim)]
     for name, x, y in checks:
         if x != y and not (isinstance(x, float) and isinstance(y, float) and math.isclose(x, y)):
-            _add(
-                model, code, f"The {kind} and the config disagree on {name}.", f"{name}: {x} vs {y}"
-            )
+            _add(model, code, f"The {kind} and the config disagree on {name}.{_runs(kind)}",
+                 f"{name}: {x} vs {y}")  # fmt: skip
     if a.inv_freq is not None and b.inv_freq is not None and a.inv_freq.shape == b.inv_freq.shape:
         worst = _worst(a.inv_freq, b.inv_freq)
         if worst is not None:
-            _add(model, code, f"The {kind}'s frequencies differ from the config's.", worst)
+            _add(model, code, f"The {kind}'s frequencies differ from the config's.{_runs(kind)}",
+                 worst)  # fmt: skip
 
 
 def _compare_inv_freq(
@@ -509,7 +515,26 @@ def _compare_inv_freq(
     )
     code = "safetensors-inv-freq-mismatch" if kind == "safetensors" else f"{kind}-inv-freq-mismatch"
     _add(
-        model, code, f"The inv_freq stored in the {kind} is not what the config computes.", evidence
+        model,
+        code,
+        f"The inv_freq stored in the {kind} is not what the config computes. Neither engine in "
+        f"scope runs it: transformers {engines.tables().VERSION} recomputes inv_freq from the "
+        f"config (a buffer it never loads), and {engines.converter_line('inv_freq_dropped')} "
+        "drops the tensor; code that loads it runs other frequencies.",
+        evidence,
+    )
+
+
+def _runs(kind: str) -> str:
+    """What runs a GGUF, for a sentence that sets one against a config."""
+    if kind != "gguf":
+        return ""
+    from .llamacpp import tables
+
+    read = tables().KEYS["{arch}.rope.freq_base"]["reads"][0]["source"]
+    return (
+        f" llama.cpp {tables().COMMIT[:10]} runs the GGUF's values (rope.freq_base read at "
+        f"{read}), transformers the config's."
     )
 
 

@@ -5304,16 +5304,701 @@ KNOWN = frozenset(['EvollaModel', 'afmoe', 'aimv2', 'aimv2_text_model', 'aimv2_v
  'xlnet', 'xlstm', 'xmod', 'yolos', 'yoso', 'youtu', 'zamba', 'zamba2', 'zaya', 'zoedepth'])
 
 # Lines another engine's reading is set against (ENGINE_LINES of the script).
-LINES = {'interleaved_mrope': {'code': ('freqs_thw = freq[0]  # just overwrite the first dimension T',
+LINES = {'absent_text_config': {'code': ('elif subconfig is None:', 'subconfig = self.init_kwargs'),
+                        'file': 'configuration_utils.py',
+                        'lines': (262, 263),
+                        'source': 'configuration_utils.py:262-263 SubConfigSpec.create_subconfig'},
+ 'interleaved_mrope': {'code': ('freqs_thw = freq[0]  # just overwrite the first dimension T',
                                 'length = self.mrope_section[dim] * 3',
                                 'idx = slice(offset, length, 3)'),
                        'file': 'models/qwen3_vl/modeling_qwen3_vl.py',
                        'lines': (410, 412, 413),
                        'source': 'modeling_qwen3_vl.py:410-413 '
                                  'Qwen3VLTextRotaryEmbedding.recomposition_frequencies'},
+ 'missing_keys': {'code': ('raise KeyError(f"Missing required keys in `rope_parameters` for '
+                           '\'rope_type\'=\'{rope_type}\': {missing_keys}")',),
+                  'file': 'modeling_rope_utils.py',
+                  'lines': (1153,),
+                  'source': 'modeling_rope_utils.py:1153 '
+                            'RotaryEmbeddingConfigMixin._check_received_keys'},
+ 'original_fallback': {'code': ('if rope_parameters["rope_type"] in ["llama3", "yarn", '
+                                '"longrope"]:',
+                                'self.rope_parameters.setdefault("original_max_position_embeddings", '
+                                'self.max_position_embeddings)'),
+                       'file': 'modeling_rope_utils.py',
+                       'lines': (836, 843),
+                       'source': 'modeling_rope_utils.py:836-843 '
+                                 'RotaryEmbeddingConfigMixin.standardize_rope_params'},
+ 'su_renamed': {'code': ('if rope_parameters_type is not None and rope_parameters_type in ["su", '
+                         '"yarn"]:',),
+                'file': 'models/phi3/configuration_phi3.py',
+                'lines': (103,),
+                'source': 'configuration_phi3.py:103 Phi3Config.convert_rope_params_to_dict'},
+ 'type_key': {'code': ('rope_parameters.setdefault("rope_type", rope_parameters.get("type", '
+                       '"default"))',),
+              'file': 'modeling_rope_utils.py',
+              'lines': (825,),
+              'source': 'modeling_rope_utils.py:825 '
+                        'RotaryEmbeddingConfigMixin.standardize_rope_params'},
+ 'unvalidated_type': {'code': ('validation_fn = getattr(self, '
+                               'f"_validate_{rope_type}_rope_parameters", None)',
+                               'f"Missing validation function in \'RotaryEmbeddingConfigMixin\' '
+                               'for \'rope_type\'=\'{rope_type}\'"'),
+                      'file': 'modeling_rope_utils.py',
+                      'lines': (892, 899),
+                      'source': 'modeling_rope_utils.py:892-899 '
+                                'RotaryEmbeddingConfigMixin.validate_rope'},
  'yarn_betas': {'code': ('beta_fast = rope_parameters_dict.get("beta_fast") or 32',
                          'beta_slow = rope_parameters_dict.get("beta_slow") or 1'),
                 'file': 'modeling_rope_utils.py',
                 'lines': (444, 445),
                 'source': 'modeling_rope_utils.py:444-445 _compute_yarn_parameters',
-                'values': (32, 1)}}
+                'values': (32, 1)},
+ 'yarn_factor': {'code': ('def _compute_yarn_parameters(',
+                          'factor = rope_parameters_dict["factor"]'),
+                 'file': 'modeling_rope_utils.py',
+                 'lines': (346, 418),
+                 'source': 'modeling_rope_utils.py:346-418 _compute_yarn_parameters'}}
+
+# Lines of each modeling file a finding cites (MODELING_PATTERNS of the script).
+MODELING_LINES = {'mrope_default': {'modeling_cosmos3_edge.py': {'source': 'modeling_cosmos3_edge.py:66 '
+                                                          'Cosmos3EdgeTextRotaryEmbedding.__init__',
+                                                'values': (24, 20, 20)},
+                   'modeling_ernie4_5_vl_moe.py': {'source': 'modeling_ernie4_5_vl_moe.py:72 '
+                                                             'Ernie4_5_VLMoeTextRotaryEmbedding.__init__',
+                                                   'values': (22, 22, 20)},
+                   'modeling_glm4v.py': {'source': 'modeling_glm4v.py:444 '
+                                                   'Glm4vTextRotaryEmbedding.__init__',
+                                         'values': (8, 12, 12)},
+                   'modeling_glm4v_moe.py': {'source': 'modeling_glm4v_moe.py:75 '
+                                                       'Glm4vMoeTextRotaryEmbedding.__init__',
+                                             'values': (8, 12, 12)},
+                   'modeling_glm_image.py': {'source': 'modeling_glm_image.py:67 '
+                                                       'GlmImageTextRotaryEmbedding.__init__',
+                                             'values': (8, 12, 12)},
+                   'modeling_glm_ocr.py': {'source': 'modeling_glm_ocr.py:652 '
+                                                     'GlmOcrTextRotaryEmbedding.__init__',
+                                           'values': (8, 12, 12)},
+                   'modeling_paddleocr_vl.py': {'source': 'modeling_paddleocr_vl.py:181 '
+                                                          'PaddleOCRRotaryEmbedding.__init__',
+                                                'values': (16, 24, 24)},
+                   'modeling_qwen2_5_omni.py': {'source': 'modeling_qwen2_5_omni.py:1314 '
+                                                          'Qwen2_5OmniRotaryEmbedding.__init__',
+                                                'values': (16, 24, 24)},
+                   'modeling_qwen2_5_vl.py': {'source': 'modeling_qwen2_5_vl.py:504 '
+                                                        'Qwen2_5_VLRotaryEmbedding.__init__',
+                                              'values': (16, 24, 24)},
+                   'modeling_qwen2_vl.py': {'source': 'modeling_qwen2_vl.py:102 '
+                                                      'Qwen2VLRotaryEmbedding.__init__',
+                                            'values': (16, 24, 24)},
+                   'modeling_qwen3_5.py': {'source': 'modeling_qwen3_5.py:150 '
+                                                     'Qwen3_5TextRotaryEmbedding.__init__',
+                                           'values': (11, 11, 10)},
+                   'modeling_qwen3_5_moe.py': {'source': 'modeling_qwen3_5_moe.py:146 '
+                                                         'Qwen3_5MoeTextRotaryEmbedding.__init__',
+                                               'values': (11, 11, 10)},
+                   'modeling_qwen3_omni_moe.py': {'source': 'modeling_qwen3_omni_moe.py:1255 '
+                                                            'Qwen3OmniMoeThinkerTextRotaryEmbedding.__init__',
+                                                  'values': (24, 20, 20)},
+                   'modeling_qwen3_vl.py': {'source': 'modeling_qwen3_vl.py:369 '
+                                                      'Qwen3VLTextRotaryEmbedding.__init__',
+                                            'values': (24, 20, 20)},
+                   'modeling_qwen3_vl_moe.py': {'source': 'modeling_qwen3_vl_moe.py:769 '
+                                                          'Qwen3VLMoeTextRotaryEmbedding.__init__',
+                                                'values': (24, 20, 20)},
+                   'modeling_qwen4_exp.py': {'source': 'modeling_qwen4_exp.py:90 '
+                                                       'Qwen4ExpTextRotaryEmbedding.__init__',
+                                             'values': (11, 11, 10)}},
+ 'mrope_split': {'modeling_glm4v.py': {'source': 'modeling_glm4v.py:485 '
+                                                 'Glm4vTextRotaryEmbedding.recomposition_frequencies'},
+                 'modeling_glm4v_moe.py': {'source': 'modeling_glm4v_moe.py:116 '
+                                                     'Glm4vMoeTextRotaryEmbedding.recomposition_frequencies'},
+                 'modeling_glm_image.py': {'source': 'modeling_glm_image.py:108 '
+                                                     'GlmImageTextRotaryEmbedding.recomposition_frequencies'},
+                 'modeling_glm_ocr.py': {'source': 'modeling_glm_ocr.py:693 '
+                                                   'GlmOcrTextRotaryEmbedding.recomposition_frequencies'},
+                 'modeling_paddleocr_vl.py': {'source': 'modeling_paddleocr_vl.py:220 '
+                                                        'PaddleOCRRotaryEmbedding.recomposition_frequencies'},
+                 'modeling_qwen2_5_omni.py': {'source': 'modeling_qwen2_5_omni.py:1353 '
+                                                        'Qwen2_5OmniRotaryEmbedding.recomposition_frequencies'},
+                 'modeling_qwen2_5_vl.py': {'source': 'modeling_qwen2_5_vl.py:543 '
+                                                      'Qwen2_5_VLRotaryEmbedding.recomposition_frequencies'},
+                 'modeling_qwen2_vl.py': {'source': 'modeling_qwen2_vl.py:141 '
+                                                    'Qwen2VLRotaryEmbedding.recomposition_frequencies'}},
+ 'rope_init': {'modeling_afmoe.py': {'source': 'modeling_afmoe.py:54 '
+                                               'AfmoeRotaryEmbedding.__init__'},
+               'modeling_apertus.py': {'source': 'modeling_apertus.py:90 '
+                                                 'ApertusRotaryEmbedding.__init__'},
+               'modeling_arcee.py': {'source': 'modeling_arcee.py:95 '
+                                               'ArceeRotaryEmbedding.__init__'},
+               'modeling_aria.py': {'source': 'modeling_aria.py:589 '
+                                              'AriaTextRotaryEmbedding.__init__'},
+               'modeling_axk1.py': {'source': 'modeling_axk1.py:82 AXK1RotaryEmbedding.__init__'},
+               'modeling_axk2.py': {'source': 'modeling_axk2.py:114 AXK2RotaryEmbedding.__init__'},
+               'modeling_bailing_hybrid.py': {'source': 'modeling_bailing_hybrid.py:109 '
+                                                        'BailingHybridRotaryEmbedding.__init__'},
+               'modeling_bamba.py': {'source': 'modeling_bamba.py:61 '
+                                               'BambaRotaryEmbedding.__init__'},
+               'modeling_bitnet.py': {'source': 'modeling_bitnet.py:274 '
+                                                'BitNetRotaryEmbedding.__init__'},
+               'modeling_blt.py': {'source': 'modeling_blt.py:99 BltRotaryEmbedding.__init__'},
+               'modeling_chameleon.py': {'source': 'modeling_chameleon.py:99 '
+                                                   'ChameleonRotaryEmbedding.__init__'},
+               'modeling_cohere.py': {'source': 'modeling_cohere.py:78 '
+                                                'CohereRotaryEmbedding.__init__'},
+               'modeling_cohere2.py': {'source': 'modeling_cohere2.py:52 '
+                                                 'Cohere2RotaryEmbedding.__init__'},
+               'modeling_cohere2_moe.py': {'source': 'modeling_cohere2_moe.py:414 '
+                                                     'Cohere2MoeRotaryEmbedding.__init__'},
+               'modeling_cosmos3_edge.py': {'source': 'modeling_cosmos3_edge.py:61 '
+                                                      'Cosmos3EdgeTextRotaryEmbedding.__init__'},
+               'modeling_csm.py': {'source': 'modeling_csm.py:130 CsmRotaryEmbedding.__init__'},
+               'modeling_cwm.py': {'source': 'modeling_cwm.py:55 CwmRotaryEmbedding.__init__'},
+               'modeling_dbrx.py': {'source': 'modeling_dbrx.py:55 DbrxRotaryEmbedding.__init__'},
+               'modeling_deepseek_ocr2.py': {'source': 'modeling_deepseek_ocr2.py:677 '
+                                                       'DeepseekOcr2VisionRotaryEmbedding.__init__'},
+               'modeling_deepseek_v2.py': {'source': 'modeling_deepseek_v2.py:187 '
+                                                     'DeepseekV2RotaryEmbedding.__init__'},
+               'modeling_deepseek_v3.py': {'source': 'modeling_deepseek_v3.py:68 '
+                                                     'DeepseekV3RotaryEmbedding.__init__'},
+               'modeling_deepseek_v32.py': {'source': 'modeling_deepseek_v32.py:78 '
+                                                      'DeepseekV32RotaryEmbedding.__init__'},
+               'modeling_dia.py': {'source': 'modeling_dia.py:151 DiaRotaryEmbedding.__init__'},
+               'modeling_diffllama.py': {'source': 'modeling_diffllama.py:78 '
+                                                   'DiffLlamaRotaryEmbedding.__init__'},
+               'modeling_doge.py': {'source': 'modeling_doge.py:85 DogeRotaryEmbedding.__init__'},
+               'modeling_dots1.py': {'source': 'modeling_dots1.py:76 '
+                                               'Dots1RotaryEmbedding.__init__'},
+               'modeling_dots3_note.py': {'source': 'modeling_dots3_note.py:867 '
+                                                    'Dots3NoteAudioRotaryEmbedding.__init__'},
+               'modeling_efficientloftr.py': {'source': 'modeling_efficientloftr.py:97 '
+                                                        'EfficientLoFTRRotaryEmbedding.__init__'},
+               'modeling_emu3.py': {'source': 'modeling_emu3.py:1139 '
+                                              'Emu3RotaryEmbedding.__init__'},
+               'modeling_ernie4_5.py': {'source': 'modeling_ernie4_5.py:53 '
+                                                  'Ernie4_5RotaryEmbedding.__init__'},
+               'modeling_ernie4_5_moe.py': {'source': 'modeling_ernie4_5_moe.py:93 '
+                                                      'Ernie4_5_MoeRotaryEmbedding.__init__'},
+               'modeling_esmc.py': {'source': 'modeling_esmc.py:66 EsmcRotaryEmbedding.__init__'},
+               'modeling_eurobert.py': {'source': 'modeling_eurobert.py:291 '
+                                                  'EuroBertRotaryEmbedding.__init__'},
+               'modeling_evolla.py': {'source': 'modeling_evolla.py:1032 '
+                                                'EvollaRotaryEmbedding.__init__'},
+               'modeling_exaone4.py': {'source': 'modeling_exaone4.py:80 '
+                                                 'Exaone4RotaryEmbedding.__init__'},
+               'modeling_exaone_moe.py': {'source': 'modeling_exaone_moe.py:419 '
+                                                    'ExaoneMoeRotaryEmbedding.__init__'},
+               'modeling_falcon.py': {'source': 'modeling_falcon.py:113 '
+                                                'FalconRotaryEmbedding.__init__'},
+               'modeling_falcon_h1.py': {'source': 'modeling_falcon_h1.py:62 '
+                                                   'FalconH1RotaryEmbedding.__init__'},
+               'modeling_flex_olmo.py': {'source': 'modeling_flex_olmo.py:77 '
+                                                   'FlexOlmoRotaryEmbedding.__init__'},
+               'modeling_flint.py': {'source': 'modeling_flint.py:400 '
+                                               'FlintRotaryEmbedding.__init__'},
+               'modeling_gemma.py': {'source': 'modeling_gemma.py:110 '
+                                               'GemmaRotaryEmbedding.__init__'},
+               'modeling_gemma2.py': {'source': 'modeling_gemma2.py:95 '
+                                                'Gemma2RotaryEmbedding.__init__'},
+               'modeling_glm.py': {'source': 'modeling_glm.py:76 GlmRotaryEmbedding.__init__'},
+               'modeling_glm4.py': {'source': 'modeling_glm4.py:272 Glm4RotaryEmbedding.__init__'},
+               'modeling_glm4_moe.py': {'source': 'modeling_glm4_moe.py:56 '
+                                                  'Glm4MoeRotaryEmbedding.__init__'},
+               'modeling_glm4_moe_lite.py': {'source': 'modeling_glm4_moe_lite.py:58 '
+                                                       'Glm4MoeLiteRotaryEmbedding.__init__'},
+               'modeling_glm4v.py': {'source': 'modeling_glm4v.py:439 '
+                                               'Glm4vTextRotaryEmbedding.__init__'},
+               'modeling_glm4v_moe.py': {'source': 'modeling_glm4v_moe.py:70 '
+                                                   'Glm4vMoeTextRotaryEmbedding.__init__'},
+               'modeling_glm_image.py': {'source': 'modeling_glm_image.py:62 '
+                                                   'GlmImageTextRotaryEmbedding.__init__'},
+               'modeling_glm_moe_dsa.py': {'source': 'modeling_glm_moe_dsa.py:78 '
+                                                     'GlmMoeDsaRotaryEmbedding.__init__'},
+               'modeling_glm_ocr.py': {'source': 'modeling_glm_ocr.py:647 '
+                                                 'GlmOcrTextRotaryEmbedding.__init__'},
+               'modeling_gpt_neox.py': {'source': 'modeling_gpt_neox.py:62 '
+                                                  'GPTNeoXRotaryEmbedding.__init__'},
+               'modeling_gpt_neox_japanese.py': {'source': 'modeling_gpt_neox_japanese.py:65 '
+                                                           'GPTNeoXJapaneseRotaryEmbedding.__init__'},
+               'modeling_gpt_oss.py': {'source': 'modeling_gpt_oss.py:159 '
+                                                 'GptOssRotaryEmbedding.__init__'},
+               'modeling_gradium_phonon_tts.py': {'source': 'modeling_gradium_phonon_tts.py:351 '
+                                                            'GradiumPhononTTSRotaryEmbedding.__init__'},
+               'modeling_granite.py': {'source': 'modeling_granite.py:312 '
+                                                 'GraniteRotaryEmbedding.__init__'},
+               'modeling_granite4_vision.py': {'source': 'modeling_granite4_vision.py:224 '
+                                                         'Granite4VisionTextRotaryEmbedding.__init__'},
+               'modeling_granite_docling.py': {'source': 'modeling_granite_docling.py:386 '
+                                                         'GraniteDoclingTextRotaryEmbedding.__init__'},
+               'modeling_granite_swa.py': {'source': 'modeling_granite_swa.py:340 '
+                                                     'GraniteSWARotaryEmbedding.__init__'},
+               'modeling_granitemoe.py': {'source': 'modeling_granitemoe.py:77 '
+                                                    'GraniteMoeRotaryEmbedding.__init__'},
+               'modeling_granitemoe_swa.py': {'source': 'modeling_granitemoe_swa.py:446 '
+                                                        'GraniteMoeSWARotaryEmbedding.__init__'},
+               'modeling_granitemoehybrid.py': {'source': 'modeling_granitemoehybrid.py:781 '
+                                                          'GraniteMoeHybridRotaryEmbedding.__init__'},
+               'modeling_granitemoeshared.py': {'source': 'modeling_granitemoeshared.py:423 '
+                                                          'GraniteMoeSharedRotaryEmbedding.__init__'},
+               'modeling_gte.py': {'source': 'modeling_gte.py:97 GteRotaryEmbedding.__init__'},
+               'modeling_helium.py': {'source': 'modeling_helium.py:74 '
+                                                'HeliumRotaryEmbedding.__init__'},
+               'modeling_hrm_text.py': {'source': 'modeling_hrm_text.py:355 '
+                                                  'HrmTextRotaryEmbedding.__init__'},
+               'modeling_hunyuan_v1_dense.py': {'source': 'modeling_hunyuan_v1_dense.py:305 '
+                                                          'HunYuanDenseV1RotaryEmbedding.__init__'},
+               'modeling_hunyuan_v1_moe.py': {'source': 'modeling_hunyuan_v1_moe.py:389 '
+                                                        'HunYuanMoEV1RotaryEmbedding.__init__'},
+               'modeling_hunyuan_vl.py': {'source': 'modeling_hunyuan_vl.py:101 '
+                                                    'HunYuanVLRotaryEmbedding.__init__'},
+               'modeling_hy_v3.py': {'source': 'modeling_hy_v3.py:76 '
+                                               'HYV3RotaryEmbedding.__init__'},
+               'modeling_hy_v4.py': {'source': 'modeling_hy_v4.py:87 '
+                                               'HYV4RotaryEmbedding.__init__'},
+               'modeling_hyperclovax.py': {'source': 'modeling_hyperclovax.py:74 '
+                                                     'HyperCLOVAXRotaryEmbedding.__init__'},
+               'modeling_idefics.py': {'source': 'modeling_idefics.py:370 '
+                                                 'IdeficsRotaryEmbedding.__init__'},
+               'modeling_jais2.py': {'source': 'modeling_jais2.py:268 '
+                                               'Jais2RotaryEmbedding.__init__'},
+               'modeling_jetmoe.py': {'source': 'modeling_jetmoe.py:79 '
+                                                'JetMoeRotaryEmbedding.__init__'},
+               'modeling_jina_embeddings_v3.py': {'source': 'modeling_jina_embeddings_v3.py:100 '
+                                                            'JinaEmbeddingsV3RotaryEmbedding.__init__'},
+               'modeling_kolibri1.py': {'source': 'modeling_kolibri1.py:406 '
+                                                  'Kolibri1RotaryEmbedding.__init__'},
+               'modeling_kyutai_speech_to_text.py': {'source': 'modeling_kyutai_speech_to_text.py:135 '
+                                                               'KyutaiSpeechToTextRotaryEmbedding.__init__'},
+               'modeling_lfm2.py': {'source': 'modeling_lfm2.py:75 Lfm2RotaryEmbedding.__init__'},
+               'modeling_lfm2_moe.py': {'source': 'modeling_lfm2_moe.py:82 '
+                                                  'Lfm2MoeRotaryEmbedding.__init__'},
+               'modeling_llama.py': {'source': 'modeling_llama.py:83 '
+                                               'LlamaRotaryEmbedding.__init__'},
+               'modeling_llama4.py': {'source': 'modeling_llama4.py:189 '
+                                                'Llama4TextRotaryEmbedding.__init__'},
+               'modeling_longcat_flash.py': {'source': 'modeling_longcat_flash.py:78 '
+                                                       'LongcatFlashRotaryEmbedding.__init__'},
+               'modeling_mimi.py': {'source': 'modeling_mimi.py:560 MimiRotaryEmbedding.__init__'},
+               'modeling_minicpm3.py': {'source': 'modeling_minicpm3.py:90 '
+                                                  'MiniCPM3RotaryEmbedding.__init__'},
+               'modeling_minimax.py': {'source': 'modeling_minimax.py:285 '
+                                                 'MiniMaxRotaryEmbedding.__init__'},
+               'modeling_minimax_m2.py': {'source': 'modeling_minimax_m2.py:158 '
+                                                    'MiniMaxM2RotaryEmbedding.__init__'},
+               'modeling_minimax_m3_vl.py': {'source': 'modeling_minimax_m3_vl.py:276 '
+                                                       'MiniMaxM3VLRotaryEmbedding.__init__'},
+               'modeling_ministral.py': {'source': 'modeling_ministral.py:292 '
+                                                   'MinistralRotaryEmbedding.__init__'},
+               'modeling_ministral3.py': {'source': 'modeling_ministral3.py:284 '
+                                                    'Ministral3RotaryEmbedding.__init__'},
+               'modeling_mistral.py': {'source': 'modeling_mistral.py:272 '
+                                                 'MistralRotaryEmbedding.__init__'},
+               'modeling_mistral4.py': {'source': 'modeling_mistral4.py:81 '
+                                                  'Mistral4RotaryEmbedding.__init__'},
+               'modeling_mistral_large4.py': {'source': 'modeling_mistral_large4.py:87 '
+                                                        'MistralLarge4TextRotaryEmbedding.__init__'},
+               'modeling_mixtral.py': {'source': 'modeling_mixtral.py:164 '
+                                                 'MixtralRotaryEmbedding.__init__'},
+               'modeling_mllama.py': {'source': 'modeling_mllama.py:724 '
+                                                'MllamaRotaryEmbedding.__init__'},
+               'modeling_moonshine.py': {'source': 'modeling_moonshine.py:110 '
+                                                   'MoonshineRotaryEmbedding.__init__'},
+               'modeling_moonshine_streaming.py': {'source': 'modeling_moonshine_streaming.py:477 '
+                                                             'MoonshineStreamingRotaryEmbedding.__init__'},
+               'modeling_moshi.py': {'source': 'modeling_moshi.py:277 '
+                                               'MoshiRotaryEmbedding.__init__'},
+               'modeling_muse_glimmer.py': {'source': 'modeling_muse_glimmer.py:169 '
+                                                      'MuseGlimmerTextRotaryEmbedding.__init__'},
+               'modeling_muse_glimmer_assistant.py': {'source': 'modeling_muse_glimmer_assistant.py:322 '
+                                                                'MuseGlimmerAssistantRotaryEmbedding.__init__'},
+               'modeling_muse_spark.py': {'source': 'modeling_muse_spark.py:539 '
+                                                    'MuseSparkTextRotaryEmbedding.__init__'},
+               'modeling_musicflamingo.py': {'source': 'modeling_musicflamingo.py:65 '
+                                                       'MusicFlamingoRotaryEmbedding.__init__'},
+               'modeling_nanochat.py': {'source': 'modeling_nanochat.py:70 '
+                                                  'NanoChatRotaryEmbedding.__init__'},
+               'modeling_nemotron.py': {'source': 'modeling_nemotron.py:94 '
+                                                  'NemotronRotaryEmbedding.__init__'},
+               'modeling_nemotron3_5_transcribe.py': {'source': 'modeling_nemotron3_5_transcribe.py:166 '
+                                                                'Nemotron3_5TranscribeRotaryEmbedding.__init__'},
+               'modeling_nemotron3_diarization.py': {'source': 'modeling_nemotron3_diarization.py:319 '
+                                                               'Nemotron3DiarizationRotaryEmbedding.__init__'},
+               'modeling_nomic_bert.py': {'source': 'modeling_nomic_bert.py:99 '
+                                                    'NomicBertRotaryEmbedding.__init__'},
+               'modeling_olmo.py': {'source': 'modeling_olmo.py:89 OlmoRotaryEmbedding.__init__'},
+               'modeling_olmo2.py': {'source': 'modeling_olmo2.py:81 '
+                                               'Olmo2RotaryEmbedding.__init__'},
+               'modeling_olmo_hybrid.py': {'source': 'modeling_olmo_hybrid.py:258 '
+                                                     'OlmoHybridRotaryEmbedding.__init__'},
+               'modeling_olmoe.py': {'source': 'modeling_olmoe.py:74 '
+                                               'OlmoeRotaryEmbedding.__init__'},
+               'modeling_openai_privacy_filter.py': {'source': 'modeling_openai_privacy_filter.py:73 '
+                                                               'OpenAIPrivacyFilterRotaryEmbedding.__init__'},
+               'modeling_paddleocr_vl.py': {'source': 'modeling_paddleocr_vl.py:176 '
+                                                      'PaddleOCRRotaryEmbedding.__init__'},
+               'modeling_persimmon.py': {'source': 'modeling_persimmon.py:67 '
+                                                   'PersimmonRotaryEmbedding.__init__'},
+               'modeling_phi.py': {'source': 'modeling_phi.py:43 PhiRotaryEmbedding.__init__'},
+               'modeling_phi3.py': {'source': 'modeling_phi3.py:77 Phi3RotaryEmbedding.__init__'},
+               'modeling_phi4_multimodal.py': {'source': 'modeling_phi4_multimodal.py:1424 '
+                                                         'Phi4MultimodalRotaryEmbedding.__init__'},
+               'modeling_pocket_tts.py': {'source': 'modeling_pocket_tts.py:455 '
+                                                    'PocketTTSRotaryEmbedding.__init__'},
+               'modeling_qwen2.py': {'source': 'modeling_qwen2.py:61 '
+                                               'Qwen2RotaryEmbedding.__init__'},
+               'modeling_qwen2_5_omni.py': {'source': 'modeling_qwen2_5_omni.py:1309 '
+                                                      'Qwen2_5OmniRotaryEmbedding.__init__'},
+               'modeling_qwen2_5_vl.py': {'source': 'modeling_qwen2_5_vl.py:499 '
+                                                    'Qwen2_5_VLRotaryEmbedding.__init__'},
+               'modeling_qwen2_moe.py': {'source': 'modeling_qwen2_moe.py:86 '
+                                                   'Qwen2MoeRotaryEmbedding.__init__'},
+               'modeling_qwen2_vl.py': {'source': 'modeling_qwen2_vl.py:97 '
+                                                  'Qwen2VLRotaryEmbedding.__init__'},
+               'modeling_qwen3.py': {'source': 'modeling_qwen3.py:96 '
+                                               'Qwen3RotaryEmbedding.__init__'},
+               'modeling_qwen3_5.py': {'source': 'modeling_qwen3_5.py:145 '
+                                                 'Qwen3_5TextRotaryEmbedding.__init__'},
+               'modeling_qwen3_5_moe.py': {'source': 'modeling_qwen3_5_moe.py:141 '
+                                                     'Qwen3_5MoeTextRotaryEmbedding.__init__'},
+               'modeling_qwen3_moe.py': {'source': 'modeling_qwen3_moe.py:391 '
+                                                   'Qwen3MoeRotaryEmbedding.__init__'},
+               'modeling_qwen3_next.py': {'source': 'modeling_qwen3_next.py:88 '
+                                                    'Qwen3NextRotaryEmbedding.__init__'},
+               'modeling_qwen3_omni_moe.py': {'source': 'modeling_qwen3_omni_moe.py:1250 '
+                                                        'Qwen3OmniMoeThinkerTextRotaryEmbedding.__init__'},
+               'modeling_qwen3_vl.py': {'source': 'modeling_qwen3_vl.py:364 '
+                                                  'Qwen3VLTextRotaryEmbedding.__init__'},
+               'modeling_qwen3_vl_moe.py': {'source': 'modeling_qwen3_vl_moe.py:764 '
+                                                      'Qwen3VLMoeTextRotaryEmbedding.__init__'},
+               'modeling_qwen4_exp.py': {'source': 'modeling_qwen4_exp.py:85 '
+                                                   'Qwen4ExpTextRotaryEmbedding.__init__'},
+               'modeling_seed_oss.py': {'source': 'modeling_seed_oss.py:300 '
+                                                  'SeedOssRotaryEmbedding.__init__'},
+               'modeling_smollm3.py': {'source': 'modeling_smollm3.py:59 '
+                                                 'SmolLM3RotaryEmbedding.__init__'},
+               'modeling_solar_open.py': {'source': 'modeling_solar_open.py:406 '
+                                                    'SolarOpenRotaryEmbedding.__init__'},
+               'modeling_stablelm.py': {'source': 'modeling_stablelm.py:66 '
+                                                  'StableLmRotaryEmbedding.__init__'},
+               'modeling_starcoder2.py': {'source': 'modeling_starcoder2.py:275 '
+                                                    'Starcoder2RotaryEmbedding.__init__'},
+               'modeling_t5gemma.py': {'source': 'modeling_t5gemma.py:110 '
+                                                 'T5GemmaRotaryEmbedding.__init__'},
+               'modeling_timesfm2_5.py': {'source': 'modeling_timesfm2_5.py:150 '
+                                                    'TimesFm2_5RotaryEmbedding.__init__'},
+               'modeling_unlimited_ocr.py': {'source': 'modeling_unlimited_ocr.py:1643 '
+                                                       'UnlimitedOcrTextRotaryEmbedding.__init__'},
+               'modeling_vaultgemma.py': {'source': 'modeling_vaultgemma.py:285 '
+                                                    'VaultGemmaRotaryEmbedding.__init__'},
+               'modeling_voxtral_realtime.py': {'source': 'modeling_voxtral_realtime.py:163 '
+                                                          'VoxtralRealtimeRotaryEmbedding.__init__'},
+               'modeling_youtu.py': {'source': 'modeling_youtu.py:83 '
+                                               'YoutuRotaryEmbedding.__init__'},
+               'modeling_zamba2.py': {'source': 'modeling_zamba2.py:102 '
+                                                'Zamba2RotaryEmbedding.__init__'}},
+ 'theta_read': {'modeling_afmoe.py': {'source': 'modeling_afmoe.py:71 '
+                                                'AfmoeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_apertus.py': {'source': 'modeling_apertus.py:107 '
+                                                  'ApertusRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_arcee.py': {'source': 'modeling_arcee.py:112 '
+                                                'ArceeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_aria.py': {'source': 'modeling_aria.py:606 '
+                                               'AriaTextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_axk1.py': {'source': 'modeling_axk1.py:99 '
+                                               'AXK1RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_axk2.py': {'source': 'modeling_axk2.py:131 '
+                                               'AXK2RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_bailing_hybrid.py': {'source': 'modeling_bailing_hybrid.py:126 '
+                                                         'BailingHybridRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_bamba.py': {'source': 'modeling_bamba.py:78 '
+                                                'BambaRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_bitnet.py': {'source': 'modeling_bitnet.py:291 '
+                                                 'BitNetRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_blt.py': {'source': 'modeling_blt.py:116 '
+                                              'BltRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_chameleon.py': {'source': 'modeling_chameleon.py:116 '
+                                                    'ChameleonRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_cohere.py': {'source': 'modeling_cohere.py:95 '
+                                                 'CohereRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_cohere2.py': {'source': 'modeling_cohere2.py:69 '
+                                                  'Cohere2RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_cohere2_moe.py': {'source': 'modeling_cohere2_moe.py:431 '
+                                                      'Cohere2MoeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_cohere_compass.py': {'source': 'modeling_cohere_compass.py:680 '
+                                                         'CohereCompassVisionRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_cosmos3_edge.py': {'source': 'modeling_cosmos3_edge.py:81 '
+                                                       'Cosmos3EdgeTextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_csm.py': {'source': 'modeling_csm.py:147 '
+                                              'CsmRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_cwm.py': {'source': 'modeling_cwm.py:72 '
+                                              'CwmRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_dbrx.py': {'source': 'modeling_dbrx.py:72 '
+                                               'DbrxRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_deepseek_ocr2.py': {'source': 'modeling_deepseek_ocr2.py:694 '
+                                                        'DeepseekOcr2VisionRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_deepseek_v2.py': {'source': 'modeling_deepseek_v2.py:204 '
+                                                      'DeepseekV2RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_deepseek_v3.py': {'source': 'modeling_deepseek_v3.py:85 '
+                                                      'DeepseekV3RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_deepseek_v32.py': {'source': 'modeling_deepseek_v32.py:95 '
+                                                       'DeepseekV32RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_dia.py': {'source': 'modeling_dia.py:168 '
+                                              'DiaRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_diffllama.py': {'source': 'modeling_diffllama.py:95 '
+                                                    'DiffLlamaRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_doge.py': {'source': 'modeling_doge.py:102 '
+                                               'DogeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_dots1.py': {'source': 'modeling_dots1.py:93 '
+                                                'Dots1RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_dots3_note.py': {'source': 'modeling_dots3_note.py:886 '
+                                                     'Dots3NoteAudioRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_efficientloftr.py': {'source': 'modeling_efficientloftr.py:114 '
+                                                         'EfficientLoFTRRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_emu3.py': {'source': 'modeling_emu3.py:1156 '
+                                               'Emu3RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_eomt_dinov3.py': {'source': 'modeling_eomt_dinov3.py:452 '
+                                                      'EomtDinov3RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_ernie4_5.py': {'source': 'modeling_ernie4_5.py:70 '
+                                                   'Ernie4_5RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_ernie4_5_moe.py': {'source': 'modeling_ernie4_5_moe.py:110 '
+                                                       'Ernie4_5_MoeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_ernie4_5_vl_moe.py': {'source': 'modeling_ernie4_5_vl_moe.py:85 '
+                                                          'Ernie4_5_VLMoeTextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_esmc.py': {'source': 'modeling_esmc.py:83 '
+                                               'EsmcRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_eurobert.py': {'source': 'modeling_eurobert.py:308 '
+                                                   'EuroBertRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_evolla.py': {'source': 'modeling_evolla.py:1049 '
+                                                 'EvollaRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_exaone4.py': {'source': 'modeling_exaone4.py:97 '
+                                                  'Exaone4RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_exaone_moe.py': {'source': 'modeling_exaone_moe.py:436 '
+                                                     'ExaoneMoeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_falcon.py': {'source': 'modeling_falcon.py:130 '
+                                                 'FalconRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_falcon_h1.py': {'source': 'modeling_falcon_h1.py:79 '
+                                                    'FalconH1RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_flex_olmo.py': {'source': 'modeling_flex_olmo.py:94 '
+                                                    'FlexOlmoRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_flint.py': {'source': 'modeling_flint.py:417 '
+                                                'FlintRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_gemma.py': {'source': 'modeling_gemma.py:127 '
+                                                'GemmaRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_gemma2.py': {'source': 'modeling_gemma2.py:112 '
+                                                 'Gemma2RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_gemma4.py': {'source': 'modeling_gemma4.py:743 '
+                                                 'Gemma4VisionRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_glm.py': {'source': 'modeling_glm.py:93 '
+                                              'GlmRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_glm4.py': {'source': 'modeling_glm4.py:289 '
+                                               'Glm4RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_glm4_moe.py': {'source': 'modeling_glm4_moe.py:73 '
+                                                   'Glm4MoeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_glm4_moe_lite.py': {'source': 'modeling_glm4_moe_lite.py:77 '
+                                                        'Glm4MoeLiteRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_glm4v.py': {'source': 'modeling_glm4v.py:138 '
+                                                'Glm4vVisionRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_glm4v_moe.py': {'source': 'modeling_glm4v_moe.py:88 '
+                                                    'Glm4vMoeTextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_glm_image.py': {'source': 'modeling_glm_image.py:80 '
+                                                    'GlmImageTextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_glm_moe_dsa.py': {'source': 'modeling_glm_moe_dsa.py:95 '
+                                                      'GlmMoeDsaRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_glm_ocr.py': {'source': 'modeling_glm_ocr.py:527 '
+                                                  'GlmOcrVisionRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_gpt_neox.py': {'source': 'modeling_gpt_neox.py:79 '
+                                                   'GPTNeoXRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_gpt_neox_japanese.py': {'source': 'modeling_gpt_neox_japanese.py:82 '
+                                                            'GPTNeoXJapaneseRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_gpt_oss.py': {'source': 'modeling_gpt_oss.py:176 '
+                                                  'GptOssRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_gradium_phonon_tts.py': {'source': 'modeling_gradium_phonon_tts.py:368 '
+                                                             'GradiumPhononTTSRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_granite.py': {'source': 'modeling_granite.py:329 '
+                                                  'GraniteRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_granite4_vision.py': {'source': 'modeling_granite4_vision.py:241 '
+                                                          'Granite4VisionTextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_granite_docling.py': {'source': 'modeling_granite_docling.py:403 '
+                                                          'GraniteDoclingTextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_granite_swa.py': {'source': 'modeling_granite_swa.py:357 '
+                                                      'GraniteSWARotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_granitemoe.py': {'source': 'modeling_granitemoe.py:94 '
+                                                     'GraniteMoeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_granitemoe_swa.py': {'source': 'modeling_granitemoe_swa.py:463 '
+                                                         'GraniteMoeSWARotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_granitemoehybrid.py': {'source': 'modeling_granitemoehybrid.py:798 '
+                                                           'GraniteMoeHybridRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_granitemoeshared.py': {'source': 'modeling_granitemoeshared.py:440 '
+                                                           'GraniteMoeSharedRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_gte.py': {'source': 'modeling_gte.py:114 '
+                                              'GteRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_helium.py': {'source': 'modeling_helium.py:91 '
+                                                 'HeliumRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_hrm_text.py': {'source': 'modeling_hrm_text.py:372 '
+                                                   'HrmTextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_hunyuan_v1_dense.py': {'source': 'modeling_hunyuan_v1_dense.py:322 '
+                                                           'HunYuanDenseV1RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_hunyuan_v1_moe.py': {'source': 'modeling_hunyuan_v1_moe.py:406 '
+                                                         'HunYuanMoEV1RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_hunyuan_vl.py': {'source': 'modeling_hunyuan_vl.py:119 '
+                                                     'HunYuanVLRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_hy_v3.py': {'source': 'modeling_hy_v3.py:93 '
+                                                'HYV3RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_hy_v4.py': {'source': 'modeling_hy_v4.py:104 '
+                                                'HYV4RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_hyperclovax.py': {'source': 'modeling_hyperclovax.py:91 '
+                                                      'HyperCLOVAXRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_idefics.py': {'source': 'modeling_idefics.py:387 '
+                                                  'IdeficsRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_jais2.py': {'source': 'modeling_jais2.py:285 '
+                                                'Jais2RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_jetmoe.py': {'source': 'modeling_jetmoe.py:96 '
+                                                 'JetMoeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_jina_embeddings_v3.py': {'source': 'modeling_jina_embeddings_v3.py:117 '
+                                                             'JinaEmbeddingsV3RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_kolibri1.py': {'source': 'modeling_kolibri1.py:423 '
+                                                   'Kolibri1RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_kyutai_speech_to_text.py': {'source': 'modeling_kyutai_speech_to_text.py:152 '
+                                                                'KyutaiSpeechToTextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_lfm2.py': {'source': 'modeling_lfm2.py:92 '
+                                               'Lfm2RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_lfm2_moe.py': {'source': 'modeling_lfm2_moe.py:99 '
+                                                   'Lfm2MoeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_llama.py': {'source': 'modeling_llama.py:100 '
+                                                'LlamaRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_llama4.py': {'source': 'modeling_llama4.py:206 '
+                                                 'Llama4TextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_longcat_flash.py': {'source': 'modeling_longcat_flash.py:95 '
+                                                        'LongcatFlashRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_mimi.py': {'source': 'modeling_mimi.py:577 '
+                                               'MimiRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_minicpm3.py': {'source': 'modeling_minicpm3.py:107 '
+                                                   'MiniCPM3RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_minimax.py': {'source': 'modeling_minimax.py:302 '
+                                                  'MiniMaxRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_minimax_m2.py': {'source': 'modeling_minimax_m2.py:175 '
+                                                     'MiniMaxM2RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_minimax_m3_vl.py': {'source': 'modeling_minimax_m3_vl.py:295 '
+                                                        'MiniMaxM3VLRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_ministral.py': {'source': 'modeling_ministral.py:309 '
+                                                    'MinistralRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_ministral3.py': {'source': 'modeling_ministral3.py:301 '
+                                                     'Ministral3RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_mistral.py': {'source': 'modeling_mistral.py:289 '
+                                                  'MistralRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_mistral4.py': {'source': 'modeling_mistral4.py:98 '
+                                                   'Mistral4RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_mistral_large4.py': {'source': 'modeling_mistral_large4.py:105 '
+                                                         'MistralLarge4TextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_mixtral.py': {'source': 'modeling_mixtral.py:181 '
+                                                  'MixtralRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_mlcd.py': {'source': 'modeling_mlcd.py:83 '
+                                               'MLCDRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_mllama.py': {'source': 'modeling_mllama.py:741 '
+                                                 'MllamaRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_molmo2.py': {'source': 'modeling_molmo2.py:132 '
+                                                 'Molmo2RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_moonshine.py': {'source': 'modeling_moonshine.py:127 '
+                                                    'MoonshineRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_moonshine_streaming.py': {'source': 'modeling_moonshine_streaming.py:496 '
+                                                              'MoonshineStreamingRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_moshi.py': {'source': 'modeling_moshi.py:294 '
+                                                'MoshiRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_muse_glimmer.py': {'source': 'modeling_muse_glimmer.py:186 '
+                                                       'MuseGlimmerTextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_muse_glimmer_assistant.py': {'source': 'modeling_muse_glimmer_assistant.py:339 '
+                                                                 'MuseGlimmerAssistantRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_muse_spark.py': {'source': 'modeling_muse_spark.py:556 '
+                                                     'MuseSparkTextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_musicflamingo.py': {'source': 'modeling_musicflamingo.py:86 '
+                                                        'MusicFlamingoRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_nanochat.py': {'source': 'modeling_nanochat.py:87 '
+                                                   'NanoChatRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_nemotron.py': {'source': 'modeling_nemotron.py:112 '
+                                                   'NemotronRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_nemotron3_5_transcribe.py': {'source': 'modeling_nemotron3_5_transcribe.py:185 '
+                                                                 'Nemotron3_5TranscribeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_nemotron3_diarization.py': {'source': 'modeling_nemotron3_diarization.py:338 '
+                                                                'Nemotron3DiarizationRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_nomic_bert.py': {'source': 'modeling_nomic_bert.py:116 '
+                                                     'NomicBertRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_olmo.py': {'source': 'modeling_olmo.py:106 '
+                                               'OlmoRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_olmo2.py': {'source': 'modeling_olmo2.py:98 '
+                                                'Olmo2RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_olmo_hybrid.py': {'source': 'modeling_olmo_hybrid.py:275 '
+                                                      'OlmoHybridRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_olmoe.py': {'source': 'modeling_olmoe.py:91 '
+                                                'OlmoeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_openai_privacy_filter.py': {'source': 'modeling_openai_privacy_filter.py:90 '
+                                                                'OpenAIPrivacyFilterRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_paddleocr_vl.py': {'source': 'modeling_paddleocr_vl.py:137 '
+                                                       'PaddleOCRVisionRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_persimmon.py': {'source': 'modeling_persimmon.py:84 '
+                                                    'PersimmonRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_phi.py': {'source': 'modeling_phi.py:60 '
+                                              'PhiRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_phi3.py': {'source': 'modeling_phi3.py:94 '
+                                               'Phi3RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_phi4_multimodal.py': {'source': 'modeling_phi4_multimodal.py:1443 '
+                                                          'Phi4MultimodalRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_phimoe.py': {'source': 'modeling_phimoe.py:71 '
+                                                 'PhimoeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_pocket_tts.py': {'source': 'modeling_pocket_tts.py:472 '
+                                                     'PocketTTSRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_qwen2.py': {'source': 'modeling_qwen2.py:78 '
+                                                'Qwen2RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_qwen2_5_omni.py': {'source': 'modeling_qwen2_5_omni.py:949 '
+                                                       'Qwen2_5OmniVisionRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_qwen2_5_vl.py': {'source': 'modeling_qwen2_5_vl.py:152 '
+                                                     'Qwen2_5_VLVisionRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_qwen2_moe.py': {'source': 'modeling_qwen2_moe.py:103 '
+                                                    'Qwen2MoeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_qwen2_vl.py': {'source': 'modeling_qwen2_vl.py:115 '
+                                                   'Qwen2VLRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_qwen3.py': {'source': 'modeling_qwen3.py:113 '
+                                                'Qwen3RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_qwen3_5.py': {'source': 'modeling_qwen3_5.py:106 '
+                                                  'Qwen3_5VisionRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_qwen3_5_moe.py': {'source': 'modeling_qwen3_5_moe.py:102 '
+                                                      'Qwen3_5MoeVisionRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_qwen3_moe.py': {'source': 'modeling_qwen3_moe.py:408 '
+                                                    'Qwen3MoeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_qwen3_next.py': {'source': 'modeling_qwen3_next.py:105 '
+                                                     'Qwen3NextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_qwen3_omni_moe.py': {'source': 'modeling_qwen3_omni_moe.py:1019 '
+                                                         'Qwen3OmniMoeVisionRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_qwen3_vl.py': {'source': 'modeling_qwen3_vl.py:138 '
+                                                   'Qwen3VLVisionRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_qwen3_vl_moe.py': {'source': 'modeling_qwen3_vl_moe.py:432 '
+                                                       'Qwen3VLMoeVisionRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_qwen4_exp.py': {'source': 'modeling_qwen4_exp.py:105 '
+                                                    'Qwen4ExpTextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_recurrent_gemma.py': {'source': 'modeling_recurrent_gemma.py:91 '
+                                                          'RecurrentGemmaRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_seed_oss.py': {'source': 'modeling_seed_oss.py:317 '
+                                                   'SeedOssRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_smollm3.py': {'source': 'modeling_smollm3.py:76 '
+                                                  'SmolLM3RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_solar_open.py': {'source': 'modeling_solar_open.py:423 '
+                                                     'SolarOpenRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_stablelm.py': {'source': 'modeling_stablelm.py:84 '
+                                                   'StableLmRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_starcoder2.py': {'source': 'modeling_starcoder2.py:292 '
+                                                     'Starcoder2RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_step3p7.py': {'source': 'modeling_step3p7.py:90 '
+                                                  'Step3p7VisionRotaryEmbedding.compute_axial_rope_parameters'},
+                'modeling_t5gemma.py': {'source': 'modeling_t5gemma.py:127 '
+                                                  'T5GemmaRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_timesfm2_5.py': {'source': 'modeling_timesfm2_5.py:167 '
+                                                     'TimesFm2_5RotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_unlimited_ocr.py': {'source': 'modeling_unlimited_ocr.py:1660 '
+                                                        'UnlimitedOcrTextRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_vaultgemma.py': {'source': 'modeling_vaultgemma.py:302 '
+                                                     'VaultGemmaRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_voxtral_realtime.py': {'source': 'modeling_voxtral_realtime.py:180 '
+                                                           'VoxtralRealtimeRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_youtu.py': {'source': 'modeling_youtu.py:100 '
+                                                'YoutuRotaryEmbedding.compute_default_rope_parameters'},
+                'modeling_zamba2.py': {'source': 'modeling_zamba2.py:119 '
+                                                 'Zamba2RotaryEmbedding.compute_default_rope_parameters'}}}

@@ -118,15 +118,55 @@ class Layer:
         )
 
 
+# Each finding code's one severity (docs/model-findings.md). A warning: an engine in scope
+# (transformers at its pin, llama.cpp at its pin) runs the file otherwise than the file states,
+# the two run it otherwise than each other, or one refuses it; its sentence names the engine, its
+# version and the file:line. Everything else is a note: worth knowing, never failing a build.
+WARNING, NOTE = "warning", "note"
+SEVERITY = {
+    "engine-refuses": WARNING,
+    "engine-ignores-key": WARNING,
+    "engine-forward-differs": WARNING,
+    "engines-differ": WARNING,
+    "gguf-config-mismatch": WARNING,
+    "gguf-rope-tensor-mismatch": WARNING,
+    "gguf-double-scaling": WARNING,
+    "old-type-key": NOTE,
+    "default-theta": NOTE,
+    "factor-context-mismatch": NOTE,
+    "missing-original-context": NOTE,
+    "safetensors-inv-freq-mismatch": NOTE,
+    "sources-disagree": NOTE,
+    "unknown-rope-type": NOTE,
+    "mrope-section-mismatch": NOTE,
+    "partial-rotary": NOTE,
+    "head-dim-not-hidden-over-heads": NOTE,
+    "per-layer": NOTE,
+    "pairs-never-turn": NOTE,
+    "unknown-model-type": NOTE,
+    "odd-scaling": NOTE,
+    "odd-theta": NOTE,
+    "no-rotary": NOTE,
+    "softmax-mscale": NOTE,
+    "rotary-mscale": NOTE,
+    "llamacpp-rule": NOTE,
+    "engines-agree": NOTE,
+}
+
+
 @dataclass(frozen=True)
 class Finding:
-    """Something that looks wrong, or worth knowing, with the numbers that show it."""
+    """Something that looks wrong, or worth knowing, with the numbers that show it; its severity is
+    its code's (SEVERITY)."""
 
     code: str
     sentence: str
     evidence: str
-    severity: str = "warning"  # "warning" or "note"
     fact: str = ""  # the fact of a layer an engines-differ finding is about ("YaRN ramp" …)
+    severity: str = field(init=False)  # "warning" or "note"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "severity", SEVERITY[self.code])
 
 
 @dataclass
@@ -266,8 +306,7 @@ class Reading:
         for key, inner in (value or {}).items() if isinstance(value, dict) else ():
             self.given_by(f"{path}.{key}", said, inner)
 
-    def find(
-        self, code: str, sentence: str, evidence: str, severity: str = "warning", fact: str = ""
-    ) -> None:
+    def find(self, code: str, sentence: str, evidence: str, *, fact: str = "") -> None:
+        """A finding, once per code and evidence; its severity is its code's (SEVERITY)."""
         if all(f.code != code or f.evidence != evidence for f in self.findings):
-            self.findings.append(Finding(code, sentence, evidence, severity, fact))
+            self.findings.append(Finding(code, sentence, evidence, fact=fact))

@@ -70,7 +70,7 @@ def test_factor_times_original_not_the_maximum_is_found():
     }
     finding = next(f for f in read_model(config).findings if f.code == "factor-context-mismatch")
     assert "65,536" in finding.evidence and "100,000" in finding.evidence
-    assert finding.severity == "warning"
+    assert finding.severity == "note"  # both engines run the factor the file gives
 
 
 def test_yarn_without_original_context_is_found_and_uses_the_maximum():
@@ -294,15 +294,20 @@ def test_mrope_section_must_split_the_pairs():
     assert "mrope-section-mismatch" not in codes(model)
     np.testing.assert_allclose(model.layers[0].inv_freq, plain(128, 1e6), rtol=1e-15)
     config["rope_scaling"]["mrope_section"] = [16, 24, 16]
-    assert "mrope-section-mismatch" in codes(read_model(config))
+    (refused,) = [f for f in read_model(config).findings if f.code == "engine-refuses"]
+    assert "transformers 5.23.0" in refused.sentence and "modeling_qwen2_vl.py:" in refused.sentence
+    generic = {**config, "model_type": "qwen2_vl_next"}  # no engine in scope: a note
+    assert "mrope-section-mismatch" in codes(read_model(generic))
 
 
 def test_an_unknown_rope_type_is_named_not_a_crash():
     config = {**LLAMA31, "rope_scaling": {"rope_type": "warp9", "factor": 2.0}}
     model = read_model(config)
-    finding = next(f for f in model.findings if f.code == "unknown-rope-type")
-    assert "warp9" in finding.sentence
+    finding = next(f for f in model.findings if f.code == "engine-refuses")
+    assert "warp9" in finding.sentence and "modeling_llama.py:83" in finding.sentence
     np.testing.assert_allclose(model.layers[0].inv_freq, plain(128, 5e5), rtol=1e-15)
+    generic = read_model({**config, "model_type": "llama_next"})
+    assert [f.severity for f in generic.findings if f.code == "unknown-rope-type"] == ["note"]
 
 
 @pytest.mark.parametrize(

@@ -220,7 +220,7 @@ def test_qwen3_vl_two_pairs_never_turn_on_text_in_llama_cpp(tmp_path):
                  **{"rope.dimension_sections": [24, 20, 20, 0]})  # fmt: skip
     model = read_model(path)
     (note,) = codes(model, "engines-differ")
-    assert note.severity == "note" and "pairs 61–62" in note.evidence
+    assert note.severity == "warning" and "pairs 61–62" in note.evidence
     assert "modeling_qwen3_vl.py" in note.evidence.split(f" as {ENGINE}")[0]
     assert "ggml/src/ggml-cpu/ops.cpp:5905" in note.evidence
     assert "src/llama-graph.cpp:138" in note.evidence
