@@ -193,8 +193,7 @@ def rotary_dim_conversion(config_cls: type, config) -> dict | None:
     match = re.search(r'kwargs\.get\("rotary_dim"', text)
     if not match:  # converted somewhere this generator cannot point at: refuse, not guess
         raise ValueError(f"{config_cls.__name__} converts rotary_dim where no line says so")
-    line = text.count("\n", 0, match.start()) + 1
-    return {"targets": found, "source": f"{path.name}:{line} {_function_at(text, line)}"}
+    return {"targets": found, "source": _where(path, text, match)}
 
 
 def period(values: list) -> list | None:
@@ -409,10 +408,9 @@ def modeling_rules(folder: str) -> dict:
         for pattern, rule in patterns:
             match = re.search(pattern, text)
             if match:
-                line = text.count("\n", 0, match.start()) + 1
                 found[name] = {
                     "rule": rule,
-                    "source": f"{path.name}:{line} {_function_at(text, line)}",
+                    "source": _where(path, text, match),
                 }
                 break
     return found
@@ -430,10 +428,9 @@ def rope_labels(folder: str) -> dict | None:
     )
     if not match:
         return None
-    line = text.count("\n", 0, match.start()) + 1
     return {
         "labels": {match.group(2): match.group(1), "*": match.group(3)},
-        "source": f"{path.name}:{line} {_function_at(text, line)}",
+        "source": _where(path, text, match),
     }
 
 
@@ -451,6 +448,12 @@ def interleave_rule(folder: str) -> dict | None:
             where = _function_at("\n".join(lines), number + 1)
             return {"rule": rule, "source": f"{path.name}:{number + 1} {where}"}
     return None
+
+
+def _where(path: Path, text: str, match: re.Match) -> str:
+    """ "modeling_x.py:LINE function" of a match in a file's text."""
+    line = text.count("\n", 0, match.start()) + 1
+    return f"{path.name}:{line} {_function_at(text, line)}"
 
 
 def _function_at(text: str, line: int) -> str:
@@ -639,8 +642,7 @@ def window_from(config_cls: type) -> dict | None:
             match = re.search(rf"self\.{f.name} // {divisor}\b", text)
             if not match:  # made somewhere this generator cannot point at: refuse, not guess
                 raise ValueError(f"{config_cls.__name__} makes sliding_window where no line says")
-            line = text.count("\n", 0, match.start()) + 1
-            where = f"{path.name}:{line} {_function_at(text, line)}"
+            where = _where(path, text, match)
             return {"key": f.name, "default": f.default, "divisor": divisor, "source": where}
     return None
 
@@ -887,9 +889,7 @@ def pattern_letters(config_cls: type) -> dict | None:
             if isinstance(made, list) and len(made) == 1 and isinstance(made[0], str):
                 letters[letter] = made[0]
         if letters:
-            line = text.count("\n", 0, match.start()) + 1
-            where = f"{path.name}:{line} {_function_at(text, line)}"
-            return {"key": key, "letters": letters, "source": where}
+            return {"key": key, "letters": letters, "source": _where(path, text, match)}
     return None
 
 
