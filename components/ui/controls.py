@@ -375,7 +375,7 @@ class Controls(pn.viewable.Viewer):
         format and place, the scaling mistake's way, the query's position, the layer."""
         state = self.state
         self.mistake = pn.widgets.Select(
-            name=state.param.mistake.label,
+            label=state.param.mistake.label,
             groups={
                 family: {words: name for name, words in mistakes.items()}
                 for family, mistakes in MISTAKE_FAMILIES.items()

@@ -20,7 +20,7 @@ from ..state import ExplorerState
 TITLE = "What goes wrong, and by how much"
 # The two charts side by side (paper x), and how many rows of each the Show data table lists.
 DOMAINS = ((0.0, 0.44), (0.56, 1.0))
-TABLE_ROWS = 12
+TABLE_ROWS = 8
 READOUT_STYLE = """
 :host { max-width: 100%; }
 p.pe-mistakes-readout { margin: 0.3em 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
@@ -179,7 +179,7 @@ def data(state: ExplorerState) -> ChartData:
     if found.angle_error is not None:
         for i in rows_of(found.positions.size):
             worst = shown.worst_angle[i]
-            rows.append(("angle error (rad)", int(found.positions[i]), 0.0, "", float(worst)))
+            rows.append(("angle error (rad)", int(found.positions[i]), 0.0, "–", float(worst)))
     else:
         right, wrong = np.atleast_2d(found.right), np.atleast_2d(found.wrong)
         for i in rows_of(np.size(found.x)):
