@@ -109,3 +109,12 @@ def test_the_mistake_chosen_in_its_list_reaches_the_state_and_back():
     assert state.mistake == "pairing_swapped"
     state.mistake = "alibi_slopes"
     assert controls.mistake.value == "alibi_slopes"
+
+
+def test_the_model_view_links_its_preset_to_the_mistakes_view():
+    from pe_explorer.views import view_spec
+
+    view = view_spec("model").make(ExplorerState(model="qwen3-8b"))
+    view.update_extras()
+    link = 'href="?model=qwen3-8b&amp;mistake_on=model&amp;view=mistakes"'
+    assert link in view._status.object
