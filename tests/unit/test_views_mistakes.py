@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from pe_explorer.mistakes.simulate import simulate
 from pe_explorer.mistakes.types import MISTAKE_NAMES
 from pe_explorer.state import ExplorerState
