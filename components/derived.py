@@ -1616,6 +1616,7 @@ class MistakeShown:
     pairs: tuple[int, ...] = ()
     score_row: int = 0
     worst_angle: np.ndarray | None = None
+    pair_errors: np.ndarray | None = None  # |angle error| of the pairs drawn, 0 as NaN (log axis)
 
 
 def mistake_settings(mistake: str, precision: str, place: str, how: str) -> dict:
@@ -1647,7 +1648,9 @@ def mistake_shown(mistake, on, model, precision, place, how, at) -> MistakeShown
     count = found.angle_error.shape[1]
     pairs = tuple(sorted({0, count // 4, count // 2, count - 1}))
     worst = worst_per_column(found.angle_error.T)
-    return MistakeShown(found, pairs=pairs, score_row=row, worst_angle=worst)
+    drawn = np.abs(found.angle_error[:, list(pairs)])
+    drawn[drawn == 0] = np.nan
+    return MistakeShown(found, pairs=pairs, score_row=row, worst_angle=worst, pair_errors=drawn)
 
 
 def mistake_of(state) -> MistakeShown:

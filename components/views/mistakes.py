@@ -48,24 +48,32 @@ def _line(x, y, name: str, colour: str, hover: tuple[str, str], **style) -> dict
     }
 
 
+# The pairs' colours: not the mistaken curve's orange (PAIR_COLOURS[1]) nor the ochre beside it.
+ANGLE_COLOURS = tuple(theme.PAIR_COLOURS[i] for i in (0, 2, 3, 5))
+
+
 def angle_subplot(state: ExplorerState, shown) -> Subplot:
-    """The angle error of a few pairs (the fastest, the slowest, two between) against position;
-    the right angle error is 0, drawn as the truth."""
-    found, palette = shown.simulation, theme.colours(state.theme)
-    positions = found.positions
-    hover = ("position", "angle error (rad)")
-    traces = [_line(positions[[0, -1]], [0.0, 0.0], "right: 0", palette["pos"], hover)]
-    for index, pair in enumerate(shown.pairs):
-        colour = theme.PAIR_COLOURS[(index + 1) % len(theme.PAIR_COLOURS)]
-        traces.append(
-            _line(positions, found.angle_error[:, pair], f"pair {pair}", colour, hover, width=1)
-        )
+    """|angle error| of a few pairs (the fastest, the slowest, two between) against position,
+    on a log axis: the right error is 0, which a log axis leaves out."""
+    found = shown.simulation
+    hover = ("position", "|angle error| (rad)")
+    traces = [
+        _line(
+            found.positions,
+            shown.pair_errors[:, index],
+            f"pair {pair}",
+            ANGLE_COLOURS[index % len(ANGLE_COLOURS)],
+            hover,
+            width=1,
+        )  # fmt: skip
+        for index, pair in enumerate(shown.pairs)
+    ]
     return Subplot(
         traces,
         {"title": {"text": "position"}},
-        {"title": {"text": "angle error (rad)"}},
+        {"title": {"text": "|angle error| (rad)"}, "type": "log", "exponentformat": "power"},
         (DOMAINS[0], (0.0, 1.0)),
-        caption="<b>Angle error per pair</b>, wrapped to ±π",
+        caption="<b>Angle error per pair</b> (right: 0), wrapped to π",
     )
 
 
@@ -142,8 +150,8 @@ def figure(state: ExplorerState) -> dict:
     layer = html.escape(shown.simulation.summary.partition(": ")[0])
     layout = titled_layout(state, f"mistakes-{state.mistake}", f"{title}: {layer}")
     layout.update(
-        margin={"l": 64, "r": 24, "t": 64, "b": 100},
-        legend={"orientation": "h", "y": -0.2, "x": 0},
+        margin={"l": 64, "r": 24, "t": 64, "b": 90},
+        legend={"orientation": "h", "y": -0.17, "x": 0},
     )
     first = angle_subplot if shown.simulation.angle_error is not None else told_subplot
     return compose(state, layout, [first(state, shown), score_subplot(state, shown)])
