@@ -410,10 +410,14 @@ class Controls(pn.viewable.Viewer):
 
     def _show_mistake_settings(self, *events) -> None:
         """A mistake's own settings shown while it is chosen: the format and the place for low
-        precision, the way for scaling."""
+        precision, the way for scaling; the query's position and the layer where they count."""
+        chosen, groups = self.state.mistake, self.mistake_groups
         for name in ("precision", "precision_place"):
-            self.mistake_groups[name].visible = self.state.mistake == "low_precision"
-        self.mistake_groups["scaling_mistake"].visible = self.state.mistake == "scaling"
+            groups[name].visible = chosen == "low_precision"
+        groups["scaling_mistake"].visible = chosen == "scaling"
+        # Padding and packing number a short batch whatever the context; ALiBi has no layer.
+        groups["query_at"].visible = chosen not in ("left_padding", "packed_documents")
+        groups["mistake_on"].visible = chosen != "alibi_slopes"
 
     @property
     def mistake_groups(self) -> dict:

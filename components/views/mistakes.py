@@ -21,6 +21,8 @@ TITLE = "What goes wrong, and by how much"
 # The two charts side by side (paper x), and how many rows of each the Show data table lists.
 DOMAINS = ((0.0, 0.44), (0.56, 1.0))
 TABLE_ROWS = 8
+# What to do when the mistake cannot run on the chosen layer (plain RoPE has no scaling).
+OTHER_LAYER = "choose “The model's layer” with a model that scales (Llama 3.1 8B, a YaRN preset)"
 READOUT_STYLE = """
 :host { max-width: 100%; }
 p.pe-mistakes-readout { margin: 0.3em 0; line-height: 1.5; font-variant-numeric: tabular-nums; }
@@ -48,8 +50,8 @@ def _line(x, y, name: str, colour: str, hover: tuple[str, str], **style) -> dict
     }
 
 
-# The pairs' colours: not the mistaken curve's orange (PAIR_COLOURS[1]) nor the ochre beside it.
-ANGLE_COLOURS = tuple(theme.PAIR_COLOURS[i] for i in (0, 2, 3, 5))
+# The pairs' colours: blue, green, pink, ochre; not the mistaken curve's orange (PAIR_COLOURS[1]).
+ANGLE_COLOURS = tuple(theme.PAIR_COLOURS[i] for i in (0, 2, 3, 4))
 
 
 def angle_subplot(state: ExplorerState, shown) -> Subplot:
@@ -145,7 +147,7 @@ def figure(state: ExplorerState) -> dict:
     shown = derived.mistake_of(state)
     title = named(state)
     if shown.simulation is None:
-        text = html.escape(shown.problem)
+        text = html.escape(f"{shown.problem}: {OTHER_LAYER}")
         return message_figure(state, f"mistakes-{state.mistake}", title, text)
     layer = html.escape(shown.simulation.summary.partition(": ")[0])
     layout = titled_layout(state, f"mistakes-{state.mistake}", f"{title}: {layer}")
@@ -161,7 +163,7 @@ def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the mistake's sentence, with its numbers at this setting."""
     shown = derived.mistake_of(state)
     if shown.simulation is None:
-        return f"{named(state)}: {shown.problem}"
+        return f"{named(state)}: {shown.problem}; {OTHER_LAYER}"
     return f"{named(state)}. {shown.simulation.summary}"
 
 

@@ -75,6 +75,7 @@ def test_scaling_on_plain_rope_says_there_is_none_to_drop():
     state = ExplorerState(mistake="scaling", mistake_on="rope")
     assert mistakes.figure(state)["data"] == []
     assert "has no RoPE scaling to drop or apply twice" in mistakes.describe(state)
+    assert "choose “The model's layer”" in mistakes.describe(state)
     assert mistakes.data(state).rows == ()
 
 
@@ -101,6 +102,10 @@ def test_a_mistakes_own_settings_show_only_while_it_is_chosen():
     state.mistake = "scaling"
     assert not groups["precision"].visible and groups["scaling_mistake"].visible
     assert groups["query_at"].visible and groups["mistake_on"].visible
+    state.mistake = "left_padding"
+    assert not groups["query_at"].visible and groups["mistake_on"].visible
+    state.mistake = "alibi_slopes"
+    assert groups["query_at"].visible and not groups["mistake_on"].visible
 
 
 def test_the_mistake_chosen_in_its_list_reaches_the_state_and_back():
