@@ -73,7 +73,12 @@ def angle_subplot(state: ExplorerState, shown) -> Subplot:
     return Subplot(
         traces,
         {"title": {"text": "position"}},
-        {"title": {"text": "|angle error| (rad)"}, "type": "log", "exponentformat": "power"},
+        {
+            "title": {"text": "|angle error| (rad)"},
+            "type": "log",
+            "dtick": 1,
+            "exponentformat": "power",
+        },
         (DOMAINS[0], (0.0, 1.0)),
         caption="<b>Angle error per pair</b> (right: 0), wrapped to π",
     )
