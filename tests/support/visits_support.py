@@ -320,7 +320,18 @@ KEYED_SLIDERS = {
     "pe-control-base": "base",
 }
 LINK_VALUE_JS = "(key) => new URLSearchParams(location.search).get(key)"
-TOP_JS = "() => { window.scrollTo(0, 0); document.activeElement?.blur(); }"
+# To the top, with nothing focused: the focused element may be inside shadow roots, where the
+# document's activeElement is only its outermost host (blurring that leaves the inner one focused,
+# and Tab would go on from there).
+TOP_JS = """() => {
+  window.scrollTo(0, 0);
+  let element = document.activeElement;
+  while (element && element.shadowRoot && element.shadowRoot.activeElement) {
+    element = element.shadowRoot.activeElement;
+  }
+  element?.blur();
+  document.activeElement?.blur();
+}"""
 
 
 def tab_order(site) -> dict:
@@ -338,6 +349,9 @@ def tab_order(site) -> dict:
         focused = page.evaluate(FOCUS_JS).split()
         reached += [c for c in CONTROLS if c in focused and c not in reached]
     page.evaluate(TOP_JS)
+    # A click on the page's top corner (no control there) starts Tab's walk from the top, as a
+    # person would make it start.
+    page.mouse.click(2, 2)
     before = page.evaluate(SHOWN_POS_JS)
     tab_to(page, "pe-control-pos", TAB_PRESSES)
     page.keyboard.press("ArrowRight")

@@ -95,3 +95,19 @@ def test_the_icon_goes_inline_as_the_sites_own_file(tmp_path):
     assert base64.b64decode(uri.split(",", 1)[1]) == icon.ICON.read_bytes()
     # Where the file is not shipped (the Pyodide wheel), Panel's default stays.
     assert icon.icon_data_uri(tmp_path / "missing.svg") is None
+
+
+def test_the_wheel_lists_every_subpackage():
+    """A folder of components/ with an __init__.py left out of pyproject's packages is missing
+    from the wheel, so from the site (mistakes/ was, until its view imported it)."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]
+    )
+    folders = {
+        "pe_explorer." + ".".join(init.parent.relative_to(REPO_ROOT / "components").parts)
+        for init in (REPO_ROOT / "components").rglob("__init__.py")
+        if init.parent != REPO_ROOT / "components"
+    }
+    assert folders | {"pe_explorer"} == listed
