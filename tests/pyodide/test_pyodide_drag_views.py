@@ -84,7 +84,7 @@ def test_each_frame_names_the_value_its_slider_shows(visit, name):
     shown = record["shown"]
     axis_index = 0 if dragged_axis(name) == "pos" else 1
     values = {frame[axis_index] for frame in shown}
-    assert len(values) >= 10, f"the drag moved the {name} slider through {sorted(values)}"
+    assert len(values) >= 6, f"the drag moved the {name} slider through {sorted(values)}"
     expected = python_names(name, shown)
     wrong = [
         (value, *differing(label, expected[int(value)]))
