@@ -25,8 +25,10 @@ HEAVIEST = {
     "ropecheck": {"d_model": 2048, "scaling": "yarn", "factor": 128.0},
     "t5": {"n_positions": 2048, "t5_buckets": 256, "t5_max_distance": 4096, "pos": 1000},
     "shaw": {"n_positions": 2048, "d_model": 2048, "shaw_clip": 512, "pos": 1000},
+    "mistakes": {"query_at": "128k"},
 }
-STEPPED = ("pos", "offset", "d_model", "base", "factor", "original_context")
+# A choice (the mistake, the model) steps to the next of its values, round and round.
+STEPPED = ("pos", "offset", "d_model", "base", "factor", "original_context", "mistake", "model")
 
 
 def stepped(spec) -> str:
@@ -37,7 +39,10 @@ def stepped(spec) -> str:
 def step(state: ExplorerState, name: str, index: int) -> None:
     """Move one parameter by one step, back and forth so that it stays in range."""
     sign = -1 if index % 2 == 0 else 1  # down first: the large state is at the top of the ranges
-    if name == "d_model":
+    if name in ("mistake", "model"):
+        choices = state.param[name].objects
+        setattr(state, name, choices[(choices.index(getattr(state, name)) + 1) % len(choices)])
+    elif name == "d_model":
         state.d_model += 2 * sign
     elif name in ("base", "factor"):
         setattr(state, name, getattr(state, name) * (1.1 if sign > 0 else 1 / 1.1))

@@ -1602,3 +1602,58 @@ def model_scores(inv_freq: bytes, offsets: bytes) -> np.ndarray:
     """scaling.offset_scores of a layer type's inv_freq (float64 bytes) at offsets (float64 bytes):
     bytes, so that the arrays can be cache keys."""
     return scaling.offset_scores(np.frombuffer(inv_freq), np.frombuffer(offsets))
+
+
+@dataclass(frozen=True)
+class MistakeShown:
+    """One mistake as the mistakes view draws it: the simulation (None, with the problem in
+    words, when it cannot run on this layer), the pairs whose angle errors are drawn, the score
+    row drawn (the (q, k) sample or ALiBi head the mistake moves most) and the worst angle error
+    over the pairs at each position."""
+
+    simulation: object
+    problem: str = ""
+    pairs: tuple[int, ...] = ()
+    score_row: int = 0
+    worst_angle: np.ndarray | None = None
+    pair_errors: np.ndarray | None = None  # |angle error| of the pairs drawn, 0 as NaN (log axis)
+
+
+def mistake_settings(mistake: str, precision: str, place: str, how: str) -> dict:
+    """The settings simulate takes for a mistake, from the state's choices."""
+    if mistake == "low_precision":
+        return {"precision": precision, "place": place}
+    return {"how": how} if mistake == "scaling" else {}
+
+
+@read_only_cache(maxsize=8)
+def mistake_shown(mistake, on, model, precision, place, how, at) -> MistakeShown:
+    """simulate(mistake) on the model's first rotating layer (or plain RoPE) at `at` ("4k" …, or
+    "context": the layer's maximum), with what the view picks out of it."""
+    from .mistakes.scores import worst_per_column
+    from .mistakes.simulate import simulate
+
+    layer = preset_model(model) if on == "model" else None
+    settings = mistake_settings(mistake, precision, place, how)
+    try:
+        # bf16 and fp16 round to 0 and overflow to inf by design: those are the mistake's numbers.
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+            found = simulate(mistake, layer, at=None if at == "context" else at, **settings)
+            moved = np.abs(np.asarray(found.score_wrong) - found.score_right)
+    except ValueError as error:
+        return MistakeShown(None, str(error))
+    row = int(np.argmax(np.where(np.isfinite(moved), moved, -1.0).max(axis=1)))
+    if found.angle_error is None:
+        return MistakeShown(found, score_row=row)
+    count = found.angle_error.shape[1]
+    pairs = tuple(sorted({0, count // 4, count // 2, count - 1}))
+    worst = worst_per_column(found.angle_error.T)
+    drawn = np.abs(found.angle_error[:, list(pairs)])
+    drawn[drawn == 0] = np.nan
+    return MistakeShown(found, pairs=pairs, score_row=row, worst_angle=worst, pair_errors=drawn)
+
+
+def mistake_of(state) -> MistakeShown:
+    """The state's mistake, as the mistakes view draws it."""
+    return mistake_shown(state.mistake, state.mistake_on, state.model, state.precision,
+                         state.precision_place, state.scaling_mistake, state.query_at)  # fmt: skip

@@ -5,6 +5,7 @@ from __future__ import annotations
 import param
 
 from . import encoding, methods, relative
+from .mistakes.types import MISTAKE_NAMES
 from .model.presets import DEFAULT_MODEL, PRESETS
 from .scaling import PARAMETERS as SCALING_DEFAULTS
 from .scaling import SCALINGS
@@ -282,6 +283,50 @@ class ModelParams(param.Parameterized):
     )
 
 
+class MistakeParams(param.Parameterized):
+    """The mistakes view's choice (issue 59): which published mistake, its settings, where the
+    query sits and which layer it runs on (components/mistakes/)."""
+
+    mistake = param.Selector(
+        default="low_precision",
+        objects=list(MISTAKE_NAMES),
+        label="Mistake",
+        doc="The published mistake simulated against the exact float64 computation.",
+    )
+    precision = param.Selector(
+        default="bf16",
+        objects=["bf16", "fp16"],
+        label="Low precision format",
+        doc="The format of a low-precision mistake: bfloat16 or float16, emulated bit for bit.",
+    )
+    precision_place = param.Selector(
+        default="product",
+        objects=["product", "positions", "cache"],
+        label="Held in low precision",
+        doc="What is held in the format: position × inv_freq, the positions, or the cached cos and "
+        "sin.",
+    )
+    scaling_mistake = param.Selector(
+        default="dropped",
+        objects=["dropped", "twice"],
+        label="The layer's scaling",
+        doc="The layer's RoPE scaling dropped, or applied twice (its attention factor squared).",
+    )
+    query_at = param.Selector(
+        default="32k",
+        objects=["4k", "32k", "128k", "context"],
+        label="Query at p",
+        doc="The query's position p: 4k, 32k, 128k, or the model's maximum context.",
+    )
+    mistake_on = param.Selector(
+        default="model",
+        objects=["model", "rope"],
+        label="Run on",
+        doc="The layer the mistake runs on: the model view's model (its first rotating layer), or "
+        "plain RoPE (θ 10 000, head 128, 4k).",
+    )
+
+
 class PageParams(param.Parameterized):
     """How the page is drawn."""
 
@@ -299,6 +344,7 @@ GROUPS = (
     ScalingParams,
     RelativeParams,
     ModelParams,
+    MistakeParams,
     PageParams,
 )
 

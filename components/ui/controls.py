@@ -16,6 +16,7 @@ import param
 
 from ..fixes.slider import Slider
 from ..methods import MAX_SEED, METHOD_LABELS
+from ..mistakes.types import MISTAKE_FAMILIES
 from ..model.presets import PRESETS
 from ..plotkit.frame import WhileShown
 from ..plotkit.presets import preset_buttons
@@ -174,6 +175,7 @@ class Controls(pn.viewable.Viewer):
         self._relative_controls()
         self._sentence_control()
         self._model_control()
+        self._mistake_controls()
         for slider in self.sliders():
             slider.stylesheets = [*slider.stylesheets, SLIDER_STYLE]
 
@@ -368,6 +370,76 @@ class Controls(pn.viewable.Viewer):
             css_classes=[css_class("model")],
         )
 
+    def _mistake_controls(self) -> None:
+        """The mistakes view's choice, by family, and its settings: a low-precision mistake's
+        format and place, the scaling mistake's way, the query's position, the layer."""
+        state = self.state
+        self.mistake = pn.widgets.Select(
+            label=state.param.mistake.label,
+            groups={
+                family: {words: name for name, words in mistakes.items()}
+                for family, mistakes in MISTAKE_FAMILIES.items()
+            },
+            value=state.mistake,
+            sizing_mode="stretch_width",
+            css_classes=[css_class("mistake")],
+        )
+        self.mistake.param.watch(lambda event: setattr(state, "mistake", event.new), "value")
+        state.param.watch(lambda event: setattr(self.mistake, "value", event.new), "mistake")
+        choices = {
+            "precision": {"bfloat16": "bf16", "float16": "fp16"},
+            "precision_place": {
+                "pos × inv_freq": "product",
+                "positions": "positions",
+                "cos, sin cached": "cache",
+            },  # fmt: skip
+            "scaling_mistake": {"Dropped": "dropped", "Applied twice": "twice"},
+            "query_at": {"4k": "4k", "32k": "32k", "128k": "128k", "Its context": "context"},
+            "mistake_on": {"The model's layer": "model", "Plain RoPE": "rope"},
+        }
+        for name, options in choices.items():
+            buttons = pn.widgets.RadioButtonGroup.from_param(
+                state.param[name],
+                options=options,
+                sizing_mode="stretch_width",
+                css_classes=[css_class(name)],
+            )
+            setattr(self, name, buttons)
+        state.param.watch(self._show_mistake_settings, "mistake")
+        self._show_mistake_settings()
+
+    def _show_mistake_settings(self, *events) -> None:
+        """A mistake's own settings shown while it is chosen: the format and the place for low
+        precision, the way for scaling; the query's position and the layer where they count."""
+        chosen, groups = self.state.mistake, self.mistake_groups
+        for name in ("precision", "precision_place"):
+            groups[name].visible = chosen == "low_precision"
+        groups["scaling_mistake"].visible = chosen == "scaling"
+        # Padding and packing number a short batch whatever the context; ALiBi has no layer.
+        groups["query_at"].visible = chosen not in ("left_padding", "packed_documents")
+        groups["mistake_on"].visible = chosen != "alibi_slopes"
+
+    @property
+    def mistake_groups(self) -> dict:
+        """Each mistake setting with its label, in a column of its own (made once)."""
+        if not hasattr(self, "_mistake_groups"):
+            self._mistake_groups = {
+                name: pn.Column(
+                    control_label(self.state.param[name].label),
+                    getattr(self, name),
+                    margin=0,
+                    sizing_mode="stretch_width",
+                )
+                for name in (
+                    "precision",
+                    "precision_place",
+                    "scaling_mistake",
+                    "query_at",
+                    "mistake_on",
+                )  # fmt: skip
+            }
+        return self._mistake_groups
+
     def _sentence_control(self) -> None:
         """The sentence of the tokens and NoPE views.
 
@@ -510,6 +582,8 @@ class Controls(pn.viewable.Viewer):
             ],
             "shaw_clip": [self.shaw_clip],
             "model": [self.model],
+            "mistake": [self.mistake],
+            **{name: [group] for name, group in self.mistake_groups.items()},
         }
         chosen = every if names is None else [name for name in every if name in names]
         grouped = [name for name in chosen if name in together] if box else []

@@ -28,6 +28,7 @@ from . import (
     heatmap,
     learned,
     methods,
+    mistakes,
     model,
     nope,
     properties,
@@ -460,6 +461,24 @@ VIEWS: tuple[ViewSpec, ...] = (
         height=1400,
         embed_height=1500,
         view_class=model.ModelView,
+    ),
+    view_of(
+        mistakes,
+        name="mistakes",
+        title="What goes wrong, and by how much",
+        short="Mistakes",
+        explanation="The position bugs that cost weeks are rarely in the formula: they are in how "
+        "it is computed and fed. Choose one published mistake (low precision, left padding, "
+        "caches, conversion and configuration): it runs on the model view's model, or on plain "
+        "RoPE, beside the exact float64 computation. Left, the angle each pair is off (or what the "
+        "model is told, right and mistaken); right, the score of unit q and k against the key's "
+        "distance Δ from the query at p.",
+        follows="mistake precision precision_place scaling_mistake query_at mistake_on model theme",
+        controls="mistake precision precision_place scaling_mistake query_at mistake_on model",
+        card_controls="mistake precision precision_place scaling_mistake query_at mistake_on",
+        plot_height=520,
+        height=840,
+        embed_height=1000,
     ),
     view_of(
         learned,

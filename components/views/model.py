@@ -9,6 +9,7 @@ import html
 import io
 import json
 import math
+from urllib.parse import quote
 
 import numpy as np
 import panel as pn
@@ -399,6 +400,16 @@ def both_line(name: str) -> str:
     return f"; beside it, {converter_name(name)}" if has_gguf_form(name) else ""
 
 
+def what_if_link(name: str) -> str:
+    """A link that opens the mistakes view on this preset's layers (a visitor's own file is not
+    in any link, so it gets none)."""
+    query = html.escape(f"?model={quote(name)}&mistake_on=model&view=mistakes")
+    return (
+        f'<a class="pe-model-what-if" href="{query}">What if: a published mistake (bf16 angles, '
+        "the wrong θ, scaling dropped …) run on these layers</a>"
+    )
+
+
 def readout(state: ExplorerState) -> str:
     return findings_html(derived.preset_both(state.model))
 
@@ -520,7 +531,8 @@ class ModelView(PlotView):
         else:
             self._status.object = (
                 f'<p class="pe-model-status">Showing the preset {html.escape(model.name)}; '
-                f"{html.escape(engine_line(model))}{html.escape(both_line(self.state.model))}.</p>"
+                f"{html.escape(engine_line(model))}{html.escape(both_line(self.state.model))}. "
+                f"{what_if_link(self.state.model)}</p>"
             )
         self._clear.disabled = not given and not self._problem
 

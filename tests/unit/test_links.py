@@ -61,6 +61,12 @@ DEFAULTS = {
     "t5_bidirectional": True,
     "shaw_clip": 16,
     "model": "llama-3.1-8b",  # added with the model view (issue 41), after the links below
+    "mistake": "low_precision",  # the mistakes view (issue 59)
+    "precision": "bf16",
+    "precision_place": "product",
+    "scaling_mistake": "dropped",
+    "query_at": "32k",
+    "mistake_on": "model",
     "theme": "light",
     "pos": 7,
     "offset": 1,
@@ -548,6 +554,38 @@ LINKS = [
             "mistral-7b-v0.1…"
         ],
         "d_model=128&n_positions=64&pos=7&offset=1&view=model",
+    ),
+    Link(
+        "?view=mistakes&mistake=low_precision&precision=fp16&precision_place=cache&query_at=128k"
+        "&mistake_on=rope&scaling_mistake=twice",
+        {
+            "mistake": "low_precision",
+            "precision": "fp16",
+            "precision_place": "cache",
+            "query_at": "128k",
+            "mistake_on": "rope",
+            "scaling_mistake": "twice",
+        },  # fmt: skip
+        "mistakes",
+        False,
+        [],
+        (
+            "d_model=128&n_positions=64&precision=fp16&precision_place=cache&"
+            "scaling_mistake=twice&query_at=128k&mistake_on=rope&pos=7&offset=1&view=mistakes"
+        ),
+    ),
+    Link(
+        "?view=mistakes&mistake=rounding&precision=FP32&query_at=64k&mistake_on=Rope",
+        {"mistake_on": "rope"},
+        "mistakes",
+        False,
+        [
+            "mistake: 'rounding' is not one of low_precision, left_padding, cache_window, "
+            "dynamic_ntk_cache, pairing_swapped, positions_from_1, wrong_theta, scaling, packed…",
+            "precision: 'FP32' is not one of bf16, fp16; used the default bf16",
+            "query_at: '64k' is not one of 4k, 32k, 128k, context; used the default 32k",
+        ],
+        "d_model=128&n_positions=64&mistake_on=rope&pos=7&offset=1&view=mistakes",
     ),
 ]
 

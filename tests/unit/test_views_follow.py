@@ -44,6 +44,12 @@ CHANGED = {
     "t5_bidirectional": False,
     "shaw_clip": 3,
     "model": "phi-2",
+    "mistake": "wrong_theta",
+    "precision": "fp16",
+    "precision_place": "cache",
+    "scaling_mistake": "twice",
+    "query_at": "4k",
+    "mistake_on": "rope",
 }
 # A method's own parameter changes nothing under another method: it is changed under its own.
 UNDER = {
@@ -51,6 +57,7 @@ UNDER = {
     "low_freq_factor": {"scaling": "llama3"},
     "high_freq_factor": {"scaling": "llama3"},
     "longrope_factors": {"scaling": "longrope"},
+    "scaling_mistake": {"mistake": "scaling"},
 }
 
 

@@ -347,6 +347,12 @@ NOT_FOLLOWED = {
     "t5_bidirectional": False,
     "shaw_clip": 2,
     "model": "phi-2",
+    "mistake": "wrong_theta",
+    "precision": "fp16",
+    "precision_place": "cache",
+    "scaling_mistake": "twice",
+    "query_at": "4k",
+    "mistake_on": "rope",
 }
 
 
