@@ -1657,3 +1657,58 @@ def mistake_of(state) -> MistakeShown:
     """The state's mistake, as the mistakes view draws it."""
     return mistake_shown(state.mistake, state.mistake_on, state.model, state.precision,
                          state.precision_place, state.scaling_mistake, state.query_at)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class MistakeNear:
+    """A mistake at every value the pos and k sliders offer (issue 59): at each whole position
+    0 … count − 1 the worst |angle error| over the pairs and its pair (None when the mistake
+    turns no angles), and at each distance Δ 0 … count − 1 from the query the drawn sample's
+    right and mistaken score and the worst error over every sample (None when the mistake
+    scores the distances its own numbering makes)."""
+
+    worst_angle: np.ndarray | None = None
+    worst_pair: np.ndarray | None = None
+    score_right: np.ndarray | None = None
+    score_wrong: np.ndarray | None = None
+    score_error: np.ndarray | None = None
+
+
+@read_only_cache(maxsize=8)
+def mistake_near(mistake, on, model, precision, place, how, at, count, row) -> MistakeNear:
+    """simulate(mistake) as mistake_shown runs it, at positions and distances 0 … count − 1
+    (the distances up to the query's position); `row` is the score sample drawn."""
+    from .mistakes.simulate import BY_DISTANCE, TURNED, context, rotary_of, simulate
+
+    if mistake not in BY_DISTANCE + TURNED:
+        return MistakeNear()
+    layer = preset_model(model) if on == "model" else None
+    settings = mistake_settings(mistake, precision, place, how)
+    top = None if at == "context" else at
+    if mistake in BY_DISTANCE:
+        query = context(top, rotary_of(layer))
+        settings["distances"] = np.arange(min(count, query + 1))
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        found = simulate(mistake, layer, np.arange(count), at=top, **settings)
+    near = MistakeNear()
+    if found.angle_error is not None:
+        errors = np.abs(found.angle_error)
+        finite = np.where(np.isnan(errors), np.inf, errors)  # NaN: overflowed, as far off as can be
+        near = dataclasses.replace(
+            near, worst_angle=finite.max(axis=1), worst_pair=finite.argmax(axis=1)
+        )
+    if mistake in BY_DISTANCE:
+        rows = {"score_right": found.score_right[row], "score_wrong": found.score_wrong[row]}
+        near = dataclasses.replace(near, **rows, score_error=found.score_error)
+    return near
+
+
+def mistake_near_key(state, row: int) -> tuple:
+    """mistake_near's arguments for the state (and the score sample drawn, row)."""
+    return (state.mistake, state.mistake_on, state.model, state.precision, state.precision_place,
+            state.scaling_mistake, state.query_at, state.n_positions, row)  # fmt: skip
+
+
+def mistake_near_of(state, row: int) -> MistakeNear:
+    """The state's mistake at every value of the pos and k sliders."""
+    return mistake_near(*mistake_near_key(state, row))

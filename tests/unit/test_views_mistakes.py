@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+from pe_explorer import derived
 from pe_explorer.mistakes.simulate import simulate
 from pe_explorer.mistakes.types import MISTAKE_NAMES
+from pe_explorer.plotkit.numbers import number
 from pe_explorer.state import ExplorerState
 from pe_explorer.ui.controls import Controls
 from pe_explorer.views import mistakes
@@ -18,7 +21,7 @@ def traces_named(figure: dict) -> dict:
 def test_the_default_says_what_simulate_says_of_llama_3_1_in_bf16_at_32k():
     found = simulate("low_precision", "llama-3.1-8b", at="32k", precision="bf16")
     text = mistakes.describe(ExplorerState())
-    assert text.endswith(found.summary)
+    assert found.summary in text
     assert "the worst angle error is 3.14 rad" in text
 
 
@@ -59,7 +62,7 @@ def test_angle_errors_are_drawn_for_the_fastest_and_slowest_pairs():
     found = simulate("wrong_theta", None, at="4k")
     shown = traces_named(mistakes.figure(state))
     assert {"pair 0", "pair 16", "pair 32", "pair 63"} == set(shown) - {
-        "right q·k", "mistaken q·k", "worst |error|"}  # fmt: skip
+        "right q·k", "mistaken q·k", "worst |error|", "worst at pos", "at Δ = |k|"}  # fmt: skip
     slowest = np.abs(found.angle_error[:, 63])
     np.testing.assert_array_equal(shown["pair 63"]["y"], np.where(slowest == 0, np.nan, slowest))
 
@@ -124,3 +127,58 @@ def test_the_model_view_links_its_preset_to_the_mistakes_view():
     view.update_extras()
     link = 'href="?model=qwen3-8b&amp;mistake_on=model&amp;view=mistakes"'
     assert link in view._status.object
+
+
+@pytest.mark.parametrize(
+    ("mistake", "settings"),
+    [
+        ("low_precision", {"precision": "bf16", "place": "positions"}),
+        ("low_precision", {"precision": "fp16", "place": "product"}),
+        ("wrong_theta", {}),
+        ("scaling", {"how": "twice"}),
+        ("dynamic_ntk_cache", {}),
+    ],
+)
+def test_the_sliders_sentence_gives_simulates_worst_angle_error_at_pos(mistake, settings):
+    state = ExplorerState(mistake=mistake, n_positions=2048, pos=1500, offset=7,
+                          precision=settings.get("precision", "bf16"),
+                          precision_place=settings.get("place", "product"),
+                          scaling_mistake=settings.get("how", "dropped"))  # fmt: skip
+    found = simulate(mistake, "llama-3.1-8b", [1500], at="32k", **settings)
+    errors = np.abs(found.angle_error[0])
+    words = f"At position pos = 1500, the worst angle error is {errors.max():.3g} rad (pair "
+    assert f"{words}{int(errors.argmax())})." in mistakes.describe(state)
+    marker = mistakes.figure(state)["data"][-2]
+    assert (marker["name"], list(marker["x"]), list(marker["y"])) == (
+        "worst at pos", [1500.0], [errors.max()],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("offset", [-40, 0, 300])
+@pytest.mark.parametrize("mistake", ["low_precision", "pairing_swapped", "alibi_slopes"])
+def test_the_sliders_sentence_gives_the_scores_of_the_key_abs_k_before_the_query(mistake, offset):
+    state = ExplorerState(mistake=mistake, mistake_on="rope", query_at="4k", n_positions=1024,
+                          pos=500, offset=offset)  # fmt: skip
+    row = derived.mistake_of(state).score_row
+    delta = abs(offset)
+    found = simulate(mistake, None, at="4k", distances=[delta])
+    right, wrong = found.score_right[row, 0], found.score_wrong[row, 0]
+    text = mistakes.describe(state)
+    assert f"The key Δ = |k| = {delta} before the query at 4,096: " in text
+    assert f"{number(right)} right, {number(wrong)} mistaken" in text
+    assert f"the worst error is {found.score_error[0]:.3g}." in text
+    marker = mistakes.figure(state)["data"][-1]
+    assert list(marker["x"]) == [delta, delta] and list(marker["y"]) == [right, wrong]
+
+
+@pytest.mark.parametrize("mistake", ["left_padding", "cache_window", "packed_documents"])
+def test_a_mistake_its_own_numbering_decides_has_no_picks_and_no_markers(mistake):
+    state = ExplorerState(mistake=mistake, pos=20, offset=3)
+    assert mistakes.picks(state) is None
+    assert "pos = 20" not in mistakes.describe(state)
+    assert all(np.isnan(trace["x"]).all() for trace in mistakes.figure(state)["data"][-2:])
+
+
+def test_distances_are_refused_where_the_mistake_numbers_its_own():
+    with pytest.raises(ValueError, match="its own numbering"):
+        simulate("cache_window", None, distances=[1, 2])
