@@ -7,7 +7,9 @@
   scope.PE_PROTOCOL = Object.freeze({
     // Worker -> page.
     RENDER: 'render',  // the frame's document, built at the link's state
-    PATCH: 'patch',  // a change Python made (and, page -> worker, one the visitor made)
+    // Changes Python made in one run ({patches: [{patch, buffers}]}); page -> worker, one the
+    // visitor made ({patch}).
+    PATCH: 'patch',
     IDLE: 'idle',  // Python applied the page's patch: the page may send its next one
     STATUS: 'status',  // a start-up phase ({phase, msg}), or the error that stopped it ({msg})
     LOCATION_APPLIED: 'location-applied',  // the page's URL has reached Python

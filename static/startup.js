@@ -325,7 +325,18 @@
   function afterPageEmbedded(worker) {
     let handler = null;
     const held = [];
-    const deliver = (event) => handler?.call(worker, event);
+    // Python's patches of one run (static/worker.js) go to Panel's handler one by one, in this
+    // one task: the picker's re-picking (a microtask) runs after the last, before any paint.
+    const deliver = (event) => {
+      const patches = event.data?.type === P.PATCH ? event.data.patches : null;
+      if (!Array.isArray(patches)) {
+        handler?.call(worker, event);
+        return;
+      }
+      for (const {patch, buffers} of patches) {
+        handler?.call(worker, {data: {type: P.PATCH, patch, buffers}});
+      }
+    };
     Object.defineProperty(worker, 'onmessage', {
       configurable: true,
       get: () => handler,

@@ -64,13 +64,36 @@ function serial(frame, label, job) {
   return run;
 }
 
+// Python's changes to a frame's document, one patch per changed property (Panel's
+// _link_docs_worker), go to its page as one message per run of Python: the page applies them in
+// one task, so that no frame is painted between a chart's new drawing and the picks made for it
+// (components/js/picker.js). A run is a message Python applies, or one of its own later tasks.
+const outboxes = new Map();
+function flushPatches(frame) {
+  const outbox = outboxes.get(frame);
+  if (!outbox?.length) return;
+  const patches = outbox.splice(0);
+  frames.get(frame)?.postMessage({type: P.PATCH, patches});
+}
+function patchSender(frame) {
+  outboxes.set(frame, []);
+  return (patch, buffers) => {
+    const outbox = outboxes.get(frame);  // none once the frame has gone
+    if (outbox && outbox.push({patch, buffers}) === 1) {
+      Promise.resolve().then(() => flushPatches(frame));
+    }
+  };
+}
+
 // Apply a frame's message in Python, then tell its page, whether or not it went well: only
-// once Python applied a patch may the page send its next (coalesced) one.
+// once Python applied a patch may the page send its next (coalesced) one. What Python changed
+// in answer goes first.
 function applyThenTell(frame, port, label, apply, reply) {
   serial(frame, label, () => {
     try {
       apply();
     } finally {
+      flushPatches(frame);
       port.postMessage({type: reply});
     }
   });
@@ -100,7 +123,7 @@ function connectFrame(port, location) {
   const frame = nextFrame++;
   frames.set(frame, port);
   if (lastStatus) port.postMessage(lastStatus);
-  const sendPatch = (patch, buffers) => port.postMessage({type: P.PATCH, patch, buffers});
+  const sendPatch = patchSender(frame);
   port.onmessage = (event) => {
     const msg = event.data || {};
     if (msg.type === P.RENDERED) {
@@ -119,6 +142,7 @@ function connectFrame(port, location) {
 function closeFrame(frame) {
   frames.get(frame).close();
   frames.delete(frame);
+  outboxes.delete(frame);
   serial(frame, 'close', () => runtime.then(() => python.close(frame)));
 }
 

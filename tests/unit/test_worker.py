@@ -72,6 +72,7 @@ const fs = require('fs');
 const path = require('path');
 const [root, mode, script] = process.argv.slice(1);
 const log = [];
+const senders = {};
 const python = {
   prepare() { log.push(['prepare']); },
   async build(frame, location) {
@@ -79,10 +80,16 @@ const python = {
     await new Promise((resolve) => setTimeout(resolve, 5));
     return {toJs: () => ['{}', '[{}]', '[]'], destroy() {}};
   },
-  rendered(frame) { log.push(['rendered', frame]); },
+  rendered(frame, send) { log.push(['rendered', frame]); senders[frame] = send; },
   patch(frame, patch) {
     if (patch === 'bad') throw new Error('a bad patch');
     log.push(['patch', frame, patch]);
+    // 'echo N': Python changes N properties in answer, then one more in a later task of its own.
+    const echoes = /^echo (\d+)$/.exec(patch);
+    if (echoes) {
+      for (let i = 0; i < Number(echoes[1]); i += 1) senders[frame](`change ${i}`, new Map());
+      setTimeout(() => senders[frame]('later', new Map()), 1);
+    }
   },
   location(frame, href) { log.push(['location', frame, JSON.parse(href).search]); },
   close(frame) { log.push(['close', frame]); },
@@ -92,6 +99,7 @@ const port = (name) => ({
   postMessage(message) {
     if (message.type === 'status') log.push([name, 'status', message.phase, message.msg]);
     else if (message.type === 'runtime-error') log.push([name, message.type, message.msg]);
+    else if (message.patches) log.push([name, message.type, message.patches.map((p) => p.patch)]);
     else log.push([name, message.type]);
   },
 });
@@ -171,6 +179,20 @@ def test_idle_comes_only_once_python_applied_the_patch_and_patches_apply_in_orde
         ["page", "idle"],
         ["location", 1, "?pos=4"],
         ["page", "location-applied"],
+    ]
+
+
+def test_what_python_changes_in_one_run_reaches_the_page_as_one_message_before_idle():
+    log = run_worker(
+        "dedicated",
+        """page({type: 'frame', location: at('')}); await tick();
+        page({type: 'rendered'}); await tick();
+        page({type: 'patch', patch: 'echo 3'});""",
+    )
+    assert log[log.index(["patch", 1, "echo 3"]) + 1 :] == [
+        ["page", "patch", ["change 0", "change 1", "change 2"]],
+        ["page", "idle"],
+        ["page", "patch", ["later"]],
     ]
 
 
