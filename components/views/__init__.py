@@ -469,11 +469,12 @@ VIEWS: tuple[ViewSpec, ...] = (
         short="Mistakes",
         explanation="The position bugs that cost weeks are rarely in the formula: they are in how "
         "it is computed and fed. Choose one published mistake (low precision, left padding, "
-        "caches, conversion and configuration): it runs on the model view's model, or on plain "
-        "RoPE, beside the exact float64 computation. Left, the angle each pair is off (or what the "
-        "model is told, right and mistaken); right, the score of unit q and k against the key's "
-        "distance Δ from the query at p.",
-        follows="mistake precision precision_place scaling_mistake query_at mistake_on model theme",
+        "caches, conversion and configuration): it runs on the model view's model (a preset, or "
+        "the file you gave it), or on plain RoPE, beside the exact float64 computation. Left, "
+        "the angle each pair is off (or what the model is told, right and mistaken); right, the "
+        "score of unit q and k against the key's distance Δ from the query at p.",
+        follows="mistake precision precision_place scaling_mistake query_at mistake_on model "
+        "visitor_model theme",
         controls="mistake precision precision_place scaling_mistake query_at mistake_on model",
         card_controls="mistake precision precision_place scaling_mistake query_at mistake_on",
         plot_height=520,

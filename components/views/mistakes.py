@@ -152,7 +152,9 @@ def figure(state: ExplorerState) -> dict:
     shown = derived.mistake_of(state)
     title = named(state)
     if shown.simulation is None:
-        text = html.escape(f"{shown.problem}: {OTHER_LAYER}")
+        text = html.escape(
+            f"{shown.note + '. ' if shown.note else ''}{shown.problem}: {OTHER_LAYER}"
+        )
         return message_figure(state, f"mistakes-{state.mistake}", title, text)
     layer = html.escape(shown.simulation.summary.partition(": ")[0])
     layout = titled_layout(state, f"mistakes-{state.mistake}", f"{title}: {layer}")
@@ -167,9 +169,10 @@ def figure(state: ExplorerState) -> dict:
 def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the mistake's sentence, with its numbers at this setting."""
     shown = derived.mistake_of(state)
+    note = f" {shown.note}." if shown.note else ""
     if shown.simulation is None:
-        return f"{named(state)}: {shown.problem}; {OTHER_LAYER}"
-    return f"{named(state)}. {shown.simulation.summary}"
+        return f"{named(state)}:{note} {shown.problem}; {OTHER_LAYER}"
+    return f"{named(state)}.{note} {shown.simulation.summary}"
 
 
 def readout(state: ExplorerState) -> str:
