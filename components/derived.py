@@ -18,6 +18,7 @@ import numpy as np
 
 from . import encoding, formula, learned, methods, relative, scaling
 from .diagnosis import Diagnosis, diagonal_spreads
+from .state import VisitorModel
 
 # A screen shows at most about this many distinct cells; larger matrices are strided.
 MAX_DISPLAY_CELLS = 250_000
@@ -1617,6 +1618,7 @@ class MistakeShown:
     score_row: int = 0
     worst_angle: np.ndarray | None = None
     pair_errors: np.ndarray | None = None  # |angle error| of the pairs drawn, 0 as NaN (log axis)
+    note: str = ""  # why the layer is not the one asked for (mistake_on=upload, no model given)
 
 
 def mistake_settings(mistake: str, precision: str, place: str, how: str) -> dict:
@@ -1633,7 +1635,7 @@ def mistake_shown(mistake, on, model, precision, place, how, at) -> MistakeShown
     from .mistakes.scores import worst_per_column
     from .mistakes.simulate import simulate
 
-    layer = preset_model(model) if on == "model" else None
+    layer, note = mistake_layer(on, model)
     settings = mistake_settings(mistake, precision, place, how)
     try:
         # bf16 and fp16 round to 0 and overflow to inf by design: those are the mistake's numbers.
@@ -1641,21 +1643,46 @@ def mistake_shown(mistake, on, model, precision, place, how, at) -> MistakeShown
             found = simulate(mistake, layer, at=None if at == "context" else at, **settings)
             moved = np.abs(np.asarray(found.score_wrong) - found.score_right)
     except ValueError as error:
-        return MistakeShown(None, str(error))
+        return MistakeShown(None, str(error), note=note)
     row = int(np.argmax(np.where(np.isfinite(moved), moved, -1.0).max(axis=1)))
     if found.angle_error is None:
-        return MistakeShown(found, score_row=row)
+        return MistakeShown(found, score_row=row, note=note)
     count = found.angle_error.shape[1]
     pairs = tuple(sorted({0, count // 4, count // 2, count - 1}))
     worst = worst_per_column(found.angle_error.T)
     drawn = np.abs(found.angle_error[:, list(pairs)])
     drawn[drawn == 0] = np.nan
-    return MistakeShown(found, pairs=pairs, score_row=row, worst_angle=worst, pair_errors=drawn)
+    return MistakeShown(found, pairs=pairs, score_row=row, worst_angle=worst, pair_errors=drawn,
+                        note=note)  # fmt: skip
+
+
+# mistake_on=upload with no model given (a link opened elsewhere: the visitor's file is never in
+# it): the preset runs instead, and the view says so.
+NO_VISITOR_MODEL = (
+    "No model of yours is open here (a file you give the model view stays in this page and is "
+    "never in its link), so this runs on the preset {name}; give the model view your file, then "
+    "its “What if” button"
+)
+
+
+def mistake_layer(on: str, model) -> tuple[object, str]:
+    """What simulate runs on, and a note when it is not what `on` asks for: the preset named
+    `model` ("model"), plain RoPE ("rope"), the visitor's reading ("upload", `model` a
+    state.VisitorModel), or for "upload" without one, the preset and why."""
+    if on == "rope":
+        return None, ""
+    if isinstance(model, VisitorModel):
+        return model.reading, ""
+    preset = preset_model(model)
+    return preset, NO_VISITOR_MODEL.format(name=preset.name) if on == "upload" else ""
 
 
 def mistake_of(state) -> MistakeShown:
-    """The state's mistake, as the mistakes view draws it."""
-    return mistake_shown(state.mistake, state.mistake_on, state.model, state.precision,
+    """The state's mistake, as the mistakes view draws it (on the visitor's model, for upload)."""
+    model = (
+        state.visitor_model if state.mistake_on == "upload" and state.visitor_model else state.model
+    )
+    return mistake_shown(state.mistake, state.mistake_on, model, state.precision,
                          state.precision_place, state.scaling_mistake, state.query_at)  # fmt: skip
 
 

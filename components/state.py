@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+from dataclasses import dataclass, field
+
 import param
 
 from . import encoding, methods, relative
 from .mistakes.types import MISTAKE_NAMES
 from .model.presets import DEFAULT_MODEL, PRESETS
+from .model.types import ModelPositions
 from .scaling import PARAMETERS as SCALING_DEFAULTS
 from .scaling import SCALINGS
 
@@ -272,14 +277,41 @@ class SentenceParams(param.Parameterized):
     )
 
 
+@dataclass(frozen=True)
+class VisitorModel:
+    """A model the visitor gave the model view (a file, a pasted config, a Hub config), as read:
+    equal, and hashed, by a digest of what it holds, so that derived's caches can key on it."""
+
+    digest: str
+    reading: ModelPositions = field(compare=False, repr=False)
+
+    @classmethod
+    def of(cls, reading: ModelPositions) -> VisitorModel:
+        text = json.dumps(reading.to_json(), sort_keys=True, default=str)
+        return cls(hashlib.sha256(text.encode("utf-8")).hexdigest(), reading)
+
+
+# Parameters held for the session only: never a link's key, never written to the URL (urlstate).
+SESSION_ONLY = ("visitor_model",)
+
+
 class ModelParams(param.Parameterized):
-    """The published model the model view reads (a file of the visitor's is never state)."""
+    """The published model the model view reads (in the link), and the visitor's own model, read
+    (a file of the visitor's is never in the link: session only)."""
 
     model = param.Selector(
         default=DEFAULT_MODEL,
         objects=list(PRESETS),
         label="Model",
         doc="A published model configuration whose positions the model view shows, layer by layer.",
+    )
+    visitor_model = param.ClassSelector(
+        class_=VisitorModel,
+        default=None,
+        allow_None=True,
+        label="Your model",
+        doc="The model the visitor gave the model view, read, for the mistakes view to run on "
+        "(mistake_on=upload); None when none is given. Session only: never in the link.",
     )
 
 
@@ -320,10 +352,11 @@ class MistakeParams(param.Parameterized):
     )
     mistake_on = param.Selector(
         default="model",
-        objects=["model", "rope"],
+        objects=["model", "rope", "upload"],
         label="Run on",
-        doc="The layer the mistake runs on: the model view's model (its first rotating layer), or "
-        "plain RoPE (θ 10 000, head 128, 4k).",
+        doc="The layer the mistake runs on: the model view's preset (its first rotating layer), "
+        "plain RoPE (θ 10 000, head 128, 4k), or the model the visitor gave the model view "
+        "(upload: the preset, said so, when none is given).",
     )
 
 

@@ -17,7 +17,14 @@ import param
 
 from .scaling import ALIASES as SCALING_ALIASES
 from .scaling import factor_out_of_range, factor_words
-from .state import GROUPS, MAX_FACTORS_CHARS, MAX_TEXT_CHARS, EvenInteger, ExplorerState
+from .state import (
+    GROUPS,
+    MAX_FACTORS_CHARS,
+    MAX_TEXT_CHARS,
+    SESSION_ONLY,
+    EvenInteger,
+    ExplorerState,
+)
 
 # Work is bounded whatever the URL: only so much of it is read.
 MAX_QUERY_LENGTH = 4000
@@ -99,8 +106,11 @@ def number_text(value) -> str:
 
 
 def state_keys() -> list[str]:
-    """The query keys of the state, in the order they must be applied."""
-    names = [name for group in GROUPS for name in group.param if name != "name"]
+    """The query keys of the state, in the order they must be applied (not its session-only
+    parameters: the visitor's model is never in a link)."""
+    names = [
+        name for group in GROUPS for name in group.param if name not in ("name", *SESSION_ONLY)
+    ]
     middle = [name for name in names if name not in FIRST_KEYS + LAST_KEYS]
     return [*FIRST_KEYS, *middle, *LAST_KEYS]
 

@@ -395,7 +395,11 @@ class Controls(pn.viewable.Viewer):
             },  # fmt: skip
             "scaling_mistake": {"Dropped": "dropped", "Applied twice": "twice"},
             "query_at": {"4k": "4k", "32k": "32k", "128k": "128k", "Its context": "context"},
-            "mistake_on": {"The model's layer": "model", "Plain RoPE": "rope"},
+            "mistake_on": {
+                "The model's layer": "model",
+                "Plain RoPE": "rope",
+                "Your model": "upload",
+            },
         }
         for name, options in choices.items():
             buttons = pn.widgets.RadioButtonGroup.from_param(

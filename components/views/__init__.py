@@ -469,13 +469,14 @@ VIEWS: tuple[ViewSpec, ...] = (
         short="Mistakes",
         explanation="The position bugs that cost weeks are rarely in the formula: they are in how "
         "it is computed and fed. Choose one published mistake (low precision, left padding, "
-        "caches, conversion and configuration): it runs on the model view's model, or on plain "
-        "RoPE, beside the exact float64 computation. Left, the angle each pair is off (or what the "
-        "model is told, right and mistaken); right, the score of unit q and k against the key's "
-        "distance Δ from the query at p. The circles follow the sliders: the worst angle error at "
-        "position pos, and the key Δ = |k| before the query.",
+        "caches, conversion and configuration): it runs on the model view's model (a preset, or "
+        "the file you gave it), or on plain RoPE, beside the exact float64 computation. Left, "
+        "the angle each pair is off (or what the model is told, right and mistaken); right, the "
+        "score of unit q and k against the key's distance Δ from the query at p. The circles "
+        "follow the sliders: the worst angle error at position pos, and the key Δ = |k| before "
+        "the query.",
         follows="pos offset mistake precision precision_place scaling_mistake query_at mistake_on "
-        "model theme",
+        "model visitor_model theme",
         controls="pos offset n_positions mistake precision precision_place scaling_mistake "
         "query_at mistake_on model",
         card_controls="mistake precision precision_place scaling_mistake query_at mistake_on",

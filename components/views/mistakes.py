@@ -160,7 +160,9 @@ def figure(state: ExplorerState) -> dict:
     shown = derived.mistake_of(state)
     title = named(state)
     if shown.simulation is None:
-        text = html.escape(f"{shown.problem}: {OTHER_LAYER}")
+        text = html.escape(
+            f"{shown.note + '. ' if shown.note else ''}{shown.problem}: {OTHER_LAYER}"
+        )
         return message_figure(state, f"mistakes-{state.mistake}", title, text)
     layer = html.escape(shown.simulation.summary.partition(": ")[0])
     layout = titled_layout(state, f"mistakes-{state.mistake}", f"{title}: {layer}")
@@ -279,7 +281,8 @@ def sentence_pieces(words: SliderWords, firsts, deltas) -> list:
 
 def texts_at(state: ExplorerState, shown, firsts, deltas) -> tuple[Text, Text]:
     """The chart's name and the readout's HTML at each value (firsts, deltas)."""
-    count, summary = len(firsts), f"{named(state)}. {shown.simulation.summary}"
+    note = f" {shown.note}." if shown.note else ""
+    count, summary = len(firsts), f"{named(state)}.{note} {shown.simulation.summary}"
     pieces = sentence_pieces(words_of(state, shown), firsts, deltas)
     label = joined(count, summary, " " if pieces else "", *pieces)
     escaped = [_escaped(piece) for piece in pieces]
@@ -298,8 +301,9 @@ def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the mistake's sentence, with its numbers at this setting,
     and the sliders' sentence."""
     shown = derived.mistake_of(state)
+    note = f" {shown.note}." if shown.note else ""
     if shown.simulation is None:
-        return f"{named(state)}: {shown.problem}; {OTHER_LAYER}"
+        return f"{named(state)}:{note} {shown.problem}; {OTHER_LAYER}"
     return texts_at(state, shown, [state.pos], [abs(state.offset)])[0].at(0)
 
 

@@ -587,6 +587,16 @@ LINKS = [
         ],
         "d_model=128&n_positions=64&mistake_on=rope&pos=7&offset=1&view=mistakes",
     ),
+    # The visitor's model is never in a link: opened elsewhere, upload runs on the preset (the
+    # view says so), and a key naming the model is unknown.
+    Link(
+        "?view=mistakes&mistake_on=upload&visitor_model=mine",
+        {"mistake_on": "upload"},
+        "mistakes",
+        False,
+        ["'visitor_model': unknown parameter, ignored"],
+        "d_model=128&n_positions=64&mistake_on=upload&pos=7&offset=1&view=mistakes",
+    ),
 ]
 
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
-
 from pe_explorer import derived
 from pe_explorer.mistakes.simulate import simulate
 from pe_explorer.mistakes.types import MISTAKE_NAMES
+from pe_explorer.model.reader import read_model
+from pe_explorer.model.sources import load
 from pe_explorer.plotkit.numbers import number
 from pe_explorer.state import ExplorerState
 from pe_explorer.ui.controls import Controls
-from pe_explorer.views import mistakes
+from pe_explorer.urlstate import parse_query, state_keys, to_query, to_query_values
+from pe_explorer.views import VIEW_NAMES, mistakes
 
 
 def traces_named(figure: dict) -> dict:
@@ -182,3 +186,72 @@ def test_a_mistake_its_own_numbering_decides_has_no_picks_and_no_markers(mistake
 def test_distances_are_refused_where_the_mistake_numbers_its_own():
     with pytest.raises(ValueError, match="its own numbering"):
         simulate("cache_window", None, distances=[1, 2])
+
+
+# A published config.json, as a visitor pastes or drops it on the model view.
+VISITORS = Path(__file__).resolve().parents[1] / "fixtures/published_configs/gemma-3-4b-it.json"
+
+
+def visitor_state(**params) -> tuple[ExplorerState, object]:
+    """A state whose model view was given VISITORS and asked its what-if."""
+    from pe_explorer.views import view_spec
+
+    state = ExplorerState(**params)
+    view = view_spec("model").make(state)
+    view._paste.value = VISITORS.read_text(encoding="utf-8")
+    view.what_if()
+    return state, view
+
+
+def test_the_visitors_model_gives_the_mistakes_view_its_layers():
+    state, _ = visitor_state(query_at="4k")
+    reading = read_model(load(VISITORS.read_text(encoding="utf-8")))
+    found = simulate("low_precision", reading, at="4k", precision="bf16")
+    assert state.mistake_on == "upload" and found.summary.startswith(
+        "gemma3_text sliding_attention (θ 10000, rotary 256)"
+    )
+    assert mistakes.describe(state) == f"{mistakes.named(state)}. {found.summary}"
+    shown = traces_named(mistakes.figure(state))
+    np.testing.assert_array_equal(shown["worst |error|"]["y"], found.score_error)
+
+
+def test_the_visitors_model_keys_the_cache_by_what_it_holds():
+    first, _ = visitor_state()
+    again, _ = visitor_state()
+    assert first.visitor_model == again.visitor_model
+    assert hash(first.visitor_model) == hash(again.visitor_model)
+    assert first.visitor_model.reading is not again.visitor_model.reading
+    assert derived.mistake_of(first) is derived.mistake_of(again)
+
+
+def test_the_visitors_model_is_never_in_the_link():
+    state, _ = visitor_state()
+    assert state.visitor_model is not None
+    alone = ExplorerState(mistake_on="upload")
+    assert (
+        to_query(state)
+        == to_query(alone)
+        == "d_model=128&n_positions=64&mistake_on=upload&pos=7&offset=1"
+    )
+    assert "visitor_model" not in to_query_values(state) and "visitor_model" not in state_keys()
+    parsed = parse_query("visitor_model=x&mistake_on=upload", VIEW_NAMES)
+    assert [str(n) for n in parsed.notices] == ["'visitor_model': unknown parameter, ignored"]
+
+
+def test_a_link_to_the_visitors_model_without_one_runs_on_the_preset_and_says_so():
+    parsed = parse_query("model=qwen3-8b&mistake_on=upload&view=mistakes", VIEW_NAMES)
+    assert parsed.notices == [] and parsed.view == "mistakes"
+    state = ExplorerState(**parsed.values)
+    found = simulate("low_precision", "qwen3-8b", at="32k", precision="bf16")
+    text = mistakes.describe(state)
+    assert text.startswith(f"{mistakes.named(state)}. No model of yours is open here")
+    assert "runs on the preset Qwen3 8B" in text and text.endswith(found.summary)
+    assert mistakes.figure(state)["data"] and mistakes.data(state).rows
+
+
+def test_the_visitors_model_leaves_the_state_when_the_model_view_goes_back_to_the_preset():
+    state, view = visitor_state()
+    assert view._what_if.visible
+    view._back_to_preset()
+    assert state.visitor_model is None and not view._what_if.visible
+    assert "No model of yours is open here" in mistakes.describe(state)
