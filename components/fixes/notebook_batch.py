@@ -4,8 +4,9 @@ own, so a chart's new name could reach the page before the picks made for it.
 Upstream: none found; report text: docs/upstream.md, "Notebook batch". In a Jupyter comm,
 `Reactive._apply_update` (panel/reactive.py) pushes the document's held events after every
 parameter change, while served, and in the site's worker (static/worker.js), one task's changes
-reach the page together. The page's picker (components/js/picker.js) matches a chart's drawing with its picks by
-generation; between the two messages it could not, and a frame showed Python's older value.
+reach the page together. The page's picker (components/js/picker.js) matches a chart's drawing
+with its picks by generation; between the two messages it could not, and a frame showed Python's
+older value.
 Panel's own `block_comm` (panel/io/notebook.py) holds those pushes, and `push_notebook` then sends
 everything in one message.
 """
