@@ -1677,12 +1677,16 @@ def mistake_layer(on: str, model) -> tuple[object, str]:
     return preset, NO_VISITOR_MODEL.format(name=preset.name) if on == "upload" else ""
 
 
+def mistake_model(state):
+    """What the state's mistake runs on: the visitor's model for upload (when there is one),
+    else the preset's name."""
+    upload = state.mistake_on == "upload" and state.visitor_model
+    return state.visitor_model if upload else state.model
+
+
 def mistake_of(state) -> MistakeShown:
     """The state's mistake, as the mistakes view draws it (on the visitor's model, for upload)."""
-    model = (
-        state.visitor_model if state.mistake_on == "upload" and state.visitor_model else state.model
-    )
-    return mistake_shown(state.mistake, state.mistake_on, model, state.precision,
+    return mistake_shown(state.mistake, state.mistake_on, mistake_model(state), state.precision,
                          state.precision_place, state.scaling_mistake, state.query_at)  # fmt: skip
 
 
@@ -1709,7 +1713,7 @@ def mistake_near(mistake, on, model, precision, place, how, at, count, row) -> M
 
     if mistake not in BY_DISTANCE + TURNED:
         return MistakeNear()
-    layer = preset_model(model) if on == "model" else None
+    layer, _ = mistake_layer(on, model)
     settings = mistake_settings(mistake, precision, place, how)
     top = None if at == "context" else at
     if mistake in BY_DISTANCE:
@@ -1732,8 +1736,9 @@ def mistake_near(mistake, on, model, precision, place, how, at, count, row) -> M
 
 def mistake_near_key(state, row: int) -> tuple:
     """mistake_near's arguments for the state (and the score sample drawn, row)."""
-    return (state.mistake, state.mistake_on, state.model, state.precision, state.precision_place,
-            state.scaling_mistake, state.query_at, state.n_positions, row)  # fmt: skip
+    return (state.mistake, state.mistake_on, mistake_model(state), state.precision,
+            state.precision_place, state.scaling_mistake, state.query_at, state.n_positions,
+            row)  # fmt: skip
 
 
 def mistake_near_of(state, row: int) -> MistakeNear:

@@ -7,11 +7,16 @@ not redrawing it is right); a change to one it follows changes what it shows (so
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pe_explorer.fixes.plotly_patch import same_value
-from pe_explorer.state import ExplorerState
+from pe_explorer.model.reader import read_model
+from pe_explorer.model.sources import load
+from pe_explorer.state import ExplorerState, VisitorModel
 from pe_explorer.views import VIEWS
 
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # For each parameter, a value other than the default that changes every view that follows it.
 CHANGED = {
     "pos": 9,
@@ -50,6 +55,9 @@ CHANGED = {
     "scaling_mistake": "twice",
     "query_at": "4k",
     "mistake_on": "rope",
+    "visitor_model": VisitorModel.of(
+        read_model(load((FIXTURES / "published_configs/gemma-3-4b-it.json").read_text("utf-8")))
+    ),
 }
 # A method's own parameter changes nothing under another method: it is changed under its own.
 UNDER = {
@@ -58,6 +66,7 @@ UNDER = {
     "high_freq_factor": {"scaling": "llama3"},
     "longrope_factors": {"scaling": "longrope"},
     "scaling_mistake": {"mistake": "scaling"},
+    "visitor_model": {"mistake_on": "upload"},
 }
 
 
