@@ -18,6 +18,7 @@ import numpy as np
 
 from . import encoding, formula, learned, methods, relative, scaling
 from .diagnosis import Diagnosis, diagonal_spreads
+from .state import LENGTHS_SETTINGS, MISTAKE_SETTINGS, lengths_of
 
 # A screen shows at most about this many distinct cells; larger matrices are strided.
 MAX_DISPLAY_CELLS = 250_000
@@ -1619,22 +1620,34 @@ class MistakeShown:
     pair_errors: np.ndarray | None = None  # |angle error| of the pairs drawn, 0 as NaN (log axis)
 
 
-def mistake_settings(mistake: str, precision: str, place: str, how: str) -> dict:
-    """The settings simulate takes for a mistake, from the state's choices."""
+def mistake_settings(mistake: str, precision: str, place: str, how: str, own=()) -> dict:
+    """The settings simulate takes for a mistake, from the state's choices; own holds the other
+    mistakes' as (keyword, value) pairs (mistake_own: hashable, a cache key)."""
     if mistake == "low_precision":
         return {"precision": precision, "place": place}
-    return {"how": how} if mistake == "scaling" else {}
+    return {"how": how} if mistake == "scaling" else dict(own)
+
+
+def mistake_own(state) -> tuple:
+    """The chosen mistake's own settings in the state, as simulate's (keyword, value) pairs:
+    lengths as a tuple of whole numbers; a setting left empty (None) takes simulate's default."""
+    own = []
+    for keyword, name in MISTAKE_SETTINGS.get(state.mistake, {}).items():
+        value = getattr(state, name)
+        if value is not None:
+            own.append((keyword, lengths_of(value) if name in LENGTHS_SETTINGS else value))
+    return tuple(own)
 
 
 @read_only_cache(maxsize=8)
-def mistake_shown(mistake, on, model, precision, place, how, at) -> MistakeShown:
+def mistake_shown(mistake, on, model, precision, place, how, at, own=()) -> MistakeShown:
     """simulate(mistake) on the model's first rotating layer (or plain RoPE) at `at` ("4k" …, or
     "context": the layer's maximum), with what the view picks out of it."""
     from .mistakes.scores import worst_per_column
     from .mistakes.simulate import simulate
 
     layer = preset_model(model) if on == "model" else None
-    settings = mistake_settings(mistake, precision, place, how)
+    settings = mistake_settings(mistake, precision, place, how, own)
     try:
         # bf16 and fp16 round to 0 and overflow to inf by design: those are the mistake's numbers.
         with np.errstate(under="ignore", over="ignore", invalid="ignore"):
@@ -1656,4 +1669,5 @@ def mistake_shown(mistake, on, model, precision, place, how, at) -> MistakeShown
 def mistake_of(state) -> MistakeShown:
     """The state's mistake, as the mistakes view draws it."""
     return mistake_shown(state.mistake, state.mistake_on, state.model, state.precision,
-                         state.precision_place, state.scaling_mistake, state.query_at)  # fmt: skip
+                         state.precision_place, state.scaling_mistake, state.query_at,
+                         mistake_own(state))  # fmt: skip

@@ -473,9 +473,14 @@ VIEWS: tuple[ViewSpec, ...] = (
         "RoPE, beside the exact float64 computation. Left, the angle each pair is off (or what the "
         "model is told, right and mistaken); right, the score of unit q and k against the key's "
         "distance Δ from the query at p.",
-        follows="mistake precision precision_place scaling_mistake query_at mistake_on model theme",
-        controls="mistake precision precision_place scaling_mistake query_at mistake_on model",
-        card_controls="mistake precision precision_place scaling_mistake query_at mistake_on",
+        follows="mistake precision precision_place scaling_mistake window sinks padded_lengths "
+        "packed_lengths alibi_heads alibi_as_heads theta_read prefill query_at mistake_on model "
+        "theme",
+        controls="mistake precision precision_place scaling_mistake window sinks padded_lengths "
+        "packed_lengths alibi_heads alibi_as_heads theta_read prefill query_at mistake_on model",
+        card_controls="mistake precision precision_place scaling_mistake window sinks "
+        "padded_lengths packed_lengths alibi_heads alibi_as_heads theta_read prefill query_at "
+        "mistake_on",
         plot_height=520,
         height=840,
         embed_height=1000,

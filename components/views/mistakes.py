@@ -29,6 +29,12 @@ p.pe-mistakes-readout { margin: 0.3em 0; line-height: 1.5; font-variant-numeric:
 """
 
 
+def hint(state: ExplorerState, problem: str) -> str:
+    """The problem, with what to choose instead when the layer cannot run the mistake (it has no
+    scaling); a setting's own problem says what to change."""
+    return f"{problem}: {OTHER_LAYER}" if state.mistake == "scaling" else problem
+
+
 def named(state: ExplorerState) -> str:
     """The chosen mistake in words, as a title starts."""
     words = MISTAKE_LABELS[state.mistake]
@@ -152,7 +158,7 @@ def figure(state: ExplorerState) -> dict:
     shown = derived.mistake_of(state)
     title = named(state)
     if shown.simulation is None:
-        text = html.escape(f"{shown.problem}: {OTHER_LAYER}")
+        text = html.escape(hint(state, shown.problem))
         return message_figure(state, f"mistakes-{state.mistake}", title, text)
     layer = html.escape(shown.simulation.summary.partition(": ")[0])
     layout = titled_layout(state, f"mistakes-{state.mistake}", f"{title}: {layer}")
@@ -168,7 +174,7 @@ def describe(state: ExplorerState) -> str:
     """The chart's accessible name: the mistake's sentence, with its numbers at this setting."""
     shown = derived.mistake_of(state)
     if shown.simulation is None:
-        return f"{named(state)}: {shown.problem}; {OTHER_LAYER}"
+        return f"{named(state)}: {hint(state, shown.problem)}"
     return f"{named(state)}. {shown.simulation.summary}"
 
 

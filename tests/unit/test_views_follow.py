@@ -50,6 +50,14 @@ CHANGED = {
     "scaling_mistake": "twice",
     "query_at": "4k",
     "mistake_on": "rope",
+    "window": 512,
+    "sinks": 8,
+    "padded_lengths": "5,2",
+    "packed_lengths": "100,200",
+    "alibi_heads": 8,
+    "alibi_as_heads": 32,
+    "theta_read": 1e6,
+    "prefill": 1024,
 }
 # A method's own parameter changes nothing under another method: it is changed under its own.
 UNDER = {
@@ -58,6 +66,14 @@ UNDER = {
     "high_freq_factor": {"scaling": "llama3"},
     "longrope_factors": {"scaling": "longrope"},
     "scaling_mistake": {"mistake": "scaling"},
+    "window": {"mistake": "cache_window"},
+    "sinks": {"mistake": "cache_window"},
+    "padded_lengths": {"mistake": "left_padding"},
+    "packed_lengths": {"mistake": "packed_documents"},
+    "alibi_heads": {"mistake": "alibi_slopes"},
+    "alibi_as_heads": {"mistake": "alibi_slopes"},
+    "theta_read": {"mistake": "wrong_theta"},
+    "prefill": {"mistake": "dynamic_ntk_cache"},
 }
 
 

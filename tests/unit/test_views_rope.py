@@ -353,6 +353,14 @@ NOT_FOLLOWED = {
     "scaling_mistake": "twice",
     "query_at": "4k",
     "mistake_on": "rope",
+    "window": 512,
+    "sinks": 8,
+    "padded_lengths": "5,2",
+    "packed_lengths": "100,200",
+    "alibi_heads": 8,
+    "alibi_as_heads": 32,
+    "theta_read": 1e6,
+    "prefill": 1024,
 }
 
 
