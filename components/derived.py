@@ -18,7 +18,7 @@ import numpy as np
 
 from . import encoding, formula, learned, methods, relative, scaling
 from .diagnosis import Diagnosis, diagonal_spreads
-from .state import VisitorModel
+from .state import LENGTHS_SETTINGS, MISTAKE_SETTINGS, VisitorModel, lengths_of
 
 # A screen shows at most about this many distinct cells; larger matrices are strided.
 MAX_DISPLAY_CELLS = 250_000
@@ -1621,22 +1621,34 @@ class MistakeShown:
     note: str = ""  # why the layer is not the one asked for (mistake_on=upload, no model given)
 
 
-def mistake_settings(mistake: str, precision: str, place: str, how: str) -> dict:
-    """The settings simulate takes for a mistake, from the state's choices."""
+def mistake_settings(mistake: str, precision: str, place: str, how: str, own=()) -> dict:
+    """The settings simulate takes for a mistake, from the state's choices; own holds the other
+    mistakes' as (keyword, value) pairs (mistake_own: hashable, a cache key)."""
     if mistake == "low_precision":
         return {"precision": precision, "place": place}
-    return {"how": how} if mistake == "scaling" else {}
+    return {"how": how} if mistake == "scaling" else dict(own)
+
+
+def mistake_own(state) -> tuple:
+    """The chosen mistake's own settings in the state, as simulate's (keyword, value) pairs:
+    lengths as a tuple of whole numbers; a setting left empty (None) takes simulate's default."""
+    own = []
+    for keyword, name in MISTAKE_SETTINGS.get(state.mistake, {}).items():
+        value = getattr(state, name)
+        if value is not None:
+            own.append((keyword, lengths_of(value) if name in LENGTHS_SETTINGS else value))
+    return tuple(own)
 
 
 @read_only_cache(maxsize=8)
-def mistake_shown(mistake, on, model, precision, place, how, at) -> MistakeShown:
+def mistake_shown(mistake, on, model, precision, place, how, at, own=()) -> MistakeShown:
     """simulate(mistake) on the model's first rotating layer (or plain RoPE) at `at` ("4k" …, or
     "context": the layer's maximum), with what the view picks out of it."""
     from .mistakes.scores import worst_per_column
     from .mistakes.simulate import simulate
 
     layer, note = mistake_layer(on, model)
-    settings = mistake_settings(mistake, precision, place, how)
+    settings = mistake_settings(mistake, precision, place, how, own)
     try:
         # bf16 and fp16 round to 0 and overflow to inf by design: those are the mistake's numbers.
         with np.errstate(under="ignore", over="ignore", invalid="ignore"):
@@ -1687,7 +1699,8 @@ def mistake_model(state):
 def mistake_of(state) -> MistakeShown:
     """The state's mistake, as the mistakes view draws it (on the visitor's model, for upload)."""
     return mistake_shown(state.mistake, state.mistake_on, mistake_model(state), state.precision,
-                         state.precision_place, state.scaling_mistake, state.query_at)  # fmt: skip
+                         state.precision_place, state.scaling_mistake, state.query_at,
+                         mistake_own(state))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -1706,7 +1719,7 @@ class MistakeNear:
 
 
 @read_only_cache(maxsize=8)
-def mistake_near(mistake, on, model, precision, place, how, at, count, row) -> MistakeNear:
+def mistake_near(mistake, on, model, precision, place, how, at, own, count, row) -> MistakeNear:
     """simulate(mistake) as mistake_shown runs it, at positions and distances 0 … count − 1
     (the distances up to the query's position); `row` is the score sample drawn."""
     from .mistakes.simulate import BY_DISTANCE, TURNED, context, rotary_of, simulate
@@ -1714,7 +1727,7 @@ def mistake_near(mistake, on, model, precision, place, how, at, count, row) -> M
     if mistake not in BY_DISTANCE + TURNED:
         return MistakeNear()
     layer, _ = mistake_layer(on, model)
-    settings = mistake_settings(mistake, precision, place, how)
+    settings = mistake_settings(mistake, precision, place, how, own)
     top = None if at == "context" else at
     if mistake in BY_DISTANCE:
         query = context(top, rotary_of(layer))
@@ -1737,8 +1750,8 @@ def mistake_near(mistake, on, model, precision, place, how, at, count, row) -> M
 def mistake_near_key(state, row: int) -> tuple:
     """mistake_near's arguments for the state (and the score sample drawn, row)."""
     return (state.mistake, state.mistake_on, mistake_model(state), state.precision,
-            state.precision_place, state.scaling_mistake, state.query_at, state.n_positions,
-            row)  # fmt: skip
+            state.precision_place, state.scaling_mistake, state.query_at, mistake_own(state),
+            state.n_positions, row)  # fmt: skip
 
 
 def mistake_near_of(state, row: int) -> MistakeNear:

@@ -59,6 +59,37 @@ class EvenInteger(param.Integer):
             )
 
 
+# The rows of a left-padded batch, the documents of a pack: 1 … 8 lengths of 1 … 65,536 tokens.
+MAX_LENGTHS, MAX_LENGTH = 8, 1 << 16
+LENGTHS_WORDS = (
+    f"must be 1 to {MAX_LENGTHS} whole numbers from 1 to {MAX_LENGTH:,}, separated by commas"
+)
+# A cache's window and sinks, the prompt of a dynamic NTK cache: up to a million positions.
+MAX_WINDOW, MAX_SINKS = 1 << 20, 1024
+# ALiBi's heads, and the θ a conversion may read instead of the model's.
+MAX_ALIBI_HEADS, THETA_READ_RANGE = 128, (10.0, 1e9)
+
+
+def lengths_of(text: str) -> tuple[int, ...]:
+    """The whole numbers of "3, 7, 10" (commas, spaces), or a ValueError saying what they must
+    be."""
+    words = [word.strip() for word in text.split(",") if word.strip()]
+    numbers = all(word.isascii() and word.isdigit() and len(word) <= 6 for word in words)
+    lengths = tuple(int(word) for word in words) if numbers else ()
+    if not 1 <= len(lengths) <= MAX_LENGTHS or not all(1 <= n <= MAX_LENGTH for n in lengths):
+        raise ValueError(f"lengths {LENGTHS_WORDS}, not {text[:40]!r}")
+    return lengths
+
+
+class Lengths(param.String):
+    """Comma-separated token counts (lengths_of): the text a visitor types, checked whole."""
+
+    def _validate_value(self, val, allow_None):
+        super()._validate_value(val, allow_None)
+        if val is not None:
+            lengths_of(val)
+
+
 def default_pairs(d_model: int) -> list[int]:
     """A few pair indices spread over the frequencies, without repeats."""
     last = d_model // 2 - 1
@@ -358,6 +389,74 @@ class MistakeParams(param.Parameterized):
         "plain RoPE (θ 10 000, head 128, 4k), or the model the visitor gave the model view "
         "(upload: the preset, said so, when none is given).",
     )
+    window = param.Integer(
+        default=1024,
+        bounds=(1, MAX_WINDOW),
+        label="Window (recent keys kept)",
+        doc="How many of the most recent keys an evicting cache keeps, the query's own among them.",
+    )
+    sinks = param.Integer(
+        default=4,
+        bounds=(0, MAX_SINKS),
+        label="Attention sinks (first keys kept)",
+        doc="How many of the first keys the cache keeps whatever the window (StreamingLLM: 4).",
+    )
+    padded_lengths = Lengths(
+        default="3,7,10",
+        label="Rows' lengths (tokens)",
+        doc=f"The real tokens of each row of the left-padded batch: 1 to {MAX_LENGTHS} whole "
+        f"numbers from 1 to {MAX_LENGTH:,}, separated by commas.",
+    )
+    packed_lengths = Lengths(
+        default="512,1024,2048,512",
+        label="Documents' lengths (tokens)",
+        doc=f"The tokens of each document packed into one row: 1 to {MAX_LENGTHS} whole numbers "
+        f"from 1 to {MAX_LENGTH:,}, separated by commas.",
+    )
+    alibi_heads = param.Integer(
+        default=12,
+        bounds=(1, MAX_ALIBI_HEADS),
+        label="Heads the model has",
+        doc=f"The ALiBi model's true number of heads (1 … {MAX_ALIBI_HEADS}).",
+    )
+    alibi_as_heads = param.Integer(
+        default=16,
+        bounds=(1, MAX_ALIBI_HEADS),
+        label="Slopes computed for (heads)",
+        doc="The head count the slopes were mistakenly computed for: the model's heads take the "
+        "first slopes of that list (at least as many as it has).",
+    )
+    theta_read = param.Number(
+        default=None,
+        allow_None=True,
+        bounds=THETA_READ_RANGE,
+        label="θ read instead",
+        doc="The rope_theta a conversion or config reads instead of the model's (10 … 10⁹; "
+        "empty: 10 000, or 500 000 for a model at 10 000).",
+    )
+    prefill = param.Integer(
+        default=None,
+        allow_None=True,
+        bounds=(1, MAX_WINDOW),
+        label="Prompt length (prefill)",
+        doc="The tokens of the prompt, whose keys are cached with the frequencies of its length "
+        "(empty: the layer's original context).",
+    )
+
+
+# Each mistake's own settings: simulate's keyword, the state parameter that holds it. The page
+# shows a mistake's controls only while it is chosen.
+MISTAKE_SETTINGS = {
+    "low_precision": {"precision": "precision", "place": "precision_place"},
+    "left_padding": {"lengths": "padded_lengths"},
+    "cache_window": {"window": "window", "sinks": "sinks"},
+    "dynamic_ntk_cache": {"prefill": "prefill"},
+    "packed_documents": {"lengths": "packed_lengths"},
+    "wrong_theta": {"theta": "theta_read"},
+    "scaling": {"how": "scaling_mistake"},
+    "alibi_slopes": {"heads": "alibi_heads", "as_heads": "alibi_as_heads"},
+}
+LENGTHS_SETTINGS = ("padded_lengths", "packed_lengths")
 
 
 class PageParams(param.Parameterized):

@@ -19,6 +19,8 @@ from .scaling import ALIASES as SCALING_ALIASES
 from .scaling import factor_out_of_range, factor_words
 from .state import (
     GROUPS,
+    LENGTHS_SETTINGS,
+    LENGTHS_WORDS,
     MAX_FACTORS_CHARS,
     MAX_TEXT_CHARS,
     SESSION_ONLY,
@@ -28,7 +30,7 @@ from .state import (
 
 # Work is bounded whatever the URL: only so much of it is read.
 MAX_QUERY_LENGTH = 4000
-MAX_KEYS = 40
+MAX_KEYS = 60  # every state key and the page's two fit: a link may set them all
 MAX_VALUE_LENGTH = 400
 MAX_SHOWN_VALUE = 40
 # Keys whose bounds others depend on are applied first; pos and offset last.
@@ -50,6 +52,7 @@ REFUSED = {
     "text": f"is longer than {MAX_TEXT_CHARS} characters",
     "longrope_factors": f"holds characters other than numbers, commas and spaces, or more than "
     f"{MAX_FACTORS_CHARS}",
+    **{name: LENGTHS_WORDS.replace("must be", "is not", 1) for name in LENGTHS_SETTINGS},
 }
 TRUE_WORDS, FALSE_WORDS = {"1", "true", "yes", "on"}, {"0", "false", "no", "off", ""}
 

@@ -153,16 +153,27 @@ def relative_scores(rotary, query_right, query_wrong, distances):
     return distances, right, wrong, worst_per_column(wrong - right)
 
 
+def checked_lengths(lengths, what: str) -> np.ndarray:
+    """The lengths of rows or documents as whole numbers >= 1, or a ValueError saying so."""
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or lengths.size == 0 or not np.issubdtype(lengths.dtype, np.integer):
+        raise ValueError(f"the {what}' lengths must be one or more whole numbers, got {lengths}")
+    if (lengths < 1).any():
+        raise ValueError(f"each of the {what}' lengths must be at least 1, got {lengths.tolist()}")
+    return lengths.astype(np.int64)
+
+
 def left_padding(rotary, at, positions=None, lengths=(3, 7, 10)) -> Simulation:
     """A left-padded batch numbered by arange instead of from its attention mask."""
-    lengths = np.asarray(lengths, dtype=np.int64)
+    lengths = checked_lengths(lengths, "rows")
     mask = numbering.left_padding_mask(lengths)
     right = numbering.position_ids_from_mask(mask)
     wrong = numbering.position_ids_from_arange(mask)
     row = int(np.argmin(lengths))
     pads, real = mask.shape[1] - int(lengths[row]), int(lengths[row])
-    scored = relative_scores(rotary, real - 1, pads + real - 1, np.arange(real))
-    told = (np.arange(mask.shape[1]), "column", "position id", right, wrong)
+    scored = relative_scores(rotary, real - 1, pads + real - 1, grid(real - 1))
+    columns = grid(mask.shape[1] - 1)
+    told = (columns, "column", "position id", right[:, columns], wrong[:, columns])
     summary = (
         f"row {row} ({real} tokens after {pads} pads) is told positions {pads} … {pads + real - 1} "
         f"instead of 0 … {real - 1}; RoPE scores between its tokens move by at most "
@@ -177,10 +188,20 @@ def left_padding(rotary, at, positions=None, lengths=(3, 7, 10)) -> Simulation:
 def cache_window(rotary, at, positions=None, window=1024, sinks=4) -> Simulation:
     """A cache that evicts (keeping `sinks` first keys and a `window` of recent ones) and
     numbers the new query by its slot, the kept keys not turned again."""
+    if window < 1 or sinks < 0:
+        raise ValueError(
+            f"the window must be at least 1 and sinks at least 0, got {window}, {sinks}"
+        )
     if at < sinks + window:
-        raise ValueError(f"at ({at:,}) must be at least sinks + window ({sinks + window:,})")
+        raise ValueError(
+            f"at ({at:,}) must be at least sinks + window ({sinks + window:,}): choose a smaller "
+            "window, fewer sinks or a later query p"
+        )
     kept, slots = numbering.window_cache(at, window, sinks)
     true, seen = numbering.slot_distances(at, window, sinks)
+    # At most GRID kept keys scored, the first sink and the query's own among them.
+    sample = grid(kept.size - 1)
+    kept, true, seen = kept[sample], true[sample], seen[sample]
     q, k = unit_pairs(rotary.inv_freq.size)
     a2 = rotary.attention_factor**2
     inv = rotary.inv_freq
@@ -213,6 +234,11 @@ def dynamic_ntk_cache(rotary, at, positions=None, factor=None, prefill=None) -> 
     cache), against every key turned with the frequencies of `at` (the same run without one)."""
     original, dim = rotary.original_context, rotary.rotary_dim
     factor = dynamic_factor(rotary, factor)
+    if prefill is not None and not 1 <= prefill <= at:
+        raise ValueError(
+            f"the prompt's length (prefill) must be 1 … the query's position p ({at:,}), got "
+            f"{prefill:,}: choose a shorter prompt or a later query p"
+        )
     prefill = original if prefill is None else int(prefill)
     keys = grid(at - 1) if positions is None else np.asarray(positions, dtype=np.int64)
     now = numbering.dynamic_frequencies(rotary.theta, dim, factor, original, [at])[0]
@@ -261,11 +287,11 @@ def positions_from_1(rotary, at, positions=None, distances=None) -> Simulation:
 
 def packed_documents(rotary, at, positions=None, lengths=(512, 1024, 2048, 512)) -> Simulation:
     """Documents packed in one row whose positions are not reset at each document."""
-    lengths = np.asarray(lengths, dtype=np.int64)
+    lengths = checked_lengths(lengths, "documents")
     right = numbering.packed_position_ids(lengths)
     wrong = numbering.continued_position_ids(lengths)
     last, start = int(lengths[-1]), int(lengths[:-1].sum())
-    scored = relative_scores(rotary, last - 1, start + last - 1, np.arange(last))
+    scored = relative_scores(rotary, last - 1, start + last - 1, grid(last - 1))
     past = int((wrong >= rotary.original_context).sum())
     summary = (
         f"the last of {lengths.size} documents is told positions {start:,} … {start + last - 1:,} "
@@ -273,7 +299,8 @@ def packed_documents(rotary, at, positions=None, lengths=(512, 1024, 2048, 512))
         f"trained; RoPE scores inside a document move by at most {scored[3].max():.1e}, a learned "
         f"or sinusoidal table is read {start:,} rows off"
     )
-    told = (np.arange(wrong.size), "token", "position", right, wrong)
+    tokens = grid(wrong.size - 1)
+    told = (tokens, "token", "position", right[tokens], wrong[tokens])
     return result(
         "packed_documents", rotary.label, told, scored, summary, {"lengths": lengths.tolist()}
     )
@@ -324,6 +351,8 @@ def frequency_mistake(mistake, rotary, at, positions, inv_wrong, factor_wrong, w
 def wrong_theta(rotary, at, positions=None, theta=None, distances=None) -> Simulation:
     """The wrong θ (rope_theta): 10 000 for a model trained at another, else 500 000."""
     theta = float(theta if theta is not None else (10000.0 if rotary.theta != 10000.0 else 5e5))
+    if not theta > 1.0:
+        raise ValueError(f"θ must be more than 1, got {theta:g}")
     inv_wrong = conversion.theta_frequencies(rotary.inv_freq, rotary.theta, theta)
     words = (
         f"θ {theta:g} instead of {rotary.theta:g}: the slowest pair's wavelength is "
@@ -356,6 +385,11 @@ def scaling(rotary, at, positions=None, how="dropped", distances=None) -> Simula
 
 def alibi_slopes(rotary, at, positions=None, heads=12, as_heads=16, distances=None) -> Simulation:
     """ALiBi's slopes for `heads` heads taken from the list for `as_heads`."""
+    if not 1 <= heads <= as_heads:
+        raise ValueError(
+            f"the slopes must be computed for at least the {heads} heads the model has (1 or "
+            f"more), got {as_heads}: the list for {as_heads} heads has too few slopes"
+        )
     right = conversion.right_slopes(heads)
     wrong = conversion.slopes_as_for(heads, as_heads)
     distances = at_distances(at, distances)

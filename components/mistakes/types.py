@@ -25,7 +25,7 @@ MISTAKE_FAMILIES = {
         "wrong_theta": "the wrong θ",
         "scaling": "scaling dropped or applied twice",
         "packed_documents": "packed documents not reset",
-        "alibi_slopes": "ALiBi slopes for 12 heads taken as for 16",
+        "alibi_slopes": "ALiBi slopes taken as for another head count",
     },
 }
 MISTAKE_LABELS = {

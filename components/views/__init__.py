@@ -475,11 +475,15 @@ VIEWS: tuple[ViewSpec, ...] = (
         "score of unit q and k against the key's distance Δ from the query at p. The circles "
         "follow the sliders: the worst angle error at position pos, and the key Δ = |k| before "
         "the query.",
-        follows="pos offset mistake precision precision_place scaling_mistake query_at mistake_on "
-        "model visitor_model theme",
-        controls="pos offset n_positions mistake precision precision_place scaling_mistake "
+        follows="pos offset mistake precision precision_place scaling_mistake window sinks "
+        "padded_lengths packed_lengths alibi_heads alibi_as_heads theta_read prefill query_at "
+        "mistake_on model visitor_model theme",
+        controls="pos offset n_positions mistake precision precision_place scaling_mistake window "
+        "sinks padded_lengths packed_lengths alibi_heads alibi_as_heads theta_read prefill "
         "query_at mistake_on model",
-        card_controls="mistake precision precision_place scaling_mistake query_at mistake_on",
+        card_controls="mistake precision precision_place scaling_mistake window sinks "
+        "padded_lengths packed_lengths alibi_heads alibi_as_heads theta_read prefill query_at "
+        "mistake_on",
         plot_height=520,
         height=840,
         embed_height=1000,

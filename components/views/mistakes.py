@@ -37,6 +37,12 @@ p.pe-mistakes-readout, p.pe-mistakes-at {
 """
 
 
+def hint(state: ExplorerState, problem: str) -> str:
+    """The problem, with what to choose instead when the layer cannot run the mistake (it has no
+    scaling); a setting's own problem says what to change."""
+    return f"{problem}: {OTHER_LAYER}" if state.mistake == "scaling" else problem
+
+
 def named(state: ExplorerState) -> str:
     """The chosen mistake in words, as a title starts."""
     words = MISTAKE_LABELS[state.mistake]
@@ -160,9 +166,8 @@ def figure(state: ExplorerState) -> dict:
     shown = derived.mistake_of(state)
     title = named(state)
     if shown.simulation is None:
-        text = html.escape(
-            f"{shown.note + '. ' if shown.note else ''}{shown.problem}: {OTHER_LAYER}"
-        )
+        note = f"{shown.note}. " if shown.note else ""
+        text = html.escape(note + hint(state, shown.problem))
         return message_figure(state, f"mistakes-{state.mistake}", title, text)
     layer = html.escape(shown.simulation.summary.partition(": ")[0])
     layout = titled_layout(state, f"mistakes-{state.mistake}", f"{title}: {layer}")
@@ -303,7 +308,7 @@ def describe(state: ExplorerState) -> str:
     shown = derived.mistake_of(state)
     note = f" {shown.note}." if shown.note else ""
     if shown.simulation is None:
-        return f"{named(state)}:{note} {shown.problem}; {OTHER_LAYER}"
+        return f"{named(state)}:{note} {hint(state, shown.problem)}"
     return texts_at(state, shown, [state.pos], [abs(state.offset)])[0].at(0)
 
 

@@ -67,6 +67,14 @@ DEFAULTS = {
     "scaling_mistake": "dropped",
     "query_at": "32k",
     "mistake_on": "model",
+    "window": 1024,
+    "sinks": 4,
+    "padded_lengths": "3,7,10",
+    "packed_lengths": "512,1024,2048,512",
+    "alibi_heads": 12,
+    "alibi_as_heads": 16,
+    "theta_read": None,
+    "prefill": None,
     "theme": "light",
     "pos": 7,
     "offset": 1,
@@ -596,6 +604,58 @@ LINKS = [
         False,
         ["'visitor_model': unknown parameter, ignored"],
         "d_model=128&n_positions=64&mistake_on=upload&pos=7&offset=1&view=mistakes",
+    ),
+    # Each mistake's own settings (a cache's window and sinks, the lengths, ALiBi's heads, the θ
+    # read instead, the prompt), then the same keys out of their bounds or not numbers at all.
+    Link(
+        "?view=mistakes&mistake=cache_window&window=512&sinks=8&padded_lengths=5,2"
+        "&packed_lengths=100,200,300&alibi_heads=8&alibi_as_heads=32&theta_read=1000000"
+        "&prefill=2048",
+        {
+            "mistake": "cache_window",
+            "window": 512,
+            "sinks": 8,
+            "padded_lengths": "5,2",
+            "packed_lengths": "100,200,300",
+            "alibi_heads": 8,
+            "alibi_as_heads": 32,
+            "theta_read": 1e6,
+            "prefill": 2048,
+        },
+        "mistakes",
+        False,
+        [],
+        "d_model=128&n_positions=64&mistake=cache_window&window=512&sinks=8&padded_lengths=5,2"
+        "&packed_lengths=100,200,300&alibi_heads=8&alibi_as_heads=32&theta_read=1000000"
+        "&prefill=2048&pos=7&offset=1&view=mistakes",
+    ),
+    Link(
+        "?view=mistakes&mistake=alibi_slopes&padded_lengths=abc&packed_lengths=0,5&alibi_heads=0"
+        "&alibi_as_heads=500&window=9999999&sinks=-1&theta_read=huge&prefill=2.5",
+        {
+            "mistake": "alibi_slopes",
+            "window": 1 << 20,
+            "sinks": 0,
+            "alibi_heads": 1,
+            "alibi_as_heads": 128,
+            "prefill": 2,
+        },
+        "mistakes",
+        False,
+        [
+            "window: 9999999 is outside 1 … 1048576; used the nearest value 1048576",
+            "sinks: -1 is outside 0 … 1024; used the nearest value 0",
+            "padded_lengths: 'abc' is not 1 to 8 whole numbers from 1 to 65,536, separated by "
+            "commas; kept the default",
+            "packed_lengths: '0,5' is not 1 to 8 whole numbers from 1 to 65,536, separated by "
+            "commas; kept the default",
+            "alibi_heads: 0 is outside 1 … 128; used the nearest value 1",
+            "alibi_as_heads: 500 is outside 1 … 128; used the nearest value 128",
+            "theta_read: 'huge' is not a number; used the default None",
+            "prefill: '2.5' is not a whole number; used 2",
+        ],
+        "d_model=128&n_positions=64&mistake=alibi_slopes&window=1048576&sinks=0&alibi_heads=1"
+        "&alibi_as_heads=128&prefill=2&pos=7&offset=1&view=mistakes",
     ),
 ]
 

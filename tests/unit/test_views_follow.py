@@ -58,6 +58,14 @@ CHANGED = {
     "visitor_model": VisitorModel.of(
         read_model(load((FIXTURES / "published_configs/gemma-3-4b-it.json").read_text("utf-8")))
     ),
+    "window": 512,
+    "sinks": 8,
+    "padded_lengths": "5,2",
+    "packed_lengths": "100,200",
+    "alibi_heads": 8,
+    "alibi_as_heads": 32,
+    "theta_read": 1e6,
+    "prefill": 1024,
 }
 # A method's own parameter changes nothing under another method: it is changed under its own.
 UNDER = {
@@ -67,6 +75,14 @@ UNDER = {
     "longrope_factors": {"scaling": "longrope"},
     "scaling_mistake": {"mistake": "scaling"},
     "visitor_model": {"mistake_on": "upload"},
+    "window": {"mistake": "cache_window"},
+    "sinks": {"mistake": "cache_window"},
+    "padded_lengths": {"mistake": "left_padding"},
+    "packed_lengths": {"mistake": "packed_documents"},
+    "alibi_heads": {"mistake": "alibi_slopes"},
+    "alibi_as_heads": {"mistake": "alibi_slopes"},
+    "theta_read": {"mistake": "wrong_theta"},
+    "prefill": {"mistake": "dynamic_ntk_cache"},
 }
 
 

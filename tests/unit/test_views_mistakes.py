@@ -12,7 +12,7 @@ from pe_explorer.mistakes.types import MISTAKE_NAMES
 from pe_explorer.model.reader import read_model
 from pe_explorer.model.sources import load
 from pe_explorer.plotkit.numbers import number
-from pe_explorer.state import ExplorerState
+from pe_explorer.state import MISTAKE_SETTINGS, ExplorerState
 from pe_explorer.ui.controls import Controls
 from pe_explorer.urlstate import parse_query, state_keys, to_query, to_query_values
 from pe_explorer.views import VIEW_NAMES, mistakes
@@ -255,3 +255,148 @@ def test_the_visitors_model_leaves_the_state_when_the_model_view_goes_back_to_th
     view._back_to_preset()
     assert state.visitor_model is None and not view._what_if.visible
     assert "No model of yours is open here" in mistakes.describe(state)
+
+
+# Each mistake's own settings in the state, a value other than the default, and what simulate
+# takes for it.
+OWN_SETTINGS = [
+    ("cache_window", {"window": 512, "sinks": 8}, {"window": 512, "sinks": 8}),
+    ("left_padding", {"padded_lengths": "5,2,9"}, {"lengths": (5, 2, 9)}),
+    ("packed_documents", {"packed_lengths": "100,200"}, {"lengths": (100, 200)}),
+    ("alibi_slopes", {"alibi_heads": 6, "alibi_as_heads": 8}, {"heads": 6, "as_heads": 8}),
+    ("wrong_theta", {"theta_read": 1e6}, {"theta": 1e6}),
+    ("dynamic_ntk_cache", {"prefill": 1024}, {"prefill": 1024}),
+]
+
+
+def test_a_window_of_512_with_4_sinks_says_what_simulate_says():
+    state = ExplorerState(mistake="cache_window", window=512, sinks=4)
+    found = simulate("cache_window", "llama-3.1-8b", at="32k", window=512, sinks=4)
+    text = mistakes.describe(state)
+    assert text.endswith(found.summary)
+    # 4 sinks and 512 recent keys: the query at 32,768 is numbered by its slot, 4 + 511.
+    assert "4 sinks and a window of 512: the query at 32,768 is numbered 515" in text
+    assert text != mistakes.describe(ExplorerState(mistake="cache_window"))
+
+
+@pytest.mark.parametrize(("mistake", "values", "settings"), OWN_SETTINGS)
+def test_each_mistakes_own_settings_reach_simulate(mistake, values, settings):
+    state = ExplorerState(mistake=mistake, mistake_on="rope", query_at="4k", **values)
+    found = simulate(mistake, None, at="4k", **settings)
+    assert f"{mistakes.named(state)}. {found.summary}" in mistakes.describe(state)
+    assert mistakes.describe(state) != mistakes.describe(
+        ExplorerState(mistake=mistake, mistake_on="rope", query_at="4k")
+    )
+    assert dict(derived.mistake_own(state)) == settings
+
+
+@pytest.mark.parametrize(("mistake", "values", "settings"), OWN_SETTINGS)
+def test_the_settings_cache_key_is_hashable(mistake, values, settings):
+    own = derived.mistake_own(ExplorerState(mistake=mistake, **values))
+    assert hash(own) == hash(derived.mistake_own(ExplorerState(mistake=mistake, **values)))
+
+
+def test_empty_settings_take_simulates_defaults():
+    state = ExplorerState(mistake="wrong_theta", mistake_on="rope", query_at="4k")
+    assert derived.mistake_own(state) == ()
+    # Plain RoPE is at θ 10 000: the mistake reads 500 000.
+    assert "θ 500000 instead of 10000" in mistakes.describe(state)
+
+
+@pytest.mark.parametrize(
+    ("values", "says"),
+    [
+        ({"mistake": "cache_window", "window": 40000},
+         "at (32,768) must be at least sinks + window (40,004): choose a smaller window"),
+        ({"mistake": "alibi_slopes", "alibi_heads": 12, "alibi_as_heads": 8},
+         "the slopes must be computed for at least the 12 heads the model has"),
+        ({"mistake": "dynamic_ntk_cache", "prefill": 40000},
+         "the prompt's length (prefill) must be 1 … the query's position p (32,768), got 40,000"),
+    ],
+)  # fmt: skip
+def test_settings_simulate_refuses_are_said_not_drawn(values, says):
+    state = ExplorerState(**values)
+    assert says in mistakes.describe(state)
+    assert "choose “The model's layer”" not in mistakes.describe(state)
+    assert mistakes.figure(state)["data"] == []
+    assert says in mistakes.data(state).note
+
+
+@pytest.mark.parametrize(
+    ("query", "key", "default"),
+    [
+        ("padded_lengths=abc", "padded_lengths", "3,7,10"),
+        ("packed_lengths=1,2,3,4,5,6,7,8,9", "packed_lengths", "512,1024,2048,512"),
+        ("packed_lengths=70000", "packed_lengths", "512,1024,2048,512"),
+        ("theta_read=abc", "theta_read", None),
+    ],
+)
+def test_a_bad_setting_in_a_link_gets_a_notice_and_the_default(query, key, default):
+    result = parse_query(f"view=mistakes&{query}", VIEW_NAMES)
+    assert result.values[key] == default
+    assert [notice.key for notice in result.notices] == [key]
+    state = ExplorerState()
+    state.apply(result.values)
+    assert mistakes.describe(state)
+
+
+def test_a_window_past_the_context_in_a_link_is_said_by_the_view():
+    result = parse_query("view=mistakes&mistake=cache_window&window=99999999", VIEW_NAMES)
+    assert [str(notice) for notice in result.notices] == [
+        "window: 99999999 is outside 1 … 1048576; used the nearest value 1048576"
+    ]
+    state = ExplorerState()
+    state.apply(result.values)
+    assert "must be at least sinks + window (1,048,580)" in mistakes.describe(state)
+
+
+@pytest.mark.parametrize(("mistake", "values", "settings"), OWN_SETTINGS)
+def test_a_settings_control_shows_only_for_its_mistake(mistake, values, settings):
+    state = ExplorerState()
+    groups = Controls(state=state).mistake_groups
+    mine = set(MISTAKE_SETTINGS[mistake].values())
+    assert mine == set(values)
+    assert not any(groups[name].visible for name in mine)
+    state.mistake = mistake
+    assert all(groups[name].visible for name in mine)
+    others = {name for names in MISTAKE_SETTINGS.values() for name in names.values()} - mine
+    assert not any(groups[name].visible for name in others)
+
+
+def test_typed_lengths_reach_the_state_and_bad_ones_get_a_message():
+    state = ExplorerState(mistake="packed_documents")
+    controls = Controls(state=state)
+    note = controls.lengths_notes["packed_lengths"]
+    controls.packed_lengths.value = " 100, 200 ,300"
+    assert state.packed_lengths == "100,200,300" and not note.visible
+    controls.packed_lengths.value = "100, lots"
+    assert state.packed_lengths == "100,200,300" and note.visible
+    assert (
+        "whole numbers from 1 to 65,536" in note.object
+        and "still drawn: 100,200,300" in note.object
+    )
+    state.packed_lengths = "7,8"
+    assert controls.packed_lengths.value == "7,8" and not note.visible
+
+
+def test_the_number_controls_set_the_state():
+    state = ExplorerState(mistake="cache_window")
+    controls = Controls(state=state)
+    controls.window.value, controls.sinks.value = 512, 8
+    controls.theta_read.value, controls.prefill.value = 1e6, 2048
+    controls.alibi_heads.value, controls.alibi_as_heads.value = 6, 8
+    assert (state.window, state.sinks, state.theta_read, state.prefill) == (512, 8, 1e6, 2048)
+    assert (state.alibi_heads, state.alibi_as_heads) == (6, 8)
+    controls.prefill.value = None
+    assert state.prefill is None
+
+
+@pytest.mark.parametrize("lengths", ["65536,1", "1,65536", ",".join(["65536"] * 8)])
+def test_the_longest_lengths_are_drawn_at_bounded_size(lengths):
+    for mistake, name in (
+        ("left_padding", "padded_lengths"),
+        ("packed_documents", "packed_lengths"),
+    ):
+        found = derived.mistake_of(ExplorerState(mistake=mistake, **{name: lengths})).simulation
+        assert found is not None
+        assert np.size(found.x) <= 2039 and found.distances.size <= 2039
