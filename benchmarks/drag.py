@@ -15,6 +15,7 @@ each animation frame is painted, the row the heatmap marks. Measured:
   say so), and whether the heatmap's pixels then differ from what the pick drew.
 
     python -m benchmarks.drag [--site dist] [--sizes 64,512,2048] [--rates 15,60] [--json PATH]
+                              [--view heatmap|mistakes]
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ input.addEventListener('input', () => {
 
 # Records every input (the explorer's picker hears each move as a 'pe-pick' event) and, after each
 # painted frame, the row the heatmap marks and the pos Python last drew.
-RECORD_JS = """() => {
+RECORD_JS = """({view, trace}) => {
   window.__peInputs = window.__peInputs || [];
   document.addEventListener('pe-pick', (event) => {
     if (event.detail.axis === 'pos') {
@@ -84,6 +85,10 @@ RECORD_JS = """() => {
       foundAt = performance.now();
     }
     for (const gd of found) {
+      if (trace) {
+        const marker = (gd.data || []).find((t) => t.name === trace);
+        if (marker) return marker.x[0];
+      }
       const image = ((gd.layout && gd.layout.images) || []).find((i) => i.name === 'pos');
       if (image) return image.y;
     }
@@ -93,7 +98,7 @@ RECORD_JS = """() => {
     const registry = window[Symbol.for('pe-picks')];
     if (!registry) return null;
     for (const [key, model] of registry) {
-      if (!key.startsWith('heatmap')) continue;
+      if (!key.startsWith(view)) continue;
       const d = model.drawn;
       return d instanceof Map ? d.get('pos') : d && d.pos;
     }
@@ -231,7 +236,13 @@ def python_landed(page, final: int, release: float, timeout_s: float = 30) -> fl
     return None
 
 
-def one_drag(site, page, query: str, hz: float, touch: bool, explorer: bool) -> dict:
+# What marks pos in each view a drag is measured on: the heatmap's outline (an image named pos),
+# else the trace named here.
+MARKERS = {"heatmap": None, "mistakes": "worst at pos"}
+
+
+def one_drag(site, page, query: str, hz: float, touch: bool, explorer: bool,
+             view: str = "heatmap") -> dict:  # fmt: skip
     """Open query (the explorer: a return visit), record, drag, and summarise."""
     if explorer:
         site.goto(query)
@@ -239,7 +250,7 @@ def one_drag(site, page, query: str, hz: float, touch: bool, explorer: bool) -> 
     else:
         page.goto(query)
         page.wait_for_function("() => document.querySelector('#plot .main-svg') !== null")
-    page.evaluate(RECORD_JS)
+    page.evaluate(RECORD_JS, {"view": view, "trace": MARKERS[view]})
     page.wait_for_timeout(300)
     window = drag(page, hz, touch)
     page.wait_for_timeout(400)
@@ -248,7 +259,7 @@ def one_drag(site, page, query: str, hz: float, touch: bool, explorer: bool) -> 
     result = summarise(frames, inputs, window)
     if explorer and inputs:
         final = inputs[-1]["value"]
-        chart = page.locator(".pe-view-heatmap .js-plotly-plot").first
+        chart = page.locator(f".pe-view-{view} .js-plotly-plot").first
         picked = chart.screenshot()
         result["python_after_release_ms"] = python_landed(page, final, window["release"])
         page.wait_for_timeout(300)
@@ -286,7 +297,8 @@ def plain_pages(folder: Path, site_dir: Path, sizes: list[int]) -> None:
         (folder / f"plain-{n}.html").write_text(text.replace("ZJSON", json.dumps(z)))
 
 
-def measure(site_dir: Path, sizes: list[int], rates: list[float], log=print) -> dict:
+def measure(site_dir: Path, sizes: list[int], rates: list[float], log=print,
+            view: str = "heatmap") -> dict:  # fmt: skip
     offline_site = pyodide_site.harness_or_exit()
     mirror = pyodide_site.mirror_dir()
     results = {"desktop": [], "phone": []}
@@ -312,9 +324,10 @@ def measure(site_dir: Path, sizes: list[int], rates: list[float], log=print) -> 
                             None, plain, f"https://plain.local/plain-{n}.html", hz, touch, False
                         )
                         row["explorer"] = one_drag(
-                            site, site.page, f"?view=heatmap&n_positions={n}", hz, touch, True
-                        )
-                        if n == sizes[0] and not touch:
+                            site, site.page, f"?view={view}&n_positions={n}", hz, touch, True,
+                            view,
+                        )  # fmt: skip
+                        if n == sizes[0] and not touch and view == "heatmap":
                             row["explorer_page"] = one_drag(
                                 site, site.page, f"?n_positions={n}", hz, touch, True
                             )
@@ -328,12 +341,18 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--site", type=Path, default=REPO_ROOT / "dist")
     parser.add_argument("--sizes", default="64,512,2048")
+    parser.add_argument(
+        "--view",
+        choices=sorted(MARKERS),
+        default="heatmap",
+        help="the view dragged alone (?view=NAME), against the same plain page",
+    )
     parser.add_argument("--rates", default="15,60")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
     sizes = [int(s) for s in args.sizes.split(",")]
     rates = [float(r) for r in args.rates.split(",")]
-    results = measure(args.site, sizes, rates)
+    results = measure(args.site, sizes, rates, view=args.view)
     if args.json:
         args.json.write_text(json.dumps(results, indent=1))
     return 0

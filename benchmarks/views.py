@@ -1,12 +1,13 @@
 """The Python cost of redrawing each view once: figure, accessible name, readout and Show data.
 
-    python -m benchmarks.views [--runs 30]
+    python -m benchmarks.views [--runs 30] [--views mistakes,heatmap]
 
 For each view, the state changes by one step of pos (or, for a view that does not follow pos,
 of the first parameter it follows) and the view is redrawn, the caches warm as after a drag:
 the p50 and p95 of that redraw over --runs steps, at the default state and at a large one
-(the issue-33 views at their heaviest settings). Python's share only: the browser's drawing and
-the worker's messages come on top (benchmarks/latency.py measures those end to end).
+(the issue-33 views at their heaviest settings), and apart, the making of the picks that drawing
+sends (a view that follows pos or k). Python's share only: the browser's drawing and the
+worker's messages come on top (benchmarks/latency.py measures those end to end).
 """
 
 from __future__ import annotations
@@ -25,8 +26,10 @@ HEAVIEST = {
     "ropecheck": {"d_model": 2048, "scaling": "yarn", "factor": 128.0},
     "t5": {"n_positions": 2048, "t5_buckets": 256, "t5_max_distance": 4096, "pos": 1000},
     "shaw": {"n_positions": 2048, "d_model": 2048, "shaw_clip": 512, "pos": 1000},
+    "mistakes": {"query_at": "128k"},
 }
-STEPPED = ("pos", "offset", "d_model", "base", "factor", "original_context")
+# A choice (the mistake, the model) steps to the next of its values, round and round.
+STEPPED = ("pos", "offset", "d_model", "base", "factor", "original_context", "mistake", "model")
 
 
 def stepped(spec) -> str:
@@ -37,7 +40,10 @@ def stepped(spec) -> str:
 def step(state: ExplorerState, name: str, index: int) -> None:
     """Move one parameter by one step, back and forth so that it stays in range."""
     sign = -1 if index % 2 == 0 else 1  # down first: the large state is at the top of the ranges
-    if name == "d_model":
+    if name in ("mistake", "model"):
+        choices = state.param[name].objects
+        setattr(state, name, choices[(choices.index(getattr(state, name)) + 1) % len(choices)])
+    elif name == "d_model":
         state.d_model += 2 * sign
     elif name in ("base", "factor"):
         setattr(state, name, getattr(state, name) * (1.1 if sign > 0 else 1 / 1.1))
@@ -47,13 +53,16 @@ def step(state: ExplorerState, name: str, index: int) -> None:
         setattr(state, name, getattr(state, name) + sign)
 
 
-def redraw_times(spec, values: dict, runs: int) -> np.ndarray:
-    """Seconds per redraw of the view after each of runs steps."""
+def redraw_times(spec, values: dict, runs: int) -> tuple[np.ndarray, np.ndarray]:
+    """Seconds per redraw of the view after each of runs steps, and seconds per making of the
+    picks that drawing sends (0 for a view without picks)."""
     state = ExplorerState(**values)
     view = spec.make(state)
     view.figure(), view.description(), view.data_table()  # warm the caches, as the page has
+    if spec.picks is not None:
+        spec.picks(state)
     name = stepped(spec)
-    times = []
+    times, pick_times = [], []
     for index in range(runs):
         step(state, name, index)
         start = time.perf_counter()
@@ -62,22 +71,37 @@ def redraw_times(spec, values: dict, runs: int) -> np.ndarray:
         view.data_table()
         if spec.readout is not None:
             spec.readout(state)
-        times.append(time.perf_counter() - start)
-    return np.array(times)
+        drawn = time.perf_counter()
+        if spec.picks is not None:
+            spec.picks(state)
+        times.append(drawn - start)
+        pick_times.append(time.perf_counter() - drawn)
+    return np.array(times), np.array(pick_times)
+
+
+def percentiles(times: np.ndarray) -> str:
+    """p50 / p95 of times (s) in ms."""
+    return f"{np.percentile(times, 50) * 1000:.1f} / {np.percentile(times, 95) * 1000:.1f}"
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--views", default="", help="only these views (names, comma-separated)")
     args = parser.parse_args(argv)
-    print("| view | step | default p50 / p95 ms | large p50 / p95 ms |")
-    print("|---|---|---|---|")
+    chosen = set(filter(None, args.views.split(",")))
+    picks_column = "picks, default / large p50 ms"
+    print(f"| view | step | default p50 / p95 ms | large p50 / p95 ms | {picks_column} |")
+    print("|---|---|---|---|---|")
     for spec in VIEWS:
-        rows = []
+        if chosen and spec.name not in chosen:
+            continue
+        rows, picks = [], []
         for values in ({}, {**LARGE, **HEAVIEST.get(spec.name, {})}):
-            times = redraw_times(spec, values, args.runs) * 1000
-            rows.append(f"{np.percentile(times, 50):.1f} / {np.percentile(times, 95):.1f}")
-        print(f"| {spec.name} | {stepped(spec)} | {rows[0]} | {rows[1]} |")
+            times, pick_times = redraw_times(spec, values, args.runs)
+            rows.append(percentiles(times))
+            picks.append(f"{np.percentile(pick_times, 50) * 1000:.1f}")
+        print(f"| {spec.name} | {stepped(spec)} | {rows[0]} | {rows[1]} | {' / '.join(picks)} |")
     return 0
 
 

@@ -317,11 +317,14 @@ class Outcome:
         )
         return VERDICT if failing or self.verdicts else CLEAN
 
-    def to_json(self, fail_on: str) -> dict:
+    def to_json(self, fail_on: str, precision: str | None = None) -> dict:
         if self.unreadable:
             return {"input": self.inputs[0], "sentence": self.unreadable}
-        return {"input": self.inputs, "status": self.status(fail_on), "verdicts": self.verdicts,
-                "positions": self.model.to_json()}  # fmt: skip
+        document = {"input": self.inputs, "status": self.status(fail_on),
+                    "verdicts": self.verdicts, "positions": self.model.to_json()}  # fmt: skip
+        if precision:
+            document["precision"] = precision_json(self.model, precision)
+        return document
 
 
 def read_group(sources: list[str], engine: str | None) -> list[Outcome]:
@@ -381,7 +384,7 @@ def run_model(args) -> int:
             outcomes.append(outcome)
     status = max(outcome.status(args.fail_on) for outcome in outcomes)
     if args.json:
-        models = [o.to_json(args.fail_on) for o in outcomes if not o.unreadable]
+        models = [o.to_json(args.fail_on, args.precision) for o in outcomes if not o.unreadable]
         refused = [o.to_json(args.fail_on) for o in outcomes if o.unreadable]
         print(envelope("model", status, "models", models, refused))
     return status
@@ -400,30 +403,83 @@ PLACES = {"product": "position × inv_freq", "positions": "positions held",
           "cache": "cos and sin cached"}  # fmt: skip
 
 
+def precision_context(model) -> int:
+    """Where --precision puts the query: the model's maximum context (else its original, 4k)."""
+    return model.max_context or model.original_context or 4096
+
+
+def precision_findings(model, fmt: str):
+    """(layer, its indices, place, Simulation) for each rotating layer type and each place RoPE
+    computed in fmt can lose its angles, at the model's maximum context (mistakes.precision)."""
+    from .mistakes.simulate import simulate
+
+    top = precision_context(model)
+    for layer, indices in model.layer_types():
+        if not layer.rotates or layer.inv_freq is None:
+            continue
+        for place in PLACES:
+            found = simulate("low_precision", model, at=top, layer=layer.index, precision=fmt,
+                             place=place)  # fmt: skip
+            yield layer, indices, place, found
+
+
 def precision_text(model, fmt: str) -> str:
     """A note per rotating layer type: the worst angle error (radians) and score error (unit q
     and k) of RoPE computed in fmt, at the model's maximum context, for each place it can be
     lost (mistakes.precision)."""
-    from .mistakes.simulate import simulate
-
-    top = model.max_context or model.original_context or 4096
-    lines = [f"precision: RoPE in {fmt} at {top:,} against float64, worst angle error (rad) / "
-             "score error"]  # fmt: skip
-    for layer, indices in model.layer_types():
-        if not layer.rotates or layer.inv_freq is None:
-            continue
-        cells = []
-        for place, words in PLACES.items():
-            found = simulate("low_precision", model, at=top, layer=layer.index, precision=fmt,
-                             place=place)  # fmt: skip
-            score = (
-                "overflow" if found.worst_score != found.worst_score else f"{found.worst_score:.3g}"
-            )
-            cells.append(f"{words} {found.worst_angle:.3g} / {score}")
+    lines = [f"precision: RoPE in {fmt} at {precision_context(model):,} against float64, worst "
+             "angle error (rad) / score error"]  # fmt: skip
+    cells: dict[int, tuple] = {}
+    for layer, indices, place, found in precision_findings(model, fmt):
+        score = "overflow" if found.worst_score != found.worst_score else f"{found.worst_score:.3g}"
+        text = f"{PLACES[place]} {found.worst_angle:.3g} / {score}"
+        cells.setdefault(layer.index, (layer, indices, []))[2].append(text)
+    for layer, indices, texts in cells.values():
         head = f"  note    {len(indices)} layers {layer.label}: "
-        lines += textwrap.wrap("; ".join(cells), WIDTH, initial_indent=head,
+        lines += textwrap.wrap("; ".join(texts), WIDTH, initial_indent=head,
                                subsequent_indent=" " * 4)  # fmt: skip
     return "\n".join(lines)
+
+
+def precision_json(model, fmt: str) -> list[dict]:
+    """--precision under --json: one object per rotating layer type and place, with the numbers
+    precision_text prints (null where the format overflows) and where each worst error is."""
+    rows = []
+    for layer, indices, place, found in precision_findings(model, fmt):
+        position, pair = worst_angle_where(found)
+        score, distance = _worst_and_where(found.score_error, found.distances)
+        rows.append({
+            "layers": indices, "label": layer.label, "format": fmt, "place": place,
+            "context": found.settings["at"], "worst_angle": _finite(found.worst_angle),
+            "worst_angle_position": position, "worst_angle_pair": pair,
+            "worst_score": score, "worst_score_distance": distance,
+        })  # fmt: skip
+    return rows
+
+
+def worst_angle_where(found) -> tuple[int | None, int | None]:
+    """(position, pair) of a simulation's worst finite angle error (Simulation.worst_angle), or
+    (None, None) when every angle overflowed."""
+    import numpy as np
+
+    error = np.abs(found.angle_error)
+    error = np.where(np.isfinite(error), error, -1.0)
+    row, pair = np.unravel_index(int(np.argmax(error)), error.shape)
+    if error[row, pair] < 0:
+        return None, None
+    return int(found.positions[row]), int(pair)
+
+
+def _worst_and_where(error, x) -> tuple[float | None, int | None]:
+    """The largest finite |error| and the x it is at, or (None, None): JSON has no NaN."""
+    from .mistakes.scores import worst_at
+
+    worst, where = worst_at(error, x)
+    return (None, None) if where is None else (worst, int(where))
+
+
+def _finite(value: float) -> float | None:
+    return value if value == value else None
 
 
 COLUMNS = (("", 10), ("method", 8), ("θ", 9), ("rotary", 9), ("pairs", 11),

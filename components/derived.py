@@ -18,6 +18,7 @@ import numpy as np
 
 from . import encoding, formula, learned, methods, relative, scaling
 from .diagnosis import Diagnosis, diagonal_spreads
+from .state import LENGTHS_SETTINGS, MISTAKE_SETTINGS, VisitorModel, lengths_of
 
 # A screen shows at most about this many distinct cells; larger matrices are strided.
 MAX_DISPLAY_CELLS = 250_000
@@ -1602,3 +1603,157 @@ def model_scores(inv_freq: bytes, offsets: bytes) -> np.ndarray:
     """scaling.offset_scores of a layer type's inv_freq (float64 bytes) at offsets (float64 bytes):
     bytes, so that the arrays can be cache keys."""
     return scaling.offset_scores(np.frombuffer(inv_freq), np.frombuffer(offsets))
+
+
+@dataclass(frozen=True)
+class MistakeShown:
+    """One mistake as the mistakes view draws it: the simulation (None, with the problem in
+    words, when it cannot run on this layer), the pairs whose angle errors are drawn, the score
+    row drawn (the (q, k) sample or ALiBi head the mistake moves most) and the worst angle error
+    over the pairs at each position."""
+
+    simulation: object
+    problem: str = ""
+    pairs: tuple[int, ...] = ()
+    score_row: int = 0
+    worst_angle: np.ndarray | None = None
+    pair_errors: np.ndarray | None = None  # |angle error| of the pairs drawn, 0 as NaN (log axis)
+    note: str = ""  # why the layer is not the one asked for (mistake_on=upload, no model given)
+
+
+def mistake_settings(mistake: str, precision: str, place: str, how: str, own=()) -> dict:
+    """The settings simulate takes for a mistake, from the state's choices; own holds the other
+    mistakes' as (keyword, value) pairs (mistake_own: hashable, a cache key)."""
+    if mistake == "low_precision":
+        return {"precision": precision, "place": place}
+    return {"how": how} if mistake == "scaling" else dict(own)
+
+
+def mistake_own(state) -> tuple:
+    """The chosen mistake's own settings in the state, as simulate's (keyword, value) pairs:
+    lengths as a tuple of whole numbers; a setting left empty (None) takes simulate's default."""
+    own = []
+    for keyword, name in MISTAKE_SETTINGS.get(state.mistake, {}).items():
+        value = getattr(state, name)
+        if value is not None:
+            own.append((keyword, lengths_of(value) if name in LENGTHS_SETTINGS else value))
+    return tuple(own)
+
+
+@read_only_cache(maxsize=8)
+def mistake_shown(mistake, on, model, precision, place, how, at, own=()) -> MistakeShown:
+    """simulate(mistake) on the model's first rotating layer (or plain RoPE) at `at` ("4k" …, or
+    "context": the layer's maximum), with what the view picks out of it."""
+    from .mistakes.scores import worst_per_column
+    from .mistakes.simulate import simulate
+
+    layer, note = mistake_layer(on, model)
+    settings = mistake_settings(mistake, precision, place, how, own)
+    try:
+        # bf16 and fp16 round to 0 and overflow to inf by design: those are the mistake's numbers.
+        with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+            found = simulate(mistake, layer, at=None if at == "context" else at, **settings)
+            moved = np.abs(np.asarray(found.score_wrong) - found.score_right)
+    except ValueError as error:
+        return MistakeShown(None, str(error), note=note)
+    row = int(np.argmax(np.where(np.isfinite(moved), moved, -1.0).max(axis=1)))
+    if found.angle_error is None:
+        return MistakeShown(found, score_row=row, note=note)
+    count = found.angle_error.shape[1]
+    pairs = tuple(sorted({0, count // 4, count // 2, count - 1}))
+    worst = worst_per_column(found.angle_error.T)
+    drawn = np.abs(found.angle_error[:, list(pairs)])
+    drawn[drawn == 0] = np.nan
+    return MistakeShown(found, pairs=pairs, score_row=row, worst_angle=worst, pair_errors=drawn,
+                        note=note)  # fmt: skip
+
+
+# mistake_on=upload with no model given (a link opened elsewhere: the visitor's file is never in
+# it): the preset runs instead, and the view says so.
+NO_VISITOR_MODEL = (
+    "No model of yours is open here (a file you give the model view stays in this page and is "
+    "never in its link), so this runs on the preset {name}; give the model view your file, then "
+    "its “What if” button"
+)
+
+
+def mistake_layer(on: str, model) -> tuple[object, str]:
+    """What simulate runs on, and a note when it is not what `on` asks for: the preset named
+    `model` ("model"), plain RoPE ("rope"), the visitor's reading ("upload", `model` a
+    state.VisitorModel), or for "upload" without one, the preset and why."""
+    if on == "rope":
+        return None, ""
+    if isinstance(model, VisitorModel):
+        return model.reading, ""
+    preset = preset_model(model)
+    return preset, NO_VISITOR_MODEL.format(name=preset.name) if on == "upload" else ""
+
+
+def mistake_model(state):
+    """What the state's mistake runs on: the visitor's model for upload (when there is one),
+    else the preset's name."""
+    upload = state.mistake_on == "upload" and state.visitor_model
+    return state.visitor_model if upload else state.model
+
+
+def mistake_of(state) -> MistakeShown:
+    """The state's mistake, as the mistakes view draws it (on the visitor's model, for upload)."""
+    return mistake_shown(state.mistake, state.mistake_on, mistake_model(state), state.precision,
+                         state.precision_place, state.scaling_mistake, state.query_at,
+                         mistake_own(state))  # fmt: skip
+
+
+@dataclass(frozen=True)
+class MistakeNear:
+    """A mistake at every value the pos and k sliders offer (issue 59): at each whole position
+    0 … count − 1 the worst |angle error| over the pairs and its pair (None when the mistake
+    turns no angles), and at each distance Δ 0 … count − 1 from the query the drawn sample's
+    right and mistaken score and the worst error over every sample (None when the mistake
+    scores the distances its own numbering makes)."""
+
+    worst_angle: np.ndarray | None = None
+    worst_pair: np.ndarray | None = None
+    score_right: np.ndarray | None = None
+    score_wrong: np.ndarray | None = None
+    score_error: np.ndarray | None = None
+
+
+@read_only_cache(maxsize=8)
+def mistake_near(mistake, on, model, precision, place, how, at, own, count, row) -> MistakeNear:
+    """simulate(mistake) as mistake_shown runs it, at positions and distances 0 … count − 1
+    (the distances up to the query's position); `row` is the score sample drawn."""
+    from .mistakes.simulate import BY_DISTANCE, TURNED, context, rotary_of, simulate
+
+    if mistake not in BY_DISTANCE + TURNED:
+        return MistakeNear()
+    layer, _ = mistake_layer(on, model)
+    settings = mistake_settings(mistake, precision, place, how, own)
+    top = None if at == "context" else at
+    if mistake in BY_DISTANCE:
+        query = context(top, rotary_of(layer))
+        settings["distances"] = np.arange(min(count, query + 1))
+    with np.errstate(under="ignore", over="ignore", invalid="ignore"):
+        found = simulate(mistake, layer, np.arange(count), at=top, **settings)
+    near = MistakeNear()
+    if found.angle_error is not None:
+        errors = np.abs(found.angle_error)
+        finite = np.where(np.isnan(errors), np.inf, errors)  # NaN: overflowed, as far off as can be
+        near = dataclasses.replace(
+            near, worst_angle=finite.max(axis=1), worst_pair=finite.argmax(axis=1)
+        )
+    if mistake in BY_DISTANCE:
+        rows = {"score_right": found.score_right[row], "score_wrong": found.score_wrong[row]}
+        near = dataclasses.replace(near, **rows, score_error=found.score_error)
+    return near
+
+
+def mistake_near_key(state, row: int) -> tuple:
+    """mistake_near's arguments for the state (and the score sample drawn, row)."""
+    return (state.mistake, state.mistake_on, mistake_model(state), state.precision,
+            state.precision_place, state.scaling_mistake, state.query_at, mistake_own(state),
+            state.n_positions, row)  # fmt: skip
+
+
+def mistake_near_of(state, row: int) -> MistakeNear:
+    """The state's mistake at every value of the pos and k sliders."""
+    return mistake_near(*mistake_near_key(state, row))

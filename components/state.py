@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+from dataclasses import dataclass, field
+
 import param
 
 from . import encoding, methods, relative
+from .mistakes.types import MISTAKE_NAMES
 from .model.presets import DEFAULT_MODEL, PRESETS
+from .model.types import ModelPositions
 from .scaling import PARAMETERS as SCALING_DEFAULTS
 from .scaling import SCALINGS
 
@@ -51,6 +57,37 @@ class EvenInteger(param.Integer):
             raise ValueError(
                 f"{type(self).__name__} parameter {self.name!r} must be even, not {val!r}."
             )
+
+
+# The rows of a left-padded batch, the documents of a pack: 1 … 8 lengths of 1 … 65,536 tokens.
+MAX_LENGTHS, MAX_LENGTH = 8, 1 << 16
+LENGTHS_WORDS = (
+    f"must be 1 to {MAX_LENGTHS} whole numbers from 1 to {MAX_LENGTH:,}, separated by commas"
+)
+# A cache's window and sinks, the prompt of a dynamic NTK cache: up to a million positions.
+MAX_WINDOW, MAX_SINKS = 1 << 20, 1024
+# ALiBi's heads, and the θ a conversion may read instead of the model's.
+MAX_ALIBI_HEADS, THETA_READ_RANGE = 128, (10.0, 1e9)
+
+
+def lengths_of(text: str) -> tuple[int, ...]:
+    """The whole numbers of "3, 7, 10" (commas, spaces), or a ValueError saying what they must
+    be."""
+    words = [word.strip() for word in text.split(",") if word.strip()]
+    numbers = all(word.isascii() and word.isdigit() and len(word) <= 6 for word in words)
+    lengths = tuple(int(word) for word in words) if numbers else ()
+    if not 1 <= len(lengths) <= MAX_LENGTHS or not all(1 <= n <= MAX_LENGTH for n in lengths):
+        raise ValueError(f"lengths {LENGTHS_WORDS}, not {text[:40]!r}")
+    return lengths
+
+
+class Lengths(param.String):
+    """Comma-separated token counts (lengths_of): the text a visitor types, checked whole."""
+
+    def _validate_value(self, val, allow_None):
+        super()._validate_value(val, allow_None)
+        if val is not None:
+            lengths_of(val)
 
 
 def default_pairs(d_model: int) -> list[int]:
@@ -271,8 +308,27 @@ class SentenceParams(param.Parameterized):
     )
 
 
+@dataclass(frozen=True)
+class VisitorModel:
+    """A model the visitor gave the model view (a file, a pasted config, a Hub config), as read:
+    equal, and hashed, by a digest of what it holds, so that derived's caches can key on it."""
+
+    digest: str
+    reading: ModelPositions = field(compare=False, repr=False)
+
+    @classmethod
+    def of(cls, reading: ModelPositions) -> VisitorModel:
+        text = json.dumps(reading.to_json(), sort_keys=True, default=str)
+        return cls(hashlib.sha256(text.encode("utf-8")).hexdigest(), reading)
+
+
+# Parameters held for the session only: never a link's key, never written to the URL (urlstate).
+SESSION_ONLY = ("visitor_model",)
+
+
 class ModelParams(param.Parameterized):
-    """The published model the model view reads (a file of the visitor's is never state)."""
+    """The published model the model view reads (in the link), and the visitor's own model, read
+    (a file of the visitor's is never in the link: session only)."""
 
     model = param.Selector(
         default=DEFAULT_MODEL,
@@ -280,6 +336,127 @@ class ModelParams(param.Parameterized):
         label="Model",
         doc="A published model configuration whose positions the model view shows, layer by layer.",
     )
+    visitor_model = param.ClassSelector(
+        class_=VisitorModel,
+        default=None,
+        allow_None=True,
+        label="Your model",
+        doc="The model the visitor gave the model view, read, for the mistakes view to run on "
+        "(mistake_on=upload); None when none is given. Session only: never in the link.",
+    )
+
+
+class MistakeParams(param.Parameterized):
+    """The mistakes view's choice (issue 59): which published mistake, its settings, where the
+    query sits and which layer it runs on (components/mistakes/)."""
+
+    mistake = param.Selector(
+        default="low_precision",
+        objects=list(MISTAKE_NAMES),
+        label="Mistake",
+        doc="The published mistake simulated against the exact float64 computation.",
+    )
+    precision = param.Selector(
+        default="bf16",
+        objects=["bf16", "fp16"],
+        label="Low precision format",
+        doc="The format of a low-precision mistake: bfloat16 or float16, emulated bit for bit.",
+    )
+    precision_place = param.Selector(
+        default="product",
+        objects=["product", "positions", "cache"],
+        label="Held in low precision",
+        doc="What is held in the format: position × inv_freq, the positions, or the cached cos and "
+        "sin.",
+    )
+    scaling_mistake = param.Selector(
+        default="dropped",
+        objects=["dropped", "twice"],
+        label="The layer's scaling",
+        doc="The layer's RoPE scaling dropped, or applied twice (its attention factor squared).",
+    )
+    query_at = param.Selector(
+        default="32k",
+        objects=["4k", "32k", "128k", "context"],
+        label="Query at p",
+        doc="The query's position p: 4k, 32k, 128k, or the model's maximum context.",
+    )
+    mistake_on = param.Selector(
+        default="model",
+        objects=["model", "rope", "upload"],
+        label="Run on",
+        doc="The layer the mistake runs on: the model view's preset (its first rotating layer), "
+        "plain RoPE (θ 10 000, head 128, 4k), or the model the visitor gave the model view "
+        "(upload: the preset, said so, when none is given).",
+    )
+    window = param.Integer(
+        default=1024,
+        bounds=(1, MAX_WINDOW),
+        label="Window (recent keys kept)",
+        doc="How many of the most recent keys an evicting cache keeps, the query's own among them.",
+    )
+    sinks = param.Integer(
+        default=4,
+        bounds=(0, MAX_SINKS),
+        label="Attention sinks (first keys kept)",
+        doc="How many of the first keys the cache keeps whatever the window (StreamingLLM: 4).",
+    )
+    padded_lengths = Lengths(
+        default="3,7,10",
+        label="Rows' lengths (tokens)",
+        doc=f"The real tokens of each row of the left-padded batch: 1 to {MAX_LENGTHS} whole "
+        f"numbers from 1 to {MAX_LENGTH:,}, separated by commas.",
+    )
+    packed_lengths = Lengths(
+        default="512,1024,2048,512",
+        label="Documents' lengths (tokens)",
+        doc=f"The tokens of each document packed into one row: 1 to {MAX_LENGTHS} whole numbers "
+        f"from 1 to {MAX_LENGTH:,}, separated by commas.",
+    )
+    alibi_heads = param.Integer(
+        default=12,
+        bounds=(1, MAX_ALIBI_HEADS),
+        label="Heads the model has",
+        doc=f"The ALiBi model's true number of heads (1 … {MAX_ALIBI_HEADS}).",
+    )
+    alibi_as_heads = param.Integer(
+        default=16,
+        bounds=(1, MAX_ALIBI_HEADS),
+        label="Slopes computed for (heads)",
+        doc="The head count the slopes were mistakenly computed for: the model's heads take the "
+        "first slopes of that list (at least as many as it has).",
+    )
+    theta_read = param.Number(
+        default=None,
+        allow_None=True,
+        bounds=THETA_READ_RANGE,
+        label="θ read instead",
+        doc="The rope_theta a conversion or config reads instead of the model's (10 … 10⁹; "
+        "empty: 10 000, or 500 000 for a model at 10 000).",
+    )
+    prefill = param.Integer(
+        default=None,
+        allow_None=True,
+        bounds=(1, MAX_WINDOW),
+        label="Prompt length (prefill)",
+        doc="The tokens of the prompt, whose keys are cached with the frequencies of its length "
+        "(empty: the layer's original context).",
+    )
+
+
+# Each mistake's own settings: simulate's keyword, the state parameter that holds it. The page
+# shows a mistake's controls only while it is chosen.
+MISTAKE_SETTINGS = {
+    "low_precision": {"precision": "precision", "place": "precision_place"},
+    "left_padding": {"lengths": "padded_lengths"},
+    "cache_window": {"window": "window", "sinks": "sinks"},
+    "dynamic_ntk_cache": {"prefill": "prefill"},
+    "packed_documents": {"lengths": "packed_lengths"},
+    "wrong_theta": {"theta": "theta_read"},
+    "scaling": {"how": "scaling_mistake"},
+    "alibi_slopes": {"heads": "alibi_heads", "as_heads": "alibi_as_heads"},
+}
+LENGTHS_SETTINGS = ("padded_lengths", "packed_lengths")
 
 
 class PageParams(param.Parameterized):
@@ -299,6 +476,7 @@ GROUPS = (
     ScalingParams,
     RelativeParams,
     ModelParams,
+    MistakeParams,
     PageParams,
 )
 

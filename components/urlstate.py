@@ -17,11 +17,20 @@ import param
 
 from .scaling import ALIASES as SCALING_ALIASES
 from .scaling import factor_out_of_range, factor_words
-from .state import GROUPS, MAX_FACTORS_CHARS, MAX_TEXT_CHARS, EvenInteger, ExplorerState
+from .state import (
+    GROUPS,
+    LENGTHS_SETTINGS,
+    LENGTHS_WORDS,
+    MAX_FACTORS_CHARS,
+    MAX_TEXT_CHARS,
+    SESSION_ONLY,
+    EvenInteger,
+    ExplorerState,
+)
 
 # Work is bounded whatever the URL: only so much of it is read.
 MAX_QUERY_LENGTH = 4000
-MAX_KEYS = 40
+MAX_KEYS = 60  # every state key and the page's two fit: a link may set them all
 MAX_VALUE_LENGTH = 400
 MAX_SHOWN_VALUE = 40
 # Keys whose bounds others depend on are applied first; pos and offset last.
@@ -43,6 +52,7 @@ REFUSED = {
     "text": f"is longer than {MAX_TEXT_CHARS} characters",
     "longrope_factors": f"holds characters other than numbers, commas and spaces, or more than "
     f"{MAX_FACTORS_CHARS}",
+    **{name: LENGTHS_WORDS.replace("must be", "is not", 1) for name in LENGTHS_SETTINGS},
 }
 TRUE_WORDS, FALSE_WORDS = {"1", "true", "yes", "on"}, {"0", "false", "no", "off", ""}
 
@@ -99,8 +109,11 @@ def number_text(value) -> str:
 
 
 def state_keys() -> list[str]:
-    """The query keys of the state, in the order they must be applied."""
-    names = [name for group in GROUPS for name in group.param if name != "name"]
+    """The query keys of the state, in the order they must be applied (not its session-only
+    parameters: the visitor's model is never in a link)."""
+    names = [
+        name for group in GROUPS for name in group.param if name not in ("name", *SESSION_ONLY)
+    ]
     middle = [name for name in names if name not in FIRST_KEYS + LAST_KEYS]
     return [*FIRST_KEYS, *middle, *LAST_KEYS]
 

@@ -91,14 +91,14 @@ function at(object, path) {
 }
 
 // Whether two values a pick sets are the same: numbers and text by value, arrays (a table's row,
-// or what Python drew) number by number.
+// or what Python drew) number by number; NaN (a point not drawn) is NaN.
 function same(a, b) {
-  if (a === b) return true;
+  if (a === b || (Number.isNaN(a) && Number.isNaN(b))) return true;
   const arrays = ArrayBuffer.isView(a) || Array.isArray(a);
   if (!arrays || !(ArrayBuffer.isView(b) || Array.isArray(b)) || a.length !== b.length) {
     return false;
   }
-  for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return false;
+  for (let i = 0; i < a.length; i += 1) if (!same(a[i], b[i])) return false;
   return true;
 }
 

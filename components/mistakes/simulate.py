@@ -80,6 +80,11 @@ def distance_scores(rotary, at, inv_freq_wrong=None, factor_wrong=None, distance
     return distances, right, wrong, worst_per_column(wrong - right)
 
 
+def at_distances(at: int, distances=None) -> np.ndarray:
+    """Where scores are compared: the distances given (whole numbers), else grid(at)."""
+    return grid(at) if distances is None else np.asarray(distances, dtype=np.int64)
+
+
 def result(mistake, label, told, scored, summary, settings, error=None, **angles) -> Simulation:
     """A Simulation from told = (x, x_name, quantity, right, wrong) and scored = (distances,
     right, wrong, error); the told error is |wrong - right| (worst over rows) unless given."""
@@ -92,12 +97,13 @@ def result(mistake, label, told, scored, summary, settings, error=None, **angles
                       settings=settings, **angles)  # fmt: skip
 
 
-def low_precision(rotary, at, positions=None, precision="bf16", place="product") -> Simulation:
+def low_precision(rotary, at, positions=None, precision="bf16", place="product",
+                  distances=None) -> Simulation:  # fmt: skip
     """RoPE's angles in bf16 or fp16 (at the product, the positions or the cos/sin cache)."""
     positions = grid(at) if positions is None else np.asarray(positions, dtype=np.int64)
     angle_error = low.angle_errors(positions, rotary.inv_freq, precision, place)
     per_position = worst_per_column(angle_error.T)
-    distances = grid(at)
+    distances = at_distances(at, distances)
     q, k = unit_pairs(rotary.inv_freq.size)
     right, wrong, score_error = low.low_precision_scores(
         q, k, rotary.inv_freq, at, distances, precision, place
@@ -147,16 +153,27 @@ def relative_scores(rotary, query_right, query_wrong, distances):
     return distances, right, wrong, worst_per_column(wrong - right)
 
 
+def checked_lengths(lengths, what: str) -> np.ndarray:
+    """The lengths of rows or documents as whole numbers >= 1, or a ValueError saying so."""
+    lengths = np.asarray(lengths)
+    if lengths.ndim != 1 or lengths.size == 0 or not np.issubdtype(lengths.dtype, np.integer):
+        raise ValueError(f"the {what}' lengths must be one or more whole numbers, got {lengths}")
+    if (lengths < 1).any():
+        raise ValueError(f"each of the {what}' lengths must be at least 1, got {lengths.tolist()}")
+    return lengths.astype(np.int64)
+
+
 def left_padding(rotary, at, positions=None, lengths=(3, 7, 10)) -> Simulation:
     """A left-padded batch numbered by arange instead of from its attention mask."""
-    lengths = np.asarray(lengths, dtype=np.int64)
+    lengths = checked_lengths(lengths, "rows")
     mask = numbering.left_padding_mask(lengths)
     right = numbering.position_ids_from_mask(mask)
     wrong = numbering.position_ids_from_arange(mask)
     row = int(np.argmin(lengths))
     pads, real = mask.shape[1] - int(lengths[row]), int(lengths[row])
-    scored = relative_scores(rotary, real - 1, pads + real - 1, np.arange(real))
-    told = (np.arange(mask.shape[1]), "column", "position id", right, wrong)
+    scored = relative_scores(rotary, real - 1, pads + real - 1, grid(real - 1))
+    columns = grid(mask.shape[1] - 1)
+    told = (columns, "column", "position id", right[:, columns], wrong[:, columns])
     summary = (
         f"row {row} ({real} tokens after {pads} pads) is told positions {pads} … {pads + real - 1} "
         f"instead of 0 … {real - 1}; RoPE scores between its tokens move by at most "
@@ -171,10 +188,20 @@ def left_padding(rotary, at, positions=None, lengths=(3, 7, 10)) -> Simulation:
 def cache_window(rotary, at, positions=None, window=1024, sinks=4) -> Simulation:
     """A cache that evicts (keeping `sinks` first keys and a `window` of recent ones) and
     numbers the new query by its slot, the kept keys not turned again."""
+    if window < 1 or sinks < 0:
+        raise ValueError(
+            f"the window must be at least 1 and sinks at least 0, got {window}, {sinks}"
+        )
     if at < sinks + window:
-        raise ValueError(f"at ({at:,}) must be at least sinks + window ({sinks + window:,})")
+        raise ValueError(
+            f"at ({at:,}) must be at least sinks + window ({sinks + window:,}): choose a smaller "
+            "window, fewer sinks or a later query p"
+        )
     kept, slots = numbering.window_cache(at, window, sinks)
     true, seen = numbering.slot_distances(at, window, sinks)
+    # At most GRID kept keys scored, the first sink and the query's own among them.
+    sample = grid(kept.size - 1)
+    kept, true, seen = kept[sample], true[sample], seen[sample]
     q, k = unit_pairs(rotary.inv_freq.size)
     a2 = rotary.attention_factor**2
     inv = rotary.inv_freq
@@ -207,6 +234,11 @@ def dynamic_ntk_cache(rotary, at, positions=None, factor=None, prefill=None) -> 
     cache), against every key turned with the frequencies of `at` (the same run without one)."""
     original, dim = rotary.original_context, rotary.rotary_dim
     factor = dynamic_factor(rotary, factor)
+    if prefill is not None and not 1 <= prefill <= at:
+        raise ValueError(
+            f"the prompt's length (prefill) must be 1 … the query's position p ({at:,}), got "
+            f"{prefill:,}: choose a shorter prompt or a later query p"
+        )
     prefill = original if prefill is None else int(prefill)
     keys = grid(at - 1) if positions is None else np.asarray(positions, dtype=np.int64)
     now = numbering.dynamic_frequencies(rotary.theta, dim, factor, original, [at])[0]
@@ -235,10 +267,10 @@ def dynamic_ntk_cache(rotary, at, positions=None, factor=None, prefill=None) -> 
                   positions=keys, angle_error=wrapped(wrong_angles - right_angles))  # fmt: skip
 
 
-def positions_from_1(rotary, at, positions=None) -> Simulation:
+def positions_from_1(rotary, at, positions=None, distances=None) -> Simulation:
     """Every position counted from 1 instead of 0."""
     numbered = grid(at)
-    scored = relative_scores(rotary, at, at + 1, grid(at))
+    scored = relative_scores(rotary, at, at + 1, at_distances(at, distances))
     told = (numbered, "token", "position", numbered, numbered + 1)
     summary = (
         f"every position one too high: RoPE scores move by at most {scored[3].max():.1e} (a "
@@ -255,11 +287,11 @@ def positions_from_1(rotary, at, positions=None) -> Simulation:
 
 def packed_documents(rotary, at, positions=None, lengths=(512, 1024, 2048, 512)) -> Simulation:
     """Documents packed in one row whose positions are not reset at each document."""
-    lengths = np.asarray(lengths, dtype=np.int64)
+    lengths = checked_lengths(lengths, "documents")
     right = numbering.packed_position_ids(lengths)
     wrong = numbering.continued_position_ids(lengths)
     last, start = int(lengths[-1]), int(lengths[:-1].sum())
-    scored = relative_scores(rotary, last - 1, start + last - 1, np.arange(last))
+    scored = relative_scores(rotary, last - 1, start + last - 1, grid(last - 1))
     past = int((wrong >= rotary.original_context).sum())
     summary = (
         f"the last of {lengths.size} documents is told positions {start:,} … {start + last - 1:,} "
@@ -267,19 +299,20 @@ def packed_documents(rotary, at, positions=None, lengths=(512, 1024, 2048, 512))
         f"trained; RoPE scores inside a document move by at most {scored[3].max():.1e}, a learned "
         f"or sinusoidal table is read {start:,} rows off"
     )
-    told = (np.arange(wrong.size), "token", "position", right, wrong)
+    tokens = grid(wrong.size - 1)
+    told = (tokens, "token", "position", right[tokens], wrong[tokens])
     return result(
         "packed_documents", rotary.label, told, scored, summary, {"lengths": lengths.tolist()}
     )
 
 
-def pairing_swapped(rotary, at, positions=None) -> Simulation:
+def pairing_swapped(rotary, at, positions=None, distances=None) -> Simulation:
     """Meta's interleaved q and k (the conversion's permute forgotten) turned by a half-split
     engine: each component paired with the wrong partner, at the wrong frequency."""
     inv = rotary.inv_freq
     q, k = unit_pairs(inv.size)
     flat_q, flat_k = q.reshape(q.shape[0], -1), k.reshape(k.shape[0], -1)
-    distances = grid(at)
+    distances = at_distances(at, distances)
     query, keys = np.full(distances.shape, at), at - distances
     a2 = rotary.attention_factor**2
     right, wrong = (
@@ -302,10 +335,11 @@ def pairing_swapped(rotary, at, positions=None) -> Simulation:
     return result("pairing_swapped", rotary.label, told, scored, summary, {"at": at})
 
 
-def frequency_mistake(mistake, rotary, at, positions, inv_wrong, factor_wrong, words, settings):
+def frequency_mistake(mistake, rotary, at, positions, inv_wrong, factor_wrong, words, settings,
+                      distances=None):  # fmt: skip
     """A mistake that changes the frequencies (and the attention factor): its arrays."""
     positions = grid(at) if positions is None else np.asarray(positions, dtype=np.int64)
-    scored = distance_scores(rotary, at, inv_wrong, factor_wrong)
+    scored = distance_scores(rotary, at, inv_wrong, factor_wrong, at_distances(at, distances))
     angle_error = wrapped(np.outer(positions, inv_wrong - rotary.inv_freq))
     told = (np.arange(rotary.inv_freq.size), "pair", "inv_freq", rotary.inv_freq, inv_wrong)
     worst_score, far = worst_at(scored[3], scored[0])
@@ -314,9 +348,11 @@ def frequency_mistake(mistake, rotary, at, positions, inv_wrong, factor_wrong, w
                   positions=positions, angle_error=angle_error)  # fmt: skip
 
 
-def wrong_theta(rotary, at, positions=None, theta=None) -> Simulation:
+def wrong_theta(rotary, at, positions=None, theta=None, distances=None) -> Simulation:
     """The wrong θ (rope_theta): 10 000 for a model trained at another, else 500 000."""
     theta = float(theta if theta is not None else (10000.0 if rotary.theta != 10000.0 else 5e5))
+    if not theta > 1.0:
+        raise ValueError(f"θ must be more than 1, got {theta:g}")
     inv_wrong = conversion.theta_frequencies(rotary.inv_freq, rotary.theta, theta)
     words = (
         f"θ {theta:g} instead of {rotary.theta:g}: the slowest pair's wavelength is "
@@ -324,10 +360,10 @@ def wrong_theta(rotary, at, positions=None, theta=None) -> Simulation:
         f"{2 * np.pi / rotary.inv_freq[-1]:,.0f}"
     )
     return frequency_mistake("wrong_theta", rotary, at, positions, inv_wrong, None, words,
-                             {"theta": theta, "at": at})  # fmt: skip
+                             {"theta": theta, "at": at}, distances)  # fmt: skip
 
 
-def scaling(rotary, at, positions=None, how="dropped") -> Simulation:
+def scaling(rotary, at, positions=None, how="dropped", distances=None) -> Simulation:
     """The layer's long-context scaling dropped, or applied twice (its attention factor too)."""
     kind = rotary.scaling.get("type", "default")
     if kind == "default":
@@ -344,27 +380,38 @@ def scaling(rotary, at, positions=None, how="dropped") -> Simulation:
         f"pair turns at {inv_wrong[-1]:.3g} instead of {rotary.inv_freq[-1]:.3g} rad per position"
     )
     return frequency_mistake("scaling", rotary, at, positions, inv_wrong, a_wrong, words,
-                             {"how": how, "at": at})  # fmt: skip
+                             {"how": how, "at": at}, distances)  # fmt: skip
 
 
-def alibi_slopes(rotary, at, positions=None, heads=12, as_heads=16) -> Simulation:
+def alibi_slopes(rotary, at, positions=None, heads=12, as_heads=16, distances=None) -> Simulation:
     """ALiBi's slopes for `heads` heads taken from the list for `as_heads`."""
+    if not 1 <= heads <= as_heads:
+        raise ValueError(
+            f"the slopes must be computed for at least the {heads} heads the model has (1 or "
+            f"more), got {as_heads}: the list for {as_heads} heads has too few slopes"
+        )
     right = conversion.right_slopes(heads)
     wrong = conversion.slopes_as_for(heads, as_heads)
-    distances = grid(at)
+    distances = at_distances(at, distances)
     bias_right, bias_wrong = -np.outer(right, distances), -np.outer(wrong, distances)
     scored = (distances, bias_right, bias_wrong, worst_per_column(bias_wrong - bias_right))
     head = int(np.argmax(np.abs(wrong - right)))
     summary = (
         f"{heads} heads given the first {heads} slopes of {as_heads}: head {head + 1} has "
-        f"{wrong[head]:.4g} instead of {right[head]:.4g}; at distance {at:,} a bias differs by up "
-        f"to {scored[3][-1]:.4g}"
+        f"{wrong[head]:.4g} instead of {right[head]:.4g}; at distance {distances[-1]:,} a bias "
+        f"differs by up to {scored[3][-1]:.4g}"
     )
     told = (np.arange(1, heads + 1), "head", "slope", right, wrong)
     settings = {"heads": heads, "as_heads": as_heads, "at": at}
     return result("alibi_slopes", f"ALiBi, {heads} heads", told, scored, summary, settings)
 
 
+# The mistakes scored against the key's distance Δ from the query: simulate's `distances` says
+# which Δ (the others score the distances their cache, rows or documents make).
+BY_DISTANCE = ("low_precision", "positions_from_1", "pairing_swapped", "wrong_theta", "scaling",
+               "alibi_slopes")  # fmt: skip
+# The mistakes that turn angles otherwise than the layer: their Simulation has an angle_error.
+TURNED = ("low_precision", "dynamic_ntk_cache", "wrong_theta", "scaling")
 MISTAKES = {
     "low_precision": low_precision,
     "left_padding": left_padding,
@@ -379,7 +426,8 @@ MISTAKES = {
 }
 
 
-def simulate(mistake: str, model=None, positions=None, *, at=None, layer=None, **settings):
+def simulate(mistake: str, model=None, positions=None, *, at=None, layer=None, distances=None,
+             **settings):  # fmt: skip
     """One mistake simulated on a model's rotating layer, against the exact float64 computation.
 
     mistake    one of MISTAKES (low_precision, left_padding, cache_window, dynamic_ntk_cache,
@@ -391,6 +439,8 @@ def simulate(mistake: str, model=None, positions=None, *, at=None, layer=None, *
     at         the query's position: "4k", "32k", "128k" or a number (default: the model's
                maximum context)
     layer      the index of the layer (default: the first that rotates)
+    distances  where scores are compared, the key's distance Δ from the query (default: 2,039
+               whole numbers from 0 to `at`); only for the mistakes of BY_DISTANCE
     settings   the mistake's own: precision="bf16"|"fp16" and place="product"|"positions"|
                "cache"; lengths=(…); window=, sinks=; factor=, prefill=; theta=;
                how="dropped"|"twice"; heads=, as_heads=
@@ -400,6 +450,12 @@ def simulate(mistake: str, model=None, positions=None, *, at=None, layer=None, *
     run = MISTAKES.get(mistake)
     if run is None:
         raise ValueError(f"mistake must be one of {', '.join(MISTAKES)}, got {mistake!r}")
+    if distances is not None:
+        if mistake not in BY_DISTANCE:
+            raise ValueError(
+                f"{mistake} scores the distances its own numbering makes: no distances"
+            )
+        settings["distances"] = distances
     rotary = rotary_of(model, layer)
     top = context(at, rotary)
     if mistake == "dynamic_ntk_cache" and at is None:

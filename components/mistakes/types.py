@@ -10,6 +10,28 @@ import numpy as np
 # The contexts a score error is read at, by name (the query's position p).
 CONTEXTS = {"4k": 4096, "32k": 32768, "128k": 131072}
 MAX_CONTEXT = 1 << 24
+# The mistakes simulate runs, by family and in words: the keys of simulate.MISTAKES, here (the
+# leaf) for the state and the page.
+MISTAKE_FAMILIES = {
+    "Low precision": {"low_precision": "angles in bf16 or fp16"},
+    "Left padding": {"left_padding": "left padding numbered by arange"},
+    "Caches": {
+        "cache_window": "a window and sinks numbered by slot",
+        "dynamic_ntk_cache": "dynamic NTK with a cache",
+    },
+    "Conversion and configuration": {
+        "pairing_swapped": "the pairing swapped (permute forgotten)",
+        "positions_from_1": "positions from 1",
+        "wrong_theta": "the wrong θ",
+        "scaling": "scaling dropped or applied twice",
+        "packed_documents": "packed documents not reset",
+        "alibi_slopes": "ALiBi slopes taken as for another head count",
+    },
+}
+MISTAKE_LABELS = {
+    name: words for family in MISTAKE_FAMILIES.values() for name, words in family.items()
+}
+MISTAKE_NAMES = tuple(MISTAKE_LABELS)
 # How many random unit (q, k) pairs a score error is the worst over, and their seed.
 SAMPLES, SEED = 32, 0
 

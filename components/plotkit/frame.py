@@ -183,6 +183,12 @@ class PlotView(pn.viewable.Viewer):
         doc="Whether the picks wait (the page's start-up: nothing is dragged until it is shown); "
         "once released, the view draws again with them.",
     )
+    asks_for = param.String(
+        default="",
+        doc="The ?view= name of a view this one asks the page to show in its place, without "
+        "loading the page again (the model view's what-if on the visitor's file, which a load "
+        "would lose); set and then cleared, so that each ask is one event.",
+    )
 
     @staticmethod
     def text_pane(style: str, margin=(4, 8), css_class: str = "", **params) -> pn.pane.HTML:

@@ -7,6 +7,7 @@ its new range before its value, in one update, and offers no value the state wou
 
 from __future__ import annotations
 
+import html
 import logging
 from functools import partial
 from types import SimpleNamespace
@@ -16,11 +17,20 @@ import param
 
 from ..fixes.slider import Slider
 from ..methods import MAX_SEED, METHOD_LABELS
+from ..mistakes.types import MISTAKE_FAMILIES
 from ..model.presets import PRESETS
 from ..plotkit.frame import WhileShown
 from ..plotkit.presets import preset_buttons
 from ..scaling import PARAMETERS, SCALING_LABELS
-from ..state import MAX_CHOSEN_PAIRS, MAX_FACTORS_CHARS, MAX_TEXT_CHARS, ExplorerState
+from ..state import (
+    LENGTHS_SETTINGS,
+    MAX_CHOSEN_PAIRS,
+    MAX_FACTORS_CHARS,
+    MAX_TEXT_CHARS,
+    MISTAKE_SETTINGS,
+    ExplorerState,
+    lengths_of,
+)
 from .player import Player
 from .throttle import Throttle
 
@@ -57,6 +67,13 @@ PAIRS_STYLE = """
   background-position: center; border-left: 1px solid rgba(255, 255, 255, 0.5);
 }
 """
+# The mistakes' own settings, each shown while its mistake is chosen; those drawn as buttons
+# get a label of their own; typed lengths are short ("512, 1024, 2048, 512").
+MISTAKE_OWN_NAMES = tuple(
+    dict.fromkeys(name for names in MISTAKE_SETTINGS.values() for name in names.values())
+)
+BUTTONS = ("precision", "precision_place", "scaling_mistake", "query_at", "mistake_on")
+MAX_LENGTHS_CHARS = 80
 SIMILARITY_LABELS = {"Dot product": "dot", "Cosine similarity": "cosine"}
 log = logging.getLogger(__name__)
 # The sliders whose range depends on other parameters (ExplorerState.limits).
@@ -174,6 +191,7 @@ class Controls(pn.viewable.Viewer):
         self._relative_controls()
         self._sentence_control()
         self._model_control()
+        self._mistake_controls()
         for slider in self.sliders():
             slider.stylesheets = [*slider.stylesheets, SLIDER_STYLE]
 
@@ -368,6 +386,129 @@ class Controls(pn.viewable.Viewer):
             css_classes=[css_class("model")],
         )
 
+    def _mistake_controls(self) -> None:
+        """The mistakes view's choice, by family, and its settings: a low-precision mistake's
+        format and place, the scaling mistake's way, the query's position, the layer."""
+        state = self.state
+        self.mistake = pn.widgets.Select(
+            label=state.param.mistake.label,
+            groups={
+                family: {words: name for name, words in mistakes.items()}
+                for family, mistakes in MISTAKE_FAMILIES.items()
+            },
+            value=state.mistake,
+            sizing_mode="stretch_width",
+            css_classes=[css_class("mistake")],
+        )
+        self.mistake.param.watch(lambda event: setattr(state, "mistake", event.new), "value")
+        state.param.watch(lambda event: setattr(self.mistake, "value", event.new), "mistake")
+        choices = {
+            "precision": {"bfloat16": "bf16", "float16": "fp16"},
+            "precision_place": {
+                "pos × inv_freq": "product",
+                "positions": "positions",
+                "cos, sin cached": "cache",
+            },  # fmt: skip
+            "scaling_mistake": {"Dropped": "dropped", "Applied twice": "twice"},
+            "query_at": {"4k": "4k", "32k": "32k", "128k": "128k", "Its context": "context"},
+            "mistake_on": {
+                "The model's layer": "model",
+                "Plain RoPE": "rope",
+                "Your model": "upload",
+            },
+        }
+        for name, options in choices.items():
+            buttons = pn.widgets.RadioButtonGroup.from_param(
+                state.param[name],
+                options=options,
+                sizing_mode="stretch_width",
+                css_classes=[css_class(name)],
+            )
+            setattr(self, name, buttons)
+        self._mistake_own_controls()
+        state.param.watch(self._show_mistake_settings, "mistake")
+        self._show_mistake_settings()
+
+    def _mistake_own_controls(self) -> None:
+        """The other mistakes' settings: a cache's window and sinks, the lengths of padded rows
+        and packed documents (typed, checked whole), ALiBi's two head counts, the θ read instead
+        and the prompt's length (the last two left empty: simulate's defaults)."""
+        state, whole = self.state, pn.widgets.IntInput
+        self.window = number_input(state, "window", whole, step=256)
+        self.sinks = number_input(state, "sinks", whole, step=1)
+        self.alibi_heads = number_input(state, "alibi_heads", whole, step=1)
+        self.alibi_as_heads = number_input(state, "alibi_as_heads", whole, step=1)
+        self.theta_read = number_input(
+            state, "theta_read", step=10000.0, placeholder="10000 (500000 for a model at 10000)"
+        )
+        self.prefill = number_input(
+            state, "prefill", whole, step=1024, placeholder="the layer's original context"
+        )
+        self.lengths_notes = {}
+        for name in LENGTHS_SETTINGS:
+            box = pn.widgets.TextInput(
+                label=state.param[name].label,
+                value=getattr(state, name),
+                max_length=MAX_LENGTHS_CHARS,
+                placeholder="whole numbers, e.g. 3, 7, 10",
+                sizing_mode="stretch_width",
+                css_classes=[css_class(name)],
+            )
+            box.param.watch(partial(self._lengths_typed, name), "value")
+            state.param.watch(partial(self._show_lengths, name), name)
+            setattr(self, name, box)
+            self.lengths_notes[name] = pn.pane.HTML(
+                "", margin=(0, 10, 4, 10), css_classes=["pe-lengths-note"], visible=False
+            )
+
+    def _lengths_typed(self, name: str, event) -> None:
+        """Typed lengths go to the state, written 3,7,10; others are refused with a message under
+        the box (the view keeps the lengths it draws)."""
+        note = self.lengths_notes[name]
+        try:
+            lengths = lengths_of(event.new)
+        except ValueError as error:
+            kept = getattr(self.state, name)
+            note.object = f"<span>{html.escape(str(error))}; still drawn: {kept}</span>"
+            note.visible = True
+            return
+        note.visible = False
+        setattr(self.state, name, ",".join(str(length) for length in lengths))
+
+    def _show_lengths(self, name: str, event) -> None:
+        box = getattr(self, name)
+        if box.value != event.new:
+            box.value = event.new
+
+    def _show_mistake_settings(self, *events) -> None:
+        """A mistake's own settings shown while it is chosen (MISTAKE_SETTINGS: the format and
+        the place for low precision, the window and sinks of a cache …); the query's position
+        and the layer where they count."""
+        chosen, groups = self.state.mistake, self.mistake_groups
+        own = set(MISTAKE_SETTINGS.get(chosen, {}).values())
+        for name in MISTAKE_OWN_NAMES:
+            groups[name].visible = name in own
+        # Padding and packing number a short batch whatever the context; ALiBi has no layer.
+        groups["query_at"].visible = chosen not in ("left_padding", "packed_documents")
+        groups["mistake_on"].visible = chosen != "alibi_slopes"
+
+    @property
+    def mistake_groups(self) -> dict:
+        """Each mistake setting in a column of its own (made once): the button groups with their
+        label, the typed lengths with their message."""
+        if not hasattr(self, "_mistake_groups"):
+            self._mistake_groups = {
+                name: pn.Column(
+                    *([control_label(self.state.param[name].label)] if name in BUTTONS else []),
+                    getattr(self, name),
+                    *([self.lengths_notes[name]] if name in LENGTHS_SETTINGS else []),
+                    margin=0,
+                    sizing_mode="stretch_width",
+                )
+                for name in (*MISTAKE_OWN_NAMES, "query_at", "mistake_on")
+            }
+        return self._mistake_groups
+
     def _sentence_control(self) -> None:
         """The sentence of the tokens and NoPE views.
 
@@ -510,6 +651,8 @@ class Controls(pn.viewable.Viewer):
             ],
             "shaw_clip": [self.shaw_clip],
             "model": [self.model],
+            "mistake": [self.mistake],
+            **{name: [group] for name, group in self.mistake_groups.items()},
         }
         chosen = every if names is None else [name for name in every if name in names]
         grouped = [name for name in chosen if name in together] if box else []

@@ -77,6 +77,8 @@ class LazyViews:
         self.carded: dict[str, str] = {}
         # Until the page is shown, views are made without their picks (release_picks).
         self.picks_held = False
+        # What the page does when a view asks for another (PlotView.asks_for): its ?view= name.
+        self.on_ask = None
 
     def select(self, specs: list[ViewSpec], embed: bool) -> None:
         """Put these views on the page: the first row drawn now, the others when on screen."""
@@ -96,10 +98,15 @@ class LazyViews:
         if name not in self.views:
             self.views[name] = view_spec(name).make(self.state, picks_held=self.picks_held)
             self.views[name].narrow = self.narrow
+            self.views[name].param.watch(self._asked, "asks_for")
             if name in self.slots:
                 self.slots[name].objects = [self.views[name]]
             self._show_view(name)
         return self.views[name]
+
+    def _asked(self, event) -> None:
+        if event.new and self.on_ask is not None:
+            self.on_ask(event.new)
 
     def release_picks(self) -> None:
         """The page is shown: every view sends its picks (PlotView.picks_held), from now on."""

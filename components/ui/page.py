@@ -136,6 +136,7 @@ class ExplorerPage(pn.viewable.Viewer):
         # A deferring page's first views send their picks once it is shown (PlotView.picks_held):
         # nothing is dragged before, and start-up does not wait for them.
         self.lazy.picks_held = self.defer_cards
+        self.lazy.on_ask = self.show_view
         self.url = UrlSync(state=self.state, options=self.options)
         self._browser_fixes = BrowserFixes()
         self._announcer = Announcer()
@@ -194,6 +195,13 @@ class ExplorerPage(pn.viewable.Viewer):
     def view(self, name: str):
         """The view called name, made on first use."""
         return self.lazy.view(name)
+
+    def show_view(self, name: str) -> None:
+        """Show the view called name alone, as its ?view= link would, in place: the page is not
+        loaded again (the model view's what-if: a load would lose the visitor's file)."""
+        self.options.view = name
+        if self.url.writer.active:
+            self.url.writer.query = self.url.query()
 
     def probe(self, name: str):
         """The probe saying whether the card of the view called name is on screen."""

@@ -28,6 +28,7 @@ from . import (
     heatmap,
     learned,
     methods,
+    mistakes,
     model,
     nope,
     properties,
@@ -460,6 +461,31 @@ VIEWS: tuple[ViewSpec, ...] = (
         height=1400,
         embed_height=1500,
         view_class=model.ModelView,
+    ),
+    view_of(
+        mistakes,
+        name="mistakes",
+        title="What goes wrong, and by how much",
+        short="Mistakes",
+        explanation="The position bugs that cost weeks are rarely in the formula: they are in how "
+        "it is computed and fed. Choose one published mistake (low precision, left padding, "
+        "caches, conversion and configuration): it runs on the model view's model (a preset, or "
+        "the file you gave it), or on plain RoPE, beside the exact float64 computation. Left, "
+        "the angle each pair is off (or what the model is told, right and mistaken); right, the "
+        "score of unit q and k against the key's distance Δ from the query at p; circles follow "
+        "the sliders (the worst angle error at pos, the key Δ = |k| before the query).",
+        follows="pos offset mistake precision precision_place scaling_mistake window sinks "
+        "padded_lengths packed_lengths alibi_heads alibi_as_heads theta_read prefill query_at "
+        "mistake_on model visitor_model theme",
+        controls="pos offset n_positions mistake precision precision_place scaling_mistake window "
+        "sinks padded_lengths packed_lengths alibi_heads alibi_as_heads theta_read prefill "
+        "query_at mistake_on model",
+        card_controls="mistake precision precision_place scaling_mistake window sinks "
+        "padded_lengths packed_lengths alibi_heads alibi_as_heads theta_read prefill query_at "
+        "mistake_on",
+        plot_height=520,
+        height=840,
+        embed_height=1000,
     ),
     view_of(
         learned,

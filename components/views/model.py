@@ -9,6 +9,7 @@ import html
 import io
 import json
 import math
+from urllib.parse import quote
 
 import numpy as np
 import panel as pn
@@ -28,7 +29,7 @@ from ..plotkit.hub_fetch import HubFetch, hub_text
 from ..plotkit.slice_file import SliceFile, SliceReader
 from ..plotkit.subplots import Subplot, compose
 from ..plotkit.upload import input_button
-from ..state import ExplorerState
+from ..state import ExplorerState, VisitorModel
 
 STRIP = ((0.0, 1.0), (0.88, 1.0))
 WAVES = ((0.0, 1.0), (0.47, 0.76))
@@ -399,6 +400,16 @@ def both_line(name: str) -> str:
     return f"; beside it, {converter_name(name)}" if has_gguf_form(name) else ""
 
 
+def what_if_link(name: str) -> str:
+    """A link that opens the mistakes view on this preset's layers (a visitor's own file is not
+    in any link: its what-if is the view's button, ModelView.what_if)."""
+    query = html.escape(f"?model={quote(name)}&mistake_on=model&view=mistakes")
+    return (
+        f'<a class="pe-model-what-if" href="{query}">What if: a published mistake (bf16 angles, '
+        "the wrong θ, scaling dropped …) run on these layers</a>"
+    )
+
+
 def readout(state: ExplorerState) -> str:
     return findings_html(derived.preset_both(state.model))
 
@@ -451,6 +462,14 @@ class ModelView(PlotView):
         self._hub = HubFetch(css_classes=["pe-model-hub"], margin=(4, 0))
         self._hub.param.watch(self._hub_answered, "answer")
         self._clear = input_button("Back to the preset", "pe-model-clear", 180, color="default")
+        # The what-if of the visitor's own model: a button, since no link holds their file.
+        self._what_if = input_button(
+            "What if: a published mistake on your model",
+            "pe-model-what-if-upload",
+            330,
+            color="default",
+            visible=False,
+        )
         # The model shown, normalised (ModelPositions.to_json): the visitor's too, never uploaded.
         self._json = pn.widgets.FileDownload(
             callback=lambda: io.StringIO(self.model_json()),
@@ -463,6 +482,7 @@ class ModelView(PlotView):
         super().__init__(**params)
         self._paste.param.watch(self._pasted_text, "value")
         self._clear.on_click(self._back_to_preset)
+        self._what_if.on_click(self.what_if)
 
     def extra_panes(self) -> list:
         self._status = self.text_pane(STYLE, css_class="pe-model-status-pane")
@@ -520,9 +540,11 @@ class ModelView(PlotView):
         else:
             self._status.object = (
                 f'<p class="pe-model-status">Showing the preset {html.escape(model.name)}; '
-                f"{html.escape(engine_line(model))}{html.escape(both_line(self.state.model))}.</p>"
+                f"{html.escape(engine_line(model))}{html.escape(both_line(self.state.model))}. "
+                f"{what_if_link(self.state.model)}</p>"
             )
         self._clear.disabled = not given and not self._problem
+        self._what_if.visible = bool(given) and not self._problem
 
     def _pasted_text(self, event) -> None:
         text = (event.new or "").strip()
@@ -565,18 +587,42 @@ class ModelView(PlotView):
     def _given_changed(self) -> None:
         self._model, self._problem = None, ""
         self._refresh()
+        self._share_reading()
 
     def _refresh_with_problem(self) -> None:
         problem = self._problem
         self._refresh()
         self._problem = problem
         self.update_extras()
+        self._share_reading()
 
     def _back_to_preset(self, event=None) -> None:
         self._pasted = self._file = self._model = None
         self._problem = ""
         self._paste.value = ""
         self._refresh()
+        self._share_reading()
+
+    def _share_reading(self) -> None:
+        """The visitor's model, read, into the state for the mistakes view (state.visitor_model,
+        never in the link); None while none is given or it cannot be read."""
+        reading = None
+        if (self._pasted is not None or self._file is not None) and not self._problem:
+            model = self.model()
+            reading = None if self._problem else VisitorModel.of(model)
+        if reading != self.state.visitor_model:
+            self.state.visitor_model = reading
+        self._what_if.visible = reading is not None
+
+    def what_if(self, event=None) -> None:
+        """The mistakes view on the visitor's model (mistake_on=upload), shown by the page in
+        place of this one, as the preset's what-if link does, without loading the page again."""
+        self._share_reading()
+        if self.state.visitor_model is None:
+            return
+        self.state.mistake_on = "upload"
+        self.asks_for = "mistakes"
+        self.asks_for = ""
 
     def model_json(self) -> str:
         """The model shown, normalised: layers, inv_freq, findings and sources, as JSON."""
@@ -591,7 +637,7 @@ class ModelView(PlotView):
             self._reader,
             self._hub,
             self._paste,
-            pn.FlexBox(self._clear, self._json, sizing_mode="stretch_width"),
+            pn.FlexBox(self._clear, self._json, self._what_if, sizing_mode="stretch_width"),
             pn.pane.HTML(HELP, stylesheets=[STYLE], sizing_mode="stretch_width", margin=(0, 8)),
             self._status,
             sizing_mode="stretch_width",

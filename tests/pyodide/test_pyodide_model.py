@@ -178,7 +178,21 @@ def steps(site, tmp) -> dict:
     site.page.keyboard.press("ArrowDown")
     seen["key_before"], seen["key_after"] = before, label_changed(site, before)
     hub_steps(site, seen)
+    what_if_steps(site, seen)
     return seen
+
+
+def what_if_steps(site, seen: dict) -> None:
+    """The visitor's own config, then "What if" on it: the mistakes view runs on its layers,
+    in the same page, and the address never holds the file."""
+    box = site.page.locator(".pe-model-paste textarea")
+    box.fill(json.dumps(LLAMA))
+    box.blur()
+    page_holds(site.page, f"() => ({LABEL_JS})().includes('llama, 4 layers')")
+    site.page.locator(".pe-model-what-if-upload button").click()
+    page_holds(site.page, f"() => ({LABEL_JS})().startsWith('Angles in bf16 or fp16.')")
+    seen["what_if"] = site.page.evaluate(LABEL_JS)
+    seen["what_if_query"] = site.page.evaluate("() => location.search")
 
 
 @pytest.fixture(scope="module")
@@ -251,6 +265,17 @@ def test_a_model_from_the_hub_is_fetched_on_the_press_only_and_read(visit):
 
 def test_a_gated_model_gets_a_plain_message(visit):
     assert "meta-llama/Llama-3.1-8B" in visit["hub_gated"] and "login" in visit["hub_gated"]
+
+
+def test_what_if_runs_a_mistake_on_the_visitors_own_model_never_put_in_the_address(visit):
+    from pe_explorer.mistakes.simulate import simulate
+    from pe_explorer.model.sources import load
+
+    found = simulate("low_precision", read_model(load(json.dumps(LLAMA))), at="32k")
+    assert found.summary in visit["what_if"]
+    query = visit["what_if_query"]
+    assert "view=mistakes" in query and "mistake_on=upload" in query
+    assert "llama" not in query and "4096" not in query
 
 
 def test_console_has_no_errors_but_the_gated_models_refusal(visit):

@@ -20,7 +20,13 @@ SHARED_QUERY = (
     "&seed=%3Cimg%20src%3Dx%20onerror%3Dalert(1)%3E"
 )
 EMBED_QUERY = "view=compare&embed=1&pos=22&offset=3"
-ODD_QUERY = "text=why?&pos=3?d_model=64"
+# A question mark inside a value, on the mistakes view alone with a bad value of its own.
+ODD_QUERY = "text=why?&pos=3?d_model=64&view=mistakes&mistake=alibi_slopes&query_at=64k"
+# The mistakes view's chart name at that link, then with the wrong θ chosen in its list.
+ALIBI_NAME = "head 9 has 0.04419 instead of 0.7071"
+THETA_NAME = "θ 10000 instead of 500000"
+CHART_NAMED_JS = """(words) => __offline.deep('.js-plotly-plot')
+  .some((chart) => (chart.getAttribute('aria-label') || '').includes(words))"""
 # Each factor is finite, yet 1e308 would overflow every wavelength: the link must not stop the page.
 LONGROPE_QUERY = "view=scaling&scaling=longrope&longrope_factors=" + ",".join(["1e308"] * 64)
 # The module runs in the run's shared desktop browser, from this link (tests/pyodide/conftest.py).
@@ -47,6 +53,25 @@ def dismiss_notices(site) -> bool:
     """Press the notices' Dismiss button: whether they were then hidden."""
     site.page.get_by_role("button", name="Dismiss").first.click()
     return wait_for(site, "() => !__offline.deep('.pe-notices').some((e) => e.offsetParent)", 30)
+
+
+def mistakes_steps(site) -> dict:
+    """On the mistakes view alone: its notice, its chart's name, then another mistake chosen in
+    its list: the name, the readout and the address follow."""
+    page, record = site.page, {}
+    record["notice"] = wait_for(
+        site, "() => (__offline.text('.pe-notices') || '').includes(\"query_at: '64k'\")"
+    )
+    record["alibi_named"] = page.wait_for_function(CHART_NAMED_JS, arg=ALIBI_NAME, timeout=60_000)
+    page.locator(".pe-control-mistake select").first.select_option(label="the wrong θ")
+    record["theta_named"] = bool(
+        page.wait_for_function(CHART_NAMED_JS, arg=THETA_NAME, timeout=60_000)
+    )
+    record["readout"] = page.evaluate("() => __offline.text('.pe-mistakes-readout')")
+    wait_until(page, lambda: "mistake=wrong_theta" in page.evaluate("location.search"), 30, "url")
+    record["search"] = page.evaluate("location.search")
+    record["alibi_named"] = bool(record["alibi_named"])
+    return record
 
 
 def steps(site) -> dict:
@@ -92,6 +117,7 @@ def steps(site) -> dict:
     record["odd_notice"] = wait_for(
         site, "() => (__offline.text('.pe-notices') || '').includes(\"'3?d_model=64'\")"
     )
+    record["mistakes"] = mistakes_steps(site)
     record["longrope_load"] = site.goto(f"?{LONGROPE_QUERY}")
     record["longrope_notice"] = wait_for(
         site,
@@ -148,3 +174,10 @@ def test_a_longrope_link_past_the_bounds_opens_with_a_notice(visit):
     assert visit["longrope_load"]["interactive"], visit["longrope_load"]["error"]
     assert visit["longrope_notice"], visit["longrope_text"]
     assert "kept the default" in visit["longrope_text"]
+
+
+def test_the_mistakes_view_follows_its_link_and_its_list(visit):
+    mistakes = visit["mistakes"]
+    assert mistakes["notice"] and mistakes["alibi_named"]
+    assert mistakes["theta_named"] and THETA_NAME in mistakes["readout"]
+    assert "mistake=wrong_theta" in mistakes["search"] and "view=mistakes" in mistakes["search"]

@@ -94,6 +94,57 @@ def test_json_lists_what_cannot_be_read_beside_what_can(tmp_path) -> None:
     assert result.stderr.decode() == f"pe-explorer: there is no file {missing}\n"
 
 
+@pytest.mark.parametrize("fmt", ["bf16", "fp16"])
+def test_precision_goes_into_the_json_envelope_as_simulate_finds_it(capsys, fmt) -> None:
+    from pe_explorer import cli
+    from pe_explorer.mistakes.simulate import simulate
+
+    status = cli.main(["model", "llama-3.1-8b", "--precision", fmt, "--json"])
+    document = json.loads(capsys.readouterr().out)
+    assert document["schema"] == "pe-explorer/model/2" and status == document["status"] == 0
+    (model,) = document["models"]
+    reading = read_model("llama-3.1-8b")
+    places = ["product", "positions", "cache"]
+    assert [(row["layers"], row["place"]) for row in model["precision"]] == [
+        (list(range(32)), place) for place in places
+    ]
+    for row in model["precision"]:
+        found = simulate("low_precision", reading, at=reading.max_context, layer=0,
+                         precision=fmt, place=row["place"])  # fmt: skip
+        assert (row["format"], row["context"], row["label"]) == (fmt, 131072, "full_attention")
+        assert row["worst_angle"] == found.worst_angle
+        at = list(found.positions).index(row["worst_angle_position"])
+        assert abs(found.angle_error[at, row["worst_angle_pair"]]) == found.worst_angle
+        if np.isnan(found.worst_score):  # every score overflowed: "overflow" in the text
+            assert row["worst_score"] is row["worst_score_distance"] is None
+        else:
+            assert row["worst_score"] == found.worst_score
+            at = list(found.distances).index(row["worst_score_distance"])
+            assert abs(found.score_error[at]) == found.worst_score
+
+
+def test_precision_is_left_out_of_the_json_unless_asked(capsys) -> None:
+    from pe_explorer import cli
+
+    cli.main(["model", "llama-3.1-8b", "--json"])
+    (model,) = json.loads(capsys.readouterr().out)["models"]
+    assert "precision" not in model
+
+
+def test_precision_of_a_source_that_cannot_be_read_is_one_envelope_and_status_2(
+    tmp_path, capsys
+) -> None:
+    from pe_explorer import cli
+
+    missing = str(tmp_path / "nosuch.json")
+    status = cli.main(["model", missing, "--precision", "bf16", "--json"])
+    out, err = capsys.readouterr()
+    document = json.loads(out)
+    assert status == document["status"] == 2 and document["models"] == []
+    assert document["unreadable"] == [{"input": missing, "sentence": f"there is no file {missing}"}]
+    assert err == f"pe-explorer: there is no file {missing}\n"
+
+
 def test_the_version_falls_back_to_the_project_s_without_the_package(monkeypatch) -> None:
     import tomllib
     from importlib import metadata

@@ -61,6 +61,20 @@ DEFAULTS = {
     "t5_bidirectional": True,
     "shaw_clip": 16,
     "model": "llama-3.1-8b",  # added with the model view (issue 41), after the links below
+    "mistake": "low_precision",  # the mistakes view (issue 59)
+    "precision": "bf16",
+    "precision_place": "product",
+    "scaling_mistake": "dropped",
+    "query_at": "32k",
+    "mistake_on": "model",
+    "window": 1024,
+    "sinks": 4,
+    "padded_lengths": "3,7,10",
+    "packed_lengths": "512,1024,2048,512",
+    "alibi_heads": 12,
+    "alibi_as_heads": 16,
+    "theta_read": None,
+    "prefill": None,
     "theme": "light",
     "pos": 7,
     "offset": 1,
@@ -548,6 +562,100 @@ LINKS = [
             "mistral-7b-v0.1…"
         ],
         "d_model=128&n_positions=64&pos=7&offset=1&view=model",
+    ),
+    Link(
+        "?view=mistakes&mistake=low_precision&precision=fp16&precision_place=cache&query_at=128k"
+        "&mistake_on=rope&scaling_mistake=twice",
+        {
+            "mistake": "low_precision",
+            "precision": "fp16",
+            "precision_place": "cache",
+            "query_at": "128k",
+            "mistake_on": "rope",
+            "scaling_mistake": "twice",
+        },  # fmt: skip
+        "mistakes",
+        False,
+        [],
+        (
+            "d_model=128&n_positions=64&precision=fp16&precision_place=cache&"
+            "scaling_mistake=twice&query_at=128k&mistake_on=rope&pos=7&offset=1&view=mistakes"
+        ),
+    ),
+    Link(
+        "?view=mistakes&mistake=rounding&precision=FP32&query_at=64k&mistake_on=Rope",
+        {"mistake_on": "rope"},
+        "mistakes",
+        False,
+        [
+            "mistake: 'rounding' is not one of low_precision, left_padding, cache_window, "
+            "dynamic_ntk_cache, pairing_swapped, positions_from_1, wrong_theta, scaling, packed…",
+            "precision: 'FP32' is not one of bf16, fp16; used the default bf16",
+            "query_at: '64k' is not one of 4k, 32k, 128k, context; used the default 32k",
+        ],
+        "d_model=128&n_positions=64&mistake_on=rope&pos=7&offset=1&view=mistakes",
+    ),
+    # The visitor's model is never in a link: opened elsewhere, upload runs on the preset (the
+    # view says so), and a key naming the model is unknown.
+    Link(
+        "?view=mistakes&mistake_on=upload&visitor_model=mine",
+        {"mistake_on": "upload"},
+        "mistakes",
+        False,
+        ["'visitor_model': unknown parameter, ignored"],
+        "d_model=128&n_positions=64&mistake_on=upload&pos=7&offset=1&view=mistakes",
+    ),
+    # Each mistake's own settings (a cache's window and sinks, the lengths, ALiBi's heads, the θ
+    # read instead, the prompt), then the same keys out of their bounds or not numbers at all.
+    Link(
+        "?view=mistakes&mistake=cache_window&window=512&sinks=8&padded_lengths=5,2"
+        "&packed_lengths=100,200,300&alibi_heads=8&alibi_as_heads=32&theta_read=1000000"
+        "&prefill=2048",
+        {
+            "mistake": "cache_window",
+            "window": 512,
+            "sinks": 8,
+            "padded_lengths": "5,2",
+            "packed_lengths": "100,200,300",
+            "alibi_heads": 8,
+            "alibi_as_heads": 32,
+            "theta_read": 1e6,
+            "prefill": 2048,
+        },
+        "mistakes",
+        False,
+        [],
+        "d_model=128&n_positions=64&mistake=cache_window&window=512&sinks=8&padded_lengths=5,2"
+        "&packed_lengths=100,200,300&alibi_heads=8&alibi_as_heads=32&theta_read=1000000"
+        "&prefill=2048&pos=7&offset=1&view=mistakes",
+    ),
+    Link(
+        "?view=mistakes&mistake=alibi_slopes&padded_lengths=abc&packed_lengths=0,5&alibi_heads=0"
+        "&alibi_as_heads=500&window=9999999&sinks=-1&theta_read=huge&prefill=2.5",
+        {
+            "mistake": "alibi_slopes",
+            "window": 1 << 20,
+            "sinks": 0,
+            "alibi_heads": 1,
+            "alibi_as_heads": 128,
+            "prefill": 2,
+        },
+        "mistakes",
+        False,
+        [
+            "window: 9999999 is outside 1 … 1048576; used the nearest value 1048576",
+            "sinks: -1 is outside 0 … 1024; used the nearest value 0",
+            "padded_lengths: 'abc' is not 1 to 8 whole numbers from 1 to 65,536, separated by "
+            "commas; kept the default",
+            "packed_lengths: '0,5' is not 1 to 8 whole numbers from 1 to 65,536, separated by "
+            "commas; kept the default",
+            "alibi_heads: 0 is outside 1 … 128; used the nearest value 1",
+            "alibi_as_heads: 500 is outside 1 … 128; used the nearest value 128",
+            "theta_read: 'huge' is not a number; used the default None",
+            "prefill: '2.5' is not a whole number; used 2",
+        ],
+        "d_model=128&n_positions=64&mistake=alibi_slopes&window=1048576&sinks=0&alibi_heads=1"
+        "&alibi_as_heads=128&prefill=2&pos=7&offset=1&view=mistakes",
     ),
 ]
 

@@ -7,11 +7,16 @@ not redrawing it is right); a change to one it follows changes what it shows (so
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from pe_explorer.fixes.plotly_patch import same_value
-from pe_explorer.state import ExplorerState
+from pe_explorer.model.reader import read_model
+from pe_explorer.model.sources import load
+from pe_explorer.state import ExplorerState, VisitorModel
 from pe_explorer.views import VIEWS
 
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # For each parameter, a value other than the default that changes every view that follows it.
 CHANGED = {
     "pos": 9,
@@ -44,6 +49,23 @@ CHANGED = {
     "t5_bidirectional": False,
     "shaw_clip": 3,
     "model": "phi-2",
+    "mistake": "wrong_theta",
+    "precision": "fp16",
+    "precision_place": "cache",
+    "scaling_mistake": "twice",
+    "query_at": "4k",
+    "mistake_on": "rope",
+    "visitor_model": VisitorModel.of(
+        read_model(load((FIXTURES / "published_configs/gemma-3-4b-it.json").read_text("utf-8")))
+    ),
+    "window": 512,
+    "sinks": 8,
+    "padded_lengths": "5,2",
+    "packed_lengths": "100,200",
+    "alibi_heads": 8,
+    "alibi_as_heads": 32,
+    "theta_read": 1e6,
+    "prefill": 1024,
 }
 # A method's own parameter changes nothing under another method: it is changed under its own.
 UNDER = {
@@ -51,6 +73,16 @@ UNDER = {
     "low_freq_factor": {"scaling": "llama3"},
     "high_freq_factor": {"scaling": "llama3"},
     "longrope_factors": {"scaling": "longrope"},
+    "scaling_mistake": {"mistake": "scaling"},
+    "visitor_model": {"mistake_on": "upload"},
+    "window": {"mistake": "cache_window"},
+    "sinks": {"mistake": "cache_window"},
+    "padded_lengths": {"mistake": "left_padding"},
+    "packed_lengths": {"mistake": "packed_documents"},
+    "alibi_heads": {"mistake": "alibi_slopes"},
+    "alibi_as_heads": {"mistake": "alibi_slopes"},
+    "theta_read": {"mistake": "wrong_theta"},
+    "prefill": {"mistake": "dynamic_ntk_cache"},
 }
 
 

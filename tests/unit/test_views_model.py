@@ -189,3 +189,34 @@ def test_the_model_shown_downloads_as_json_the_visitors_too():
     view._paste.value = json.dumps(GEMMA3)
     shown = json.loads(view._json.callback().getvalue())
     assert shown == json.loads(json.dumps(read_model(GEMMA3).to_json()))
+
+
+def test_the_what_if_of_a_visitors_file_shows_the_mistakes_view_in_place():
+    """No link holds the file, and a load would lose it: the page shows the mistakes view itself,
+    and the address it writes has the view and mistake_on=upload, never the model."""
+    from pe_explorer.ui.page import ExplorerPage
+    from pe_explorer.ui.page_options import PageOptions
+
+    page = ExplorerPage(options=PageOptions(view="model"))
+    page.url.writer.active = True
+    view = page.view("model")
+    assert not view._what_if.visible
+    view._paste.value = json.dumps(GEMMA3)
+    assert view._what_if.visible and page.state.visitor_model.reading.name == "gemma3_text"
+    view.what_if()
+    assert (page.options.view, page.state.mistake_on) == ("mistakes", "upload")
+    assert (
+        page.url.writer.query
+        == "d_model=128&n_positions=64&mistake_on=upload&pos=7&offset=1&view=mistakes"
+    )
+    assert "gemma3_text sliding_attention" in page.view("mistakes").description()
+
+
+def test_a_file_that_cannot_be_read_gives_the_mistakes_view_no_model():
+    view = make_view()
+    view._paste.value = json.dumps(GEMMA3)
+    assert view.state.visitor_model is not None
+    view._paste.value = '{"num_hidden_layers": "<img src=x onerror=alert(1)>"}'
+    assert view.state.visitor_model is None and not view._what_if.visible
+    view.what_if()
+    assert view.state.mistake_on == "model" and view.asks_for == ""

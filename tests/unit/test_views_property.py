@@ -18,11 +18,22 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from pe_explorer.scaling import MAX_PAIR_FACTOR, MIN_FACTOR
-from pe_explorer.state import DEFAULT_TEXT, MAX_TEXT_CHARS, EvenInteger, ExplorerState
+from pe_explorer.state import (
+    DEFAULT_TEXT,
+    MAX_LENGTH,
+    MAX_LENGTHS,
+    MAX_TEXT_CHARS,
+    SESSION_ONLY,
+    EvenInteger,
+    ExplorerState,
+    Lengths,
+)
 from pe_explorer.views import VIEWS
 
 # Parameters whose range depends on the others (ExplorerState.limits): drawn last, inside it.
 DEPENDENT = ("pos", "offset", "rotation_pair", "pairs", "train_length")
+# SESSION_ONLY (the visitor's model) is a reading, not drawn at random: test_views_mistakes.py
+# runs the mistakes view on one.
 SENTENCES = (
     DEFAULT_TEXT,
     "",
@@ -40,21 +51,30 @@ def ends_or_between(low, high, integer: bool) -> st.SearchStrategy:
     return st.one_of(st.sampled_from((low, high)), inside)
 
 
+def or_none(parameter: param.Parameter, values: st.SearchStrategy) -> st.SearchStrategy:
+    """The values, and None for a parameter left empty by default (the maths' own default)."""
+    return st.one_of(st.none(), values) if parameter.allow_None else values
+
+
 def value_of(parameter: param.Parameter) -> st.SearchStrategy:
     """Any value the parameter accepts, its ends often."""
     if isinstance(parameter, param.Boolean):
         return st.booleans()
     if isinstance(parameter, param.Selector):
         return st.sampled_from(parameter.objects)
+    if isinstance(parameter, Lengths):
+        lengths = st.lists(ends_or_between(1, MAX_LENGTH, integer=True), min_size=1,
+                           max_size=MAX_LENGTHS)  # fmt: skip
+        return lengths.map(lambda values: ",".join(map(str, values)))
     if isinstance(parameter, param.Integer):
         low, high = parameter.bounds
         values = ends_or_between(low, high, integer=True)
         if isinstance(parameter, EvenInteger):
             values = values.map(lambda value: value - value % 2 if value > low else low)
-        return values
+        return or_none(parameter, values)
     if isinstance(parameter, param.Number):
         low, high = parameter.bounds
-        return ends_or_between(float(low), float(high), integer=False)
+        return or_none(parameter, ends_or_between(float(low), float(high), integer=False))
     if parameter.name == "text":
         return st.one_of(st.sampled_from(SENTENCES), st.text(max_size=MAX_TEXT_CHARS))
     raise AssertionError(f"no values drawn for {parameter.name}: add them here")
@@ -78,7 +98,7 @@ def states(draw) -> ExplorerState:
     """An ExplorerState at random, the parameters' bounds among its values."""
     values = {}
     for name, parameter in ExplorerState.param.objects().items():
-        if name in ("name", *DEPENDENT, "longrope_factors"):
+        if name in ("name", *DEPENDENT, *SESSION_ONLY, "longrope_factors"):
             continue
         values[name] = draw(value_of(parameter))
     state = ExplorerState(**values)
@@ -114,12 +134,14 @@ def corner(end: int) -> ExplorerState:
     last, the dependent ones at the same end of their range."""
     values = {}
     for name, parameter in ExplorerState.param.objects().items():
-        if name in ("name", *DEPENDENT, "longrope_factors", "text"):
+        if name in ("name", *DEPENDENT, *SESSION_ONLY, "longrope_factors", "text"):
             continue
         if isinstance(parameter, param.Boolean):
             values[name] = bool(end)
         elif isinstance(parameter, param.Selector):
             values[name] = parameter.objects[-end]
+        elif isinstance(parameter, Lengths):
+            values[name] = ("1", ",".join([str(MAX_LENGTH)] * MAX_LENGTHS))[end]
         else:
             values[name] = parameter.bounds[end]
     state = ExplorerState(**values, text=("", "x" * MAX_TEXT_CHARS)[end])

@@ -9,7 +9,9 @@ import pytest
 from pe_explorer import derived, encoding, methods
 from pe_explorer.fixes.plotly_patch import same_value
 from pe_explorer.plotkit.numbers import readout_number
-from pe_explorer.state import ExplorerState
+from pe_explorer.model.reader import read_model
+from pe_explorer.model.sources import preset_config
+from pe_explorer.state import ExplorerState, VisitorModel
 from pe_explorer.views import rope
 
 LAYOUTS = ("interleaved", "concatenated")
@@ -347,6 +349,21 @@ NOT_FOLLOWED = {
     "t5_bidirectional": False,
     "shaw_clip": 2,
     "model": "phi-2",
+    "mistake": "wrong_theta",
+    "precision": "fp16",
+    "precision_place": "cache",
+    "scaling_mistake": "twice",
+    "query_at": "4k",
+    "mistake_on": "rope",
+    "window": 512,
+    "sinks": 8,
+    "padded_lengths": "5,2",
+    "packed_lengths": "100,200",
+    "alibi_heads": 8,
+    "alibi_as_heads": 32,
+    "theta_read": 1e6,
+    "prefill": 1024,
+    "visitor_model": VisitorModel.of(read_model(preset_config("gemma-3-4b-it"))),
 }
 
 

@@ -13,8 +13,9 @@ def strings_in(figure: dict) -> str:
 
 
 # Their pictures have no frequency in them: ALiBi's bias and the scores without position.
-# The model view reads each layer's base from the model, not from the base slider.
-BASE_FREE_VIEWS = {"alibi", "nope", "t5", "shaw", "model"}
+# The model view reads each layer's base from the model, not from the base slider; so does the
+# mistakes view (or it runs on plain RoPE, θ 10 000).
+BASE_FREE_VIEWS = {"alibi", "nope", "t5", "shaw", "model", "mistakes"}
 
 
 def test_only_views_without_frequencies_ignore_the_base():
@@ -36,7 +37,7 @@ def test_every_view_with_frequencies_follows_the_base(spec):
 @pytest.mark.parametrize(
     "name",
     ["dotproduct", "rotation", "tokens", "properties", "scaling", "ropecheck", "learned", "t5"]
-    + ["shaw", "xl"],
+    + ["shaw", "xl", "mistakes"],
 )
 def test_new_views_are_registered_with_known_controls(name):
     spec = view_spec(name)
