@@ -8,9 +8,9 @@ import plotly.graph_objs as go
 import pytest
 from pe_explorer import derived, encoding, methods
 from pe_explorer.fixes.plotly_patch import same_value
-from pe_explorer.plotkit.numbers import readout_number
 from pe_explorer.model.reader import read_model
 from pe_explorer.model.sources import preset_config
+from pe_explorer.plotkit.numbers import readout_number
 from pe_explorer.state import ExplorerState, VisitorModel
 from pe_explorer.views import rope
 
