@@ -6,7 +6,7 @@ page can do with no Python at all. The explorer is `?view=heatmap&n_positions=N`
 page, where the comparison view is drawn beside it). Both are dragged the same way, with Chrome's
 own mouse events (CDP `Input.dispatchMouseEvent`) at 15 and 60 moves a second for 2 s, and on a
 phone profile (390 px, touch events, CPU slowed 4× by CDP). A recorder in the page reads, after
-each animation frame is painted, the row the heatmap marks. Measured:
+each animation frame is painted, the pos the view marks (the heatmap's row). Measured:
 
 - rows drawn per second: frames whose marked row differs from the frame before, over the drag;
 - delay from a move (the input event, timed in the page) to the first frame marking its row,
@@ -64,8 +64,8 @@ input.addEventListener('input', () => {
 </script></body></html>"""
 
 # Records every input (the explorer's picker hears each move as a 'pe-pick' event) and, after each
-# painted frame, the row the heatmap marks and the pos Python last drew.
-RECORD_JS = """({view, trace}) => {
+# painted frame, the pos the view marks and the pos Python last drew.
+RECORD_JS = """({view}) => {
   window.__peInputs = window.__peInputs || [];
   document.addEventListener('pe-pick', (event) => {
     if (event.detail.axis === 'pos') {
@@ -85,12 +85,9 @@ RECORD_JS = """({view, trace}) => {
       foundAt = performance.now();
     }
     for (const gd of found) {
-      if (trace) {
-        const marker = (gd.data || []).find((t) => t.name === trace);
-        if (marker) return marker.x[0];
-      }
+      // An image spanning the paper across marks a row (y), else a column (x).
       const image = ((gd.layout && gd.layout.images) || []).find((i) => i.name === 'pos');
-      if (image) return image.y;
+      if (image) return image.xref === 'paper' ? image.y : image.x;
     }
     return null;
   };
@@ -236,9 +233,9 @@ def python_landed(page, final: int, release: float, timeout_s: float = 30) -> fl
     return None
 
 
-# What marks pos in each view a drag is measured on: the heatmap's outline (an image named pos),
-# else the trace named here.
-MARKERS = {"heatmap": None, "mistakes": "worst at pos"}
+# The views a drag is measured on: what marks pos is an image named pos (the heatmap's outline of
+# a row, the mistakes view's line at a position).
+MARKED = ("heatmap", "mistakes")
 
 
 def one_drag(site, page, query: str, hz: float, touch: bool, explorer: bool,
@@ -250,7 +247,7 @@ def one_drag(site, page, query: str, hz: float, touch: bool, explorer: bool,
     else:
         page.goto(query)
         page.wait_for_function("() => document.querySelector('#plot .main-svg') !== null")
-    page.evaluate(RECORD_JS, {"view": view, "trace": MARKERS[view]})
+    page.evaluate(RECORD_JS, {"view": view})
     page.wait_for_timeout(300)
     window = drag(page, hz, touch)
     page.wait_for_timeout(400)
@@ -343,7 +340,7 @@ def main(argv=None) -> int:
     parser.add_argument("--sizes", default="64,512,2048")
     parser.add_argument(
         "--view",
-        choices=sorted(MARKERS),
+        choices=MARKED,
         default="heatmap",
         help="the view dragged alone (?view=NAME), against the same plain page",
     )

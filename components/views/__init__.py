@@ -472,8 +472,8 @@ VIEWS: tuple[ViewSpec, ...] = (
         "caches, conversion and configuration): it runs on the model view's model (a preset, or "
         "the file you gave it), or on plain RoPE, beside the exact float64 computation. Left, "
         "the angle each pair is off (or what the model is told, right and mistaken); right, the "
-        "score of unit q and k against the key's distance Δ from the query at p; circles follow "
-        "the sliders (the worst angle error at pos, the key Δ = |k| before the query).",
+        "score of unit q and k against the key's distance Δ from the query at p; dotted lines "
+        "follow the sliders (the worst angle error at pos, the key Δ = |k| before the query).",
         follows="pos offset mistake precision precision_place scaling_mistake window sinks "
         "padded_lengths packed_lengths alibi_heads alibi_as_heads theta_read prefill query_at "
         "mistake_on model visitor_model theme",

@@ -18,6 +18,7 @@ from ..plotkit import picks as picks_kit
 from ..plotkit import theme
 from ..plotkit.charts import message_figure, titled_layout
 from ..plotkit.frame import ChartData
+from ..plotkit.markers import layout_image
 from ..plotkit.numbers import numbers_of
 from ..plotkit.picks import Text, joined, whole
 from ..plotkit.subplots import Subplot, compose
@@ -177,23 +178,18 @@ def figure(state: ExplorerState) -> dict:
     )
     first = angle_subplot if shown.simulation.angle_error is not None else told_subplot
     figure = compose(state, layout, [first(state, shown), score_subplot(state, shown)])
-    figure["data"] += markers(state, shown)
+    figure["layout"]["images"] = [*figure["layout"].get("images", []), *lines(state, shown)]
     return figure
 
 
-def marker_trace(name: str, axes: str, colour: str, x, y) -> dict:
-    """A marker of the sliders' values on one chart (x, y: lists, empty for none)."""
-    return {
-        "type": "scatter",
-        "mode": "markers",
-        "x": np.asarray(x, dtype=np.float64),
-        "y": np.asarray(y, dtype=np.float64),
-        "name": name,
-        "xaxis": f"x{axes}",
-        "yaxis": f"y{axes}",
-        "marker": {"size": 11, "symbol": "circle-open", "line": {"width": 2.5}, "color": colour},
-        "hovertemplate": "%{x}: %{y:.6g}<extra>" + name + "</extra>",
-    }
+def slider_line(name: str, axes: str, colour: str, x: int, span: int, shown: bool) -> dict:
+    """A dotted line across one chart at x, where a slider's value falls (hidden when the chart
+    does not follow that slider): a layout image 1 % of the axis's span (0 … span) wide, which
+    the page moves without Plotly redrawing the traces (plotkit/markers.py)."""
+    source = theme.line_source(colour, (50, 0, 50, 100), 2, "4 3")
+    return layout_image(source, (f"x{axes}", f"y{axes} domain"), name, x=x, y=0.5,
+                        sizex=max(span, 1) / 100, sizey=1, xanchor="center", yanchor="middle",
+                        visible=shown)  # fmt: skip
 
 
 def near_of(state: ExplorerState, shown) -> derived.MistakeNear:
@@ -201,31 +197,17 @@ def near_of(state: ExplorerState, shown) -> derived.MistakeNear:
     return derived.mistake_near_of(state, shown.score_row)
 
 
-def pos_marker(near, position: int) -> tuple[list, list]:
-    """The angle chart's marker at position: the worst error over the pairs; NaN, not drawn,
-    where the chart draws what the model is told, or the error is 0 (a log axis) or inf."""
-    if near.worst_angle is None:
-        return [np.nan], [np.nan]
-    worst = float(near.worst_angle[position])
-    return [position], [worst if np.isfinite(worst) and worst > 0 else np.nan]
-
-
-def delta_marker(near, delta: int) -> tuple[list, list]:
-    """The score chart's markers at Δ: the right and the mistaken score of the drawn sample
-    (NaN, not drawn, for a mistake not scored by Δ)."""
-    if near.score_error is None or delta >= near.score_error.size:
-        return [np.nan, np.nan], [np.nan, np.nan]
-    return [delta, delta], [float(near.score_right[delta]), float(near.score_wrong[delta])]
-
-
-def markers(state: ExplorerState, shown) -> list[dict]:
-    """The two marker traces, last in the figure: position pos on the angle chart, and the key at
-    Δ = |k| before the query on the score chart."""
+def lines(state: ExplorerState, shown) -> list[dict]:
+    """The two slider lines, the figure's last images: position pos on the angle chart, and the
+    key Δ = |k| before the query on the score chart."""
     near, palette = near_of(state, shown), theme.colours(state.theme)
+    found = shown.simulation
     return [
-        marker_trace("worst at pos", "", palette["pos"], *pos_marker(near, state.pos)),
-        marker_trace("at Δ = |k|", "2", palette["second"], *delta_marker(near, abs(state.offset))),
-    ]
+        slider_line("pos", "", palette["pos"], state.pos, int(found.positions[-1])
+                    if found.positions is not None else 1, near.worst_angle is not None),
+        slider_line("Δ = |k|", "2", palette["second"], abs(state.offset),
+                    int(found.distances.max()), near.score_error is not None),
+    ]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -356,30 +338,24 @@ def data(state: ExplorerState) -> ChartData:
     )
 
 
-def axis_updates(state: ExplorerState, shown, moved: picks_kit.Moved, traces) -> list:
-    """What one axis's values change: the markers (rows of the tables "angle_…" by position and
-    "delta_…" by Δ), the chart's name and the readout."""
+def axis_updates(state: ExplorerState, shown, moved: picks_kit.Moved, images) -> list:
+    """What one axis's values change: the two slider lines (layout images), the chart's name and
+    the readout."""
     firsts, deltas = moved.firsts, np.abs(moved.offsets)
     label, readout_html = texts_at(state, shown, firsts, deltas)
-    pos_trace, delta_trace = traces
+    pos_line, delta_line = images
     return [
-        picks_kit.Update("trace", "x", pos_trace, rows="angle_x", index=firsts),
-        picks_kit.Update("trace", "y", pos_trace, rows="angle_y", index=firsts),
-        picks_kit.Update("trace", "x", delta_trace, rows="delta_x", index=deltas),
-        picks_kit.Update("trace", "y", delta_trace, rows="delta_y", index=deltas),
+        picks_kit.Update("layout", f"images[{pos_line}].x", each=firsts),
+        picks_kit.Update("layout", f"images[{delta_line}].x", each=deltas),
         picks_kit.Update("label", text=label),
         picks_kit.Update("pane", "pe-readout-pane", text=readout_html),
     ]
 
 
-def marker_table(marker, values) -> np.ndarray:
-    """A marker's x or y at each value, one row each."""
-    return np.array([marker(value) for value in values], dtype=np.float64)
-
-
 def picks(state: ExplorerState) -> picks_kit.Picks | None:
-    """What a drag of pos or k moves: the markers at pos and at Δ = |k|, the chart's name and the
-    readout; nothing when the mistake cannot run here, or a key would sit before position 0."""
+    """What a drag of pos or k moves: the lines at pos and at Δ = |k|, the chart's name and the
+    readout; nothing when the mistake cannot run here, its own numbering decides, or the query is
+    nearer than the sequence is long (|k| could name no key)."""
     shown = derived.mistake_of(state)
     if shown.simulation is None:
         return None
@@ -387,17 +363,9 @@ def picks(state: ExplorerState) -> picks_kit.Picks | None:
     if near.worst_angle is None and near.score_error is None:
         return None  # the sliders move nothing here (the mistake's own numbering decides)
     if near.score_error is not None and near.score_error.size < state.n_positions:
-        return None  # a query nearer than the sequence's length: |k| can name no key
-    count = state.n_positions
-    positions, distances = np.arange(count), np.arange(count)
-    tables = {
-        "angle_x": marker_table(lambda p: pos_marker(near, p)[0], positions),
-        "angle_y": marker_table(lambda p: pos_marker(near, p)[1], positions),
-        "delta_x": marker_table(lambda d: delta_marker(near, d)[0], distances),
-        "delta_y": marker_table(lambda d: delta_marker(near, d)[1], distances),
-    }
-    last = len(figure(state)["data"])
-    traces = (last - 2, last - 1)
+        return None
+    last = len(figure(state)["layout"]["images"])
+    images = (last - 2, last - 1)
     moved = picks_kit.moved_positions(state)
-    updates = [m.picks(axis_updates(state, shown, m, traces)) for m in moved]
-    return picks_kit.Picks(tables, tuple(updates))
+    updates = [m.picks(axis_updates(state, shown, m, images)) for m in moved]
+    return picks_kit.Picks({}, tuple(updates))

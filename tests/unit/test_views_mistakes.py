@@ -66,7 +66,7 @@ def test_angle_errors_are_drawn_for_the_fastest_and_slowest_pairs():
     found = simulate("wrong_theta", None, at="4k")
     shown = traces_named(mistakes.figure(state))
     assert {"pair 0", "pair 16", "pair 32", "pair 63"} == set(shown) - {
-        "right q·k", "mistaken q·k", "worst |error|", "worst at pos", "at Δ = |k|"}  # fmt: skip
+        "right q·k", "mistaken q·k", "worst |error|"}  # fmt: skip
     slowest = np.abs(found.angle_error[:, 63])
     np.testing.assert_array_equal(shown["pair 63"]["y"], np.where(slowest == 0, np.nan, slowest))
 
@@ -152,10 +152,8 @@ def test_the_sliders_sentence_gives_simulates_worst_angle_error_at_pos(mistake, 
     errors = np.abs(found.angle_error[0])
     words = f"At position pos = 1500, the worst angle error is {errors.max():.3g} rad (pair "
     assert f"{words}{int(errors.argmax())})." in mistakes.describe(state)
-    marker = mistakes.figure(state)["data"][-2]
-    assert (marker["name"], list(marker["x"]), list(marker["y"])) == (
-        "worst at pos", [1500.0], [errors.max()],
-    )  # fmt: skip
+    line = mistakes.figure(state)["layout"]["images"][-2]
+    assert (line["name"], line["x"], line["xref"], line["visible"]) == ("pos", 1500, "x", True)
 
 
 @pytest.mark.parametrize("offset", [-40, 0, 300])
@@ -171,8 +169,13 @@ def test_the_sliders_sentence_gives_the_scores_of_the_key_abs_k_before_the_query
     assert f"The key Δ = |k| = {delta} before the query at 4,096: " in text
     assert f"{number(right)} right, {number(wrong)} mistaken" in text
     assert f"the worst error is {found.score_error[0]:.3g}." in text
-    marker = mistakes.figure(state)["data"][-1]
-    assert list(marker["x"]) == [delta, delta] and list(marker["y"]) == [right, wrong]
+    line = mistakes.figure(state)["layout"]["images"][-1]
+    assert (line["name"], line["x"], line["xref"], line["visible"]) == (
+        "Δ = |k|",
+        delta,
+        "x2",
+        True,
+    )
 
 
 @pytest.mark.parametrize("mistake", ["left_padding", "cache_window", "packed_documents"])
@@ -180,7 +183,8 @@ def test_a_mistake_its_own_numbering_decides_has_no_picks_and_no_markers(mistake
     state = ExplorerState(mistake=mistake, pos=20, offset=3)
     assert mistakes.picks(state) is None
     assert "pos = 20" not in mistakes.describe(state)
-    assert all(np.isnan(trace["x"]).all() for trace in mistakes.figure(state)["data"][-2:])
+    assert [line["visible"] for line in mistakes.figure(state)["layout"]["images"][-2:]] == [
+        False, False]  # fmt: skip
 
 
 def test_distances_are_refused_where_the_mistake_numbers_its_own():
