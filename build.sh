@@ -178,7 +178,8 @@ cmd_test() {
         "${idle[@]}" "$PY" -m pytest -n "$unit_workers" -p no:cacheprovider tests/unit \
             >"$unit_log" 2>&1 &
         unit_pid=$!
-        set -- tests/site tests/browser tests/pyodide
+        # The slowest modules' times in the log: where CI's 20 minutes go (benchmarks/RESULTS.md).
+        set -- --durations=15 tests/site tests/browser tests/pyodide
     fi
     cmd_build dist
     # tests/conftest.py tests this build instead of building the site again.

@@ -15,24 +15,20 @@ function hostValues(values, model) {
   return clean;
 }
 
-// The query string with key's value replaced (or removed, when it is the default): the rest as
-// Python wrote it.
-function withValue(search, key, value, defaults) {
+// The query string with key's value replaced: the rest as Python wrote it (which writes pos and
+// k always, their defaults too: urlstate.ALWAYS_WRITTEN).
+function withValue(search, key, value) {
   const segments = search
     .replace(/^\?/, '')
     .split('&')
     .filter((segment) => segment !== '' && !segment.startsWith(`${key}=`));
-  if (defaults[key] !== value) segments.push(`${key}=${value}`);
-  return segments.length ? `?${segments.join('&')}` : '';
+  segments.push(`${key}=${value}`);
+  return `?${segments.join('&')}`;
 }
 
-// Whether the query string gives key that value (a default is left out of it).
-function holds(search, key, value, defaults) {
-  const segment = search
-    .replace(/^\?/, '')
-    .split('&')
-    .find((part) => part.startsWith(`${key}=`));
-  return segment === undefined ? defaults[key] === value : segment === `${key}=${value}`;
+// Whether the query string gives key that value.
+function holds(search, key, value) {
+  return search.replace(/^\?/, '').split('&').includes(`${key}=${value}`);
 }
 
 export function render({ model, view }) {
@@ -77,8 +73,8 @@ export function render({ model, view }) {
     let search = model.query ? `?${model.query}` : '';
     for (const [key, value] of Object.entries(picked)) {
       // Python has caught up with the pick: its query is the address from now on.
-      if (holds(search, key, value, model.picked_defaults)) delete picked[key];
-      else search = withValue(search, key, value, model.picked_defaults);
+      if (holds(search, key, value)) delete picked[key];
+      else search = withValue(search, key, value);
     }
     if (window.location.search === search) return;
     try {
@@ -99,11 +95,11 @@ export function render({ model, view }) {
   // same frame; Python writes its canonical query once the value reaches it.
   const onPick = (event) => {
     const { axis, value, doc } = event.detail ?? {};
-    if (!(axis in model.picked_defaults) || typeof value !== 'number') return;
+    if (!model.picked.includes(axis) || typeof value !== 'number') return;
     if (doc != null && view?.model?.document != null && doc !== view.model.document) return;
     picked[axis] = value;
     if (!model.active) return;
-    const search = withValue(window.location.search, axis, value, model.picked_defaults);
+    const search = withValue(window.location.search, axis, value);
     if (window.location.search === search) return;
     try {
       window.history.replaceState(

@@ -12,7 +12,7 @@ import param
 from panel.custom import JSComponent
 
 from ..state import ExplorerState
-from ..urlstate import MAX_KEYS, MAX_VALUE_LENGTH, Notice, parse_query, to_query
+from ..urlstate import ALWAYS_WRITTEN, MAX_KEYS, MAX_VALUE_LENGTH, Notice, parse_query, to_query
 from ..views import VIEW_NAMES
 from .page_options import PageOptions
 
@@ -44,10 +44,10 @@ class UrlWriter(JSComponent):
         default=MAX_VALUE_LENGTH, constant=True, doc="The longest key or value a host may send."
     )
 
-    picked_defaults = param.Dict(
-        default={name: ExplorerState.param[name].default for name in ("pos", "offset")},
+    picked = param.List(
+        default=[name for name in ALWAYS_WRITTEN if name in ("pos", "offset")],
         constant=True,
-        doc="The defaults of the values the page picks (a default is left out of the link).",
+        doc="The values the page picks (pos and k): always in the link, as Python writes them.",
     )
 
     _esm = Path(__file__).parents[1] / "js" / "url_writer.js"
