@@ -28,6 +28,8 @@ TITLE = "What goes wrong, and by how much"
 # The two charts side by side (paper x), and how many rows of each the Show data table lists.
 DOMAINS = ((0.0, 0.44), (0.56, 1.0))
 TABLE_ROWS = 8
+# The slider lines' places among the figure's layout images: pos's, then Δ = |k|'s.
+LINE_IMAGES = (0, 1)
 # What to do when the mistake cannot run on the chosen layer (plain RoPE has no scaling).
 OTHER_LAYER = "choose “The model's layer” with a model that scales (Llama 3.1 8B, a YaRN preset)"
 READOUT_STYLE = """
@@ -178,7 +180,7 @@ def figure(state: ExplorerState) -> dict:
     )
     first = angle_subplot if shown.simulation.angle_error is not None else told_subplot
     figure = compose(state, layout, [first(state, shown), score_subplot(state, shown)])
-    figure["layout"]["images"] = [*figure["layout"].get("images", []), *lines(state, shown)]
+    figure["layout"]["images"] = [*lines(state, shown), *figure["layout"].get("images", [])]
     return figure
 
 
@@ -198,8 +200,8 @@ def near_of(state: ExplorerState, shown) -> derived.MistakeNear:
 
 
 def lines(state: ExplorerState, shown) -> list[dict]:
-    """The two slider lines, the figure's last images: position pos on the angle chart, and the
-    key Δ = |k| before the query on the score chart."""
+    """The two slider lines, the figure's first images (LINE_IMAGES): position pos on the angle
+    chart, and the key Δ = |k| before the query on the score chart."""
     near, palette = near_of(state, shown), theme.colours(state.theme)
     found = shown.simulation
     return [
@@ -364,8 +366,6 @@ def picks(state: ExplorerState) -> picks_kit.Picks | None:
         return None  # the sliders move nothing here (the mistake's own numbering decides)
     if near.score_error is not None and near.score_error.size < state.n_positions:
         return None
-    last = len(figure(state)["layout"]["images"])
-    images = (last - 2, last - 1)
     moved = picks_kit.moved_positions(state)
-    updates = [m.picks(axis_updates(state, shown, m, images)) for m in moved]
+    updates = [m.picks(axis_updates(state, shown, m, LINE_IMAGES)) for m in moved]
     return picks_kit.Picks({}, tuple(updates))
