@@ -7,16 +7,12 @@ not redrawing it is right); a change to one it follows changes what it shows (so
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from pe_explorer.fixes.plotly_patch import same_value
-from pe_explorer.model.reader import read_model
-from pe_explorer.model.sources import load
-from pe_explorer.state import ExplorerState, VisitorModel
+from pe_explorer.state import ExplorerState
 from pe_explorer.views import VIEWS
+from state_values import mistake_values
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 # For each parameter, a value other than the default that changes every view that follows it.
 CHANGED = {
     "pos": 9,
@@ -55,17 +51,7 @@ CHANGED = {
     "scaling_mistake": "twice",
     "query_at": "4k",
     "mistake_on": "rope",
-    "visitor_model": VisitorModel.of(
-        read_model(load((FIXTURES / "published_configs/gemma-3-4b-it.json").read_text("utf-8")))
-    ),
-    "window": 512,
-    "sinks": 8,
-    "padded_lengths": "5,2",
-    "packed_lengths": "100,200",
-    "alibi_heads": 8,
-    "alibi_as_heads": 32,
-    "theta_read": 1e6,
-    "prefill": 1024,
+    **mistake_values(),
 }
 # A method's own parameter changes nothing under another method: it is changed under its own.
 UNDER = {

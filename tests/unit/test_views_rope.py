@@ -8,11 +8,10 @@ import plotly.graph_objs as go
 import pytest
 from pe_explorer import derived, encoding, methods
 from pe_explorer.fixes.plotly_patch import same_value
-from pe_explorer.model.reader import read_model
-from pe_explorer.model.sources import preset_config
 from pe_explorer.plotkit.numbers import readout_number
-from pe_explorer.state import ExplorerState, VisitorModel
+from pe_explorer.state import ExplorerState
 from pe_explorer.views import rope
+from state_values import mistake_values
 
 LAYOUTS = ("interleaved", "concatenated")
 # (n_positions, d_model, base, pos, offset, seed): the default, pos + k beyond the shown
@@ -355,15 +354,7 @@ NOT_FOLLOWED = {
     "scaling_mistake": "twice",
     "query_at": "4k",
     "mistake_on": "rope",
-    "window": 512,
-    "sinks": 8,
-    "padded_lengths": "5,2",
-    "packed_lengths": "100,200",
-    "alibi_heads": 8,
-    "alibi_as_heads": 32,
-    "theta_read": 1e6,
-    "prefill": 1024,
-    "visitor_model": VisitorModel.of(read_model(preset_config("gemma-3-4b-it"))),
+    **mistake_values(),
 }
 
 
