@@ -17,9 +17,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 ROOT=$PWD
 VENV=$ROOT/.venv
 PY=$VENV/bin/python
-# The offline Pyodide test harness and its runtime mirror, shared beside this checkout (used by
+# The offline Pyodide test harness and its runtime mirror, shared beside this checkout unless
+# $PYODIDE_OFFLINE and $PYODIDE_MIRROR name them (used by
 # tests/test_pyodide_*.py and the benchmarks; the mirror is read in place, never copied here).
-SHARED_OFFLINE=$ROOT/../shared/pyodide-offline
+SHARED_OFFLINE=${PYODIDE_OFFLINE:-$ROOT/../shared/pyodide-offline}
 SHARED_MIRROR=$(cd "$ROOT/.." && pwd)/shared/pyodide-mirror
 
 log() { printf '==> %s\n' "$*" >&2; }
