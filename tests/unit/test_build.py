@@ -6,6 +6,7 @@ importing plotly.py. What the build writes is read from a built site in tests/si
 from __future__ import annotations
 
 import base64
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -44,7 +45,9 @@ def mirror_with_one_file_changed(mirror: Path, folder: Path, changed: str) -> Pa
 
 
 def test_the_build_refuses_a_runtime_file_whose_hash_does_not_match(tmp_path):
-    mirror = REPO_ROOT.parent / "shared" / "pyodide-mirror"
+    # The runtime the build was given ($PE_RUNTIME_DIR or $PYODIDE_MIRROR), else the shared one.
+    named = os.environ.get("PE_RUNTIME_DIR") or os.environ.get("PYODIDE_MIRROR")
+    mirror = Path(named) if named else REPO_ROOT.parent / "shared" / "pyodide-mirror"
     if not mirror.is_dir():
         pytest.skip(f"no runtime folder at {mirror}")
     changed = "cdn.jsdelivr.net/pyodide/v0.29.3/full/pyodide.js"
